@@ -1,0 +1,408 @@
+//! Block format tests. Expected payloads are packed by hand from the field ranges of
+//! Figure 49-7 (as listed in SPEC-NOTES), independently of the encoder's shifts.
+use super::*;
+use crate::xgmii::{ControlChar as C, Lane};
+use proptest::prelude::*;
+
+/// Packs `(value, lsb)` fields into a payload, as the figure lists them.
+fn pack(fields: &[(u64, u32)]) -> u64 {
+    fields.iter().fold(0, |p, &(v, lsb)| p | (v << lsb))
+}
+
+fn word(lanes: [Lane; 8]) -> XgmiiWord {
+    XgmiiWord::from_lanes(lanes)
+}
+
+use Lane::{Control as K, Data as D};
+
+#[test]
+fn eblock_t_is_the_known_value() {
+    assert_eq!(Block::EBLOCK_T.to_string(), "1 3c78f1e3c78f1e1e");
+}
+
+#[test]
+fn idle_block_is_type_1e_with_zero_codes() {
+    assert_eq!(Block::IDLE, Block::control(0x1e));
+    assert_eq!(encode_word(XgmiiWord::IDLE).block, Block::IDLE);
+}
+
+#[test]
+fn lblock_t_decodes_to_local_fault_in_lanes_0_and_4() {
+    let d = decode_block(Block::LBLOCK_T);
+    assert_eq!(d.class, BlockClass::Control);
+    assert_eq!(d.word, XgmiiWord::LOCAL_FAULT);
+}
+
+#[test]
+fn sync_header_integers_are_wire_order_reversed() {
+    // IEEE `01` (data): first bit 0, second bit 1 -> integer 0b10.
+    assert_eq!(SyncHeader::DATA.to_bits(), 2);
+    assert_eq!(SyncHeader::CONTROL.to_bits(), 1);
+    assert!(!SyncHeader::from_bits(0).is_valid());
+    assert!(!SyncHeader::from_bits(3).is_valid());
+}
+
+#[test]
+fn exactly_15_block_types_are_valid() {
+    let valid: Vec<u8> = (0..=255u8)
+        .filter(|&t| BlockType::from_u8(t).is_some())
+        .collect();
+    assert_eq!(
+        valid,
+        [
+            0x1e, 0x2d, 0x33, 0x4b, 0x55, 0x66, 0x78, 0x87, 0x99, 0xaa, 0xb4, 0xcc, 0xd2, 0xe1,
+            0xff
+        ]
+    );
+    for t in BlockType::ALL {
+        assert_eq!(BlockType::from_u8(t as u8), Some(t));
+    }
+}
+
+#[test]
+fn table_49_1_has_nine_valid_codes_and_two_o_codes() {
+    let codes: Vec<u8> = (0..0x80u8)
+        .filter(|&c| ControlCode::try_new(c).and_then(|c| c.to_char()).is_some())
+        .collect();
+    assert_eq!(
+        codes,
+        [0x00, 0x06, 0x1e, 0x2d, 0x33, 0x4b, 0x55, 0x66, 0x78]
+    );
+    let chars: Vec<u8> = codes
+        .iter()
+        .map(|&c| ControlCode::try_new(c).unwrap().to_char().unwrap().0)
+        .collect();
+    assert_eq!(
+        chars,
+        [0x07, 0x06, 0xfe, 0x1c, 0x3c, 0x7c, 0xbc, 0xdc, 0xf7]
+    );
+    let o: Vec<u8> = (0..16u8)
+        .filter(|&o| OCode::try_new(o).unwrap().to_char().is_some())
+        .collect();
+    assert_eq!(o, [0x0, 0xf]);
+}
+
+/// One hand-derived case per block format: the XGMII transfer and the payload packed from
+/// the figure's field ranges.
+fn hand_cases() -> Vec<(XgmiiWord, BlockClass, Block)> {
+    let (i, e, r0, r5) = (C::IDLE, C::ERROR, C(0x1c), C(0xf7));
+    let (q, f, s, t) = (C::SEQUENCE, C::SIGNAL, C::START, C::TERMINATE);
+    vec![
+        // 0x1E: C0..C7 at 8+7k. /I/ 0x00, reserved 0x1c -> 0x2d, 0xf7 -> 0x78.
+        (
+            word([K(i), K(r0), K(i), K(i), K(i), K(i), K(i), K(r5)]),
+            BlockClass::Control,
+            Block::control(pack(&[(0x1e, 0), (0x2d, 15), (0x78, 57)])),
+        ),
+        // 0x2D: C0..C3 35:8, O4 39:36, D5..D7 63:40.
+        (
+            word([K(i), K(i), K(i), K(i), K(q), D(0xa5), D(0x5a), D(0x01)]),
+            BlockClass::Control,
+            Block::control(pack(&[(0x2d, 0), (0x0, 36), (0x01_5a_a5, 40)])),
+        ),
+        // 0x33: C0..C3 35:8, 39:36 = 0, D5..D7 63:40. /E/ before /S/ is allowed (S type).
+        (
+            word([K(e), K(i), K(i), K(i), K(s), D(0x55), D(0x55), D(0x55)]),
+            BlockClass::Start,
+            Block::control(pack(&[(0x33, 0), (0x1e, 8), (0x55_55_55, 40)])),
+        ),
+        // 0x66: D1..D3 31:8, O0 35:32, 39:36 = 0, D5..D7 63:40.
+        (
+            word([K(f), D(1), D(2), D(3), K(s), D(0x55), D(0x55), D(0x55)]),
+            BlockClass::Start,
+            Block::control(pack(&[
+                (0x66, 0),
+                (0x03_02_01, 8),
+                (0xf, 32),
+                (0x55_55_55, 40),
+            ])),
+        ),
+        // 0x55: D1..D3 31:8, O0 35:32, O4 39:36, D5..D7 63:40.
+        (
+            word([K(q), D(0), D(0), D(2), K(f), D(7), D(8), D(9)]),
+            BlockClass::Control,
+            Block::control(pack(&[
+                (0x55, 0),
+                (0x02_00_00, 8),
+                (0x0, 32),
+                (0xf, 36),
+                (0x09_08_07, 40),
+            ])),
+        ),
+        // 0x78: D1..D7 63:8.
+        (
+            word([
+                K(s),
+                D(0x55),
+                D(0x55),
+                D(0x55),
+                D(0x55),
+                D(0x55),
+                D(0x55),
+                D(0xd5),
+            ]),
+            BlockClass::Start,
+            Block::control(pack(&[(0x78, 0), (0xd5_55_55_55_55_55_55, 8)])),
+        ),
+        // 0x4B: D1..D3 31:8, O0 35:32, C4..C7 63:36.
+        (
+            word([K(q), D(0), D(0), D(1), K(i), K(i), K(e), K(i)]),
+            BlockClass::Control,
+            Block::control(pack(&[(0x4b, 0), (0x01_00_00, 8), (0x1e, 50)])),
+        ),
+        // 0x87: 14:8 = 0, C1..C7 63:15.
+        (
+            word([K(t), K(i), K(i), K(i), K(i), K(i), K(i), K(r0)]),
+            BlockClass::Terminate,
+            Block::control(pack(&[(0x87, 0), (0x2d, 57)])),
+        ),
+        // 0x99: D0 15:8, 21:16 = 0, C2..C7 63:22.
+        (
+            word([D(0xde), K(t), K(i), K(i), K(i), K(i), K(i), K(e)]),
+            BlockClass::Terminate,
+            Block::control(pack(&[(0x99, 0), (0xde, 8), (0x1e, 57)])),
+        ),
+        // 0xAA: D0..D1 23:8, 28:24 = 0, C3..C7 63:29.
+        (
+            word([D(1), D(2), K(t), K(r0), K(i), K(i), K(i), K(i)]),
+            BlockClass::Terminate,
+            Block::control(pack(&[(0xaa, 0), (0x02_01, 8), (0x2d, 29)])),
+        ),
+        // 0xB4: D0..D2 31:8, 35:32 = 0, C4..C7 63:36.
+        (
+            word([D(1), D(2), D(3), K(t), K(i), K(i), K(i), K(i)]),
+            BlockClass::Terminate,
+            Block::control(pack(&[(0xb4, 0), (0x03_02_01, 8)])),
+        ),
+        // 0xCC: D0..D3 39:8, 42:40 = 0, C5..C7 63:43.
+        (
+            word([D(1), D(2), D(3), D(4), K(t), K(r5), K(i), K(i)]),
+            BlockClass::Terminate,
+            Block::control(pack(&[(0xcc, 0), (0x04_03_02_01, 8), (0x78, 43)])),
+        ),
+        // 0xD2: D0..D4 47:8, 49:48 = 0, C6..C7 63:50.
+        (
+            word([D(1), D(2), D(3), D(4), D(5), K(t), K(i), K(i)]),
+            BlockClass::Terminate,
+            Block::control(pack(&[(0xd2, 0), (0x05_04_03_02_01, 8)])),
+        ),
+        // 0xE1: D0..D5 55:8, 56 = 0, C7 63:57.
+        (
+            word([D(1), D(2), D(3), D(4), D(5), D(6), K(t), K(e)]),
+            BlockClass::Terminate,
+            Block::control(pack(&[(0xe1, 0), (0x06_05_04_03_02_01, 8), (0x1e, 57)])),
+        ),
+        // 0xFF: D0..D6 63:8.
+        (
+            word([D(1), D(2), D(3), D(4), D(5), D(6), D(7), K(t)]),
+            BlockClass::Terminate,
+            Block::control(pack(&[(0xff, 0), (0x07_06_05_04_03_02_01, 8)])),
+        ),
+        // Data.
+        (
+            XgmiiWord::from_data(0x0123_4567_89ab_cdef),
+            BlockClass::Data,
+            Block::data(0x0123_4567_89ab_cdef),
+        ),
+    ]
+}
+
+#[test]
+fn every_block_format_matches_its_hand_derivation() {
+    let cases = hand_cases();
+    assert_eq!(cases.len(), 16);
+    for (w, class, block) in cases {
+        let enc = encode_word(w);
+        assert_eq!(
+            (enc.class, enc.block, enc.error),
+            (class, block, None),
+            "encode {w}"
+        );
+        let dec = decode_block(block);
+        assert_eq!(
+            (dec.class, dec.word, dec.error),
+            (class, w, None),
+            "decode {block}"
+        );
+    }
+}
+
+#[test]
+fn a_stray_character_makes_the_word_e_and_stateless_encode_puts_e_in_its_lane() {
+    // 0x00 with its control bit set (lane 1) has no code.
+    let w = XgmiiWord::new(0x0707_0707_0707_0007, 0xff);
+    let enc = encode_word(w);
+    assert_eq!(enc.class, BlockClass::Error);
+    assert_eq!(
+        enc.error,
+        Some(EncodeWordError::InvalidControlCharacter { lane: 1, octet: 0 })
+    );
+    assert_eq!(enc.block, Block::control(pack(&[(0x1e, 0), (0x1e, 15)])));
+}
+
+#[test]
+fn error_character_among_eight_controls_is_class_e_both_ways() {
+    let w = XgmiiWord::IDLE.with_lane(3, K(C::ERROR));
+    let enc = encode_word(w);
+    assert_eq!(enc.class, BlockClass::Error);
+    assert_eq!(enc.error, Some(EncodeWordError::ErrorCharacter { lane: 3 }));
+    let dec = decode_block(enc.block);
+    assert_eq!(dec.class, BlockClass::Error);
+    assert_eq!(dec.error, Some(DecodeBlockError::ErrorCode { lane: 3 }));
+    assert_eq!(dec.word, w);
+}
+
+#[test]
+fn words_that_fit_no_format_are_e_and_encode_to_eblock_t() {
+    let cases = [
+        // /S/ in lane 2.
+        XgmiiWord::new(0x0000_0000_00fb_0000, 0x04),
+        // /T/ followed by data.
+        XgmiiWord::new(0x0000_0000_0000_00fd, 0x01),
+        // /Q/ in lane 0 followed by a control character in lane 1.
+        XgmiiWord::new(0x0707_0707_0707_079c, 0xf3),
+        // /S/ in lane 4 after data.
+        XgmiiWord::new(0x0000_00fb_0000_0000, 0x10),
+        // control in lane 7 only.
+        XgmiiWord::new(0x0700_0000_0000_0000, 0x80),
+    ];
+    for w in cases {
+        let enc = encode_word(w);
+        assert_eq!(enc.class, BlockClass::Error, "{w}");
+        assert_eq!(enc.block, Block::EBLOCK_T, "{w}");
+        assert_eq!(
+            enc.error,
+            Some(EncodeWordError::NoBlockFormat { ctrl: w.ctrl })
+        );
+    }
+}
+
+#[test]
+fn all_241_unlisted_types_and_both_invalid_headers_are_class_e() {
+    let mut unknown = 0;
+    for t in 0..=255u8 {
+        let d = decode_block(Block::control(t as u64));
+        if BlockType::from_u8(t).is_none() {
+            unknown += 1;
+            assert_eq!(d.class, BlockClass::Error);
+            assert_eq!(d.error, Some(DecodeBlockError::UnknownBlockType(t)));
+            assert_eq!(d.word, XgmiiWord::ERROR);
+        }
+    }
+    assert_eq!(unknown, 241);
+    for sh in [0, 3] {
+        let d = decode_block(Block {
+            sync: SyncHeader::from_bits(sh),
+            payload: 0x1e,
+        });
+        assert_eq!(
+            d.error,
+            Some(DecodeBlockError::InvalidSyncHeader(SyncHeader::from_bits(
+                sh
+            )))
+        );
+    }
+}
+
+#[test]
+fn invalid_o_code_is_class_e() {
+    let d = decode_block(Block::control(pack(&[(0x4b, 0), (0x3, 32)])));
+    assert_eq!(d.class, BlockClass::Error);
+    assert_eq!(
+        d.error,
+        Some(DecodeBlockError::InvalidOCode { lane: 0, code: 3 })
+    );
+}
+
+/// Pad bits (the zeros of Figure 49-7) per block type.
+fn pad_mask(t: u8) -> u64 {
+    let bits = |lo: u32, hi: u32| ((1u64 << (hi - lo + 1)) - 1) << lo;
+    match t {
+        0x33 | 0x66 => bits(36, 39),
+        0x87 => bits(8, 14),
+        0x99 => bits(16, 21),
+        0xaa => bits(24, 28),
+        0xb4 => bits(32, 35),
+        0xcc => bits(40, 42),
+        0xd2 => bits(48, 49),
+        0xe1 => bits(56, 56),
+        _ => 0,
+    }
+}
+
+fn valid_code() -> impl Strategy<Value = u8> {
+    prop::sample::select(vec![0x00u8, 0x06, 0x1e, 0x2d, 0x33, 0x4b, 0x55, 0x66, 0x78])
+}
+
+/// A block of any listed type with valid codes and O codes, random data and random pads.
+fn valid_block() -> impl Strategy<Value = Block> {
+    (
+        prop::sample::select(BlockType::ALL.to_vec()),
+        any::<u64>(),
+        prop::array::uniform8(valid_code()),
+        prop::sample::select(vec![0u64, 0xf]),
+        prop::sample::select(vec![0u64, 0xf]),
+        any::<bool>(),
+    )
+        .prop_map(|(t, data, codes, o0, o4, is_data)| {
+            if is_data {
+                return Block::data(data);
+            }
+            let t = t as u8;
+            let code_bits = |lanes: core::ops::Range<usize>| {
+                lanes.fold(0u64, |p, j| p | (codes[j] as u64) << (8 + 7 * j))
+            };
+            let mut p = (data & !0xff & !0xffff_ffff_ffff_ff00) | t as u64;
+            p |= match t {
+                0x1e => code_bits(0..8),
+                0x2d => code_bits(0..4) | o4 << 36 | (data & 0xffff_ff00_0000_0000),
+                0x33 => code_bits(0..4) | (data & 0xffff_ff00_0000_0000),
+                0x66 => (data & 0xffff_ff00_ffff_ff00) | o0 << 32,
+                0x55 => (data & 0xffff_ff00_ffff_ff00) | o0 << 32 | o4 << 36,
+                0x78 => data & !0xff,
+                0x4b => (data & 0xffff_ff00) | o0 << 32 | code_bits(4..8),
+                _ => {
+                    let k = BlockType::from_u8(t).unwrap().terminate_lane().unwrap();
+                    let d = if k == 0 {
+                        0
+                    } else {
+                        data & ((1 << (8 * k)) - 1)
+                    };
+                    d << 8 | code_bits(k + 1..8)
+                }
+            };
+            Block::control(p | (data.rotate_left(17) & pad_mask(t)))
+        })
+}
+
+proptest! {
+    #[test]
+    fn encode_inverts_decode_for_every_valid_block(b in valid_block()) {
+        let dec = decode_block(b);
+        // Every valid block decodes; 0x1E with /E/ is the one valid format of class E.
+        let has_error_code = b.sync == SyncHeader::CONTROL && b.payload as u8 == 0x1e
+            && (0..8).any(|j| (b.payload >> (8 + 7 * j)) & 0x7f == 0x1e);
+        prop_assert_eq!(dec.class == BlockClass::Error, has_error_code);
+        let enc = encode_word(dec.word);
+        prop_assert_eq!(enc.class, dec.class);
+        let pads = if b.sync == SyncHeader::CONTROL { pad_mask(b.payload as u8) } else { 0 };
+        prop_assert_eq!(enc.block, Block { sync: b.sync, payload: b.payload & !pads });
+    }
+
+    #[test]
+    fn decode_inverts_encode_for_every_word_of_class_c_s_t_d(data in any::<u64>(), ctrl in any::<u8>()) {
+        let w = XgmiiWord::new(data, ctrl);
+        let enc = encode_word(w);
+        if enc.class != BlockClass::Error {
+            let dec = decode_block(enc.block);
+            prop_assert_eq!(dec.class, enc.class);
+            prop_assert_eq!(dec.word, w);
+        }
+    }
+
+    #[test]
+    fn decode_never_fails_on_any_block(sh in 0u8..4, p in any::<u64>()) {
+        let d = decode_block(Block { sync: SyncHeader::from_bits(sh), payload: p });
+        prop_assert_eq!(d.class == BlockClass::Error, d.error.is_some());
+    }
+}
