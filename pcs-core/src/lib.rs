@@ -25,6 +25,8 @@
 )]
 
 pub mod block;
+pub mod decode;
+pub mod encode;
 pub mod scramble;
 pub mod xgmii;
 

@@ -1,0 +1,360 @@
+//! The 64B/66B encoder with the transmit state machine: one XGMII transfer (`tx_raw`) in, one
+//! 66-bit block (`tx_coded`) out, no latency and no look-ahead.
+//!
+//! ```text
+//!  T_TYPE(tx_raw) ->  C      S      D      T      E
+//!  TX_INIT            TX_C   TX_D   TX_E   TX_E   TX_E
+//!  TX_C               TX_C   TX_D   TX_E   TX_E   TX_E
+//!  TX_D               TX_E   TX_E   TX_D   TX_T   TX_E
+//!  TX_T               TX_C   TX_D   TX_E   TX_E   TX_E
+//!  TX_E               TX_C   TX_E   TX_D   TX_T   TX_E
+//! ```
+//!
+//! In `TX_C`, `TX_D` and `TX_T` the block is `ENCODE(tx_raw)`; in `TX_E` it is `EBLOCK_T`;
+//! while reset is asserted the machine sits in `TX_INIT` sending `LBLOCK_T`.
+//!
+//! Spec: IEEE 802.3 §49.2.5, §49.2.13.2, transmit state diagram (Figure 49-14 in 802.3-2008,
+//! renumbered in later editions).
+
+use crate::block::{encode_word, Block, BlockClass, EncodeWordError};
+use crate::xgmii::XgmiiWord;
+
+/// Transmit state.
+///
+/// Spec: IEEE 802.3 §49.2.13.2, transmit state diagram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TxState {
+    /// `TX_INIT`
+    Init,
+    /// `TX_C`
+    Control,
+    /// `TX_D`
+    Data,
+    /// `TX_T`
+    Terminate,
+    /// `TX_E`
+    Error,
+}
+
+impl TxState {
+    /// The spec's name of the state.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Init => "TX_INIT",
+            Self::Control => "TX_C",
+            Self::Data => "TX_D",
+            Self::Terminate => "TX_T",
+            Self::Error => "TX_E",
+        }
+    }
+}
+
+/// How blocks are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TxMode {
+    /// The transmit state machine decides (strict IEEE).
+    #[default]
+    StateMachine,
+    /// Block by block, as much common RTL does: data without a Start still goes out as data
+    /// blocks, a transfer that fits no block format becomes `EBLOCK_T`, and a control
+    /// character without a 7-bit code inside a valid format becomes `/E/` in its lane. The
+    /// state machine still runs, so a report can say what IEEE would have sent.
+    Stateless,
+}
+
+/// Encoder settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct EncoderConfig {
+    /// State machine or block-by-block.
+    pub mode: TxMode,
+}
+
+/// What one transfer did to the encoder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct TxEvent {
+    /// The block sent.
+    pub block: Block,
+    /// The state before the transfer.
+    pub from: TxState,
+    /// The state after it.
+    pub to: TxState,
+    /// `T_TYPE(tx_raw)`.
+    pub class: BlockClass,
+    /// Why `T_TYPE` is E, if it is.
+    pub error: Option<EncodeWordError>,
+}
+
+/// The 64B/66B encoder and its transmit state machine.
+///
+/// Spec: IEEE 802.3 §49.2.13.2, transmit state diagram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Encoder {
+    state: TxState,
+    config: EncoderConfig,
+}
+
+impl Default for Encoder {
+    fn default() -> Self {
+        Self::new(EncoderConfig::default())
+    }
+}
+
+impl Encoder {
+    /// An encoder just out of reset (in `TX_INIT`).
+    #[must_use]
+    pub const fn new(config: EncoderConfig) -> Self {
+        Self {
+            state: TxState::Init,
+            config,
+        }
+    }
+
+    /// The current state.
+    #[must_use]
+    pub const fn state(&self) -> TxState {
+        self.state
+    }
+
+    /// The settings.
+    #[must_use]
+    pub const fn config(&self) -> EncoderConfig {
+        self.config
+    }
+
+    /// One block time with reset asserted: back to `TX_INIT`, sending `LBLOCK_T`.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2, transmit state diagram (`TX_INIT`).
+    pub fn reset(&mut self) -> Block {
+        self.state = TxState::Init;
+        Block::LBLOCK_T
+    }
+
+    /// Encodes one XGMII transfer (`tx_raw`) into one block.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2, transmit state diagram.
+    #[inline]
+    pub fn step(&mut self, word: XgmiiWord) -> Block {
+        self.step_event(word).block
+    }
+
+    /// Encodes one transfer and says which arrow the state machine took.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2, transmit state diagram.
+    #[inline]
+    pub fn step_event(&mut self, word: XgmiiWord) -> TxEvent {
+        use {BlockClass as T, TxState as S};
+        let enc = encode_word(word);
+        let from = self.state;
+        let to = match (from, enc.class) {
+            (S::Init | S::Control | S::Terminate, T::Control) => S::Control, // --C--> TX_C
+            (S::Init | S::Control | S::Terminate, T::Start) => S::Data,      // --S--> TX_D
+            (S::Init | S::Control | S::Terminate, T::Data | T::Terminate | T::Error) => S::Error,
+            (S::Data, T::Data) => S::Data, // TX_D --D--> TX_D
+            (S::Data, T::Terminate) => S::Terminate, // TX_D --T--> TX_T
+            (S::Data, T::Control | T::Start | T::Error) => S::Error, // TX_D --C,S,E--> TX_E
+            (S::Error, T::Data) => S::Data, // TX_E --D--> TX_D
+            (S::Error, T::Control) => S::Control, // TX_E --C--> TX_C
+            (S::Error, T::Terminate) => S::Terminate, // TX_E --T--> TX_T
+            (S::Error, T::Start | T::Error) => S::Error, // TX_E --S,E--> TX_E
+        };
+        self.state = to;
+        let block = match (self.config.mode, to) {
+            (TxMode::StateMachine, S::Error) => Block::EBLOCK_T,
+            _ => enc.block,
+        };
+        TxEvent {
+            block,
+            from,
+            to,
+            class: enc.class,
+            error: enc.error,
+        }
+    }
+
+    /// Encodes `words` into `blocks`, pairwise; returns how many were encoded (the shorter
+    /// length).
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2, transmit state diagram.
+    pub fn encode_slice(&mut self, words: &[XgmiiWord], blocks: &mut [Block]) -> usize {
+        let mut n = 0;
+        for (w, b) in words.iter().zip(blocks.iter_mut()) {
+            *b = self.step(*w);
+            n += 1;
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::xgmii::ControlChar;
+
+    /// A transfer of each class, for the state machine tests.
+    pub(crate) fn word_of(class: char) -> XgmiiWord {
+        match class {
+            'S' => XgmiiWord::new(0xd555_5555_5555_55fb, 0x01),
+            'D' => XgmiiWord::from_data(0x0011_2233_4455_6677),
+            'T' => XgmiiWord::new(0x0707_0707_07fd_aabb, 0xfc),
+            'C' => XgmiiWord::IDLE,
+            // /E/ among eight control characters: T_TYPE E.
+            'E' => XgmiiWord::splat(ControlChar::ERROR),
+            _ => unreachable!(),
+        }
+    }
+
+    /// The class letter of a block sent.
+    fn letter(block: Block) -> char {
+        if block == Block::EBLOCK_T {
+            return 'E';
+        }
+        match crate::block::decode_block(block).class {
+            BlockClass::Start => 'S',
+            BlockClass::Data => 'D',
+            BlockClass::Terminate => 'T',
+            BlockClass::Control => 'C',
+            BlockClass::Error => 'E',
+        }
+    }
+
+    fn run(input: &str) -> String {
+        let mut enc = Encoder::default();
+        input
+            .chars()
+            .map(|c| letter(enc.step(word_of(c))))
+            .collect()
+    }
+
+    // The P802.3df example sequences (input -> TX output). Each was checked by hand against
+    // the transmit state diagram; all agree with it.
+    #[test]
+    fn p802_3df_examples_tx() {
+        for (input, tx) in [
+            ("SDDECS", "SDDECS"),
+            ("SDDTESD", "SDDTEED"), // TX_T --E--> TX_E, TX_E --S--> TX_E, TX_E --D--> TX_D
+            ("SDETCSD", "SDETCSD"), // TX_E --T--> TX_T
+            ("SEDTCSD", "SEDTCSD"), // TX_E --D--> TX_D
+            ("SDDTTCC", "SDDTECC"), // TX_T --T--> TX_E
+            ("SDDTTSD", "SDDTEED"),
+            ("SDDCCD", "SDDECE"), // TX_D --C--> TX_E, TX_C --D--> TX_E
+            ("SDDCSD", "SDDEED"),
+            ("SDDESD", "SDDEED"),
+        ] {
+            assert_eq!(run(input), tx, "input {input}");
+        }
+    }
+
+    #[test]
+    fn tx_init_sends_lblock_t_during_reset_and_leaves_on_the_first_transfer() {
+        let mut enc = Encoder::default();
+        assert_eq!(enc.reset(), Block::LBLOCK_T);
+        assert_eq!(enc.state(), TxState::Init);
+        let e = enc.step_event(word_of('C'));
+        assert_eq!(
+            (e.from, e.to, e.block),
+            (TxState::Init, TxState::Control, Block::IDLE)
+        );
+    }
+
+    #[test]
+    fn data_after_init_or_control_is_an_error() {
+        for first in ['C', 'T'] {
+            let mut enc = Encoder::default();
+            let _ = enc.step(word_of('S'));
+            let _ = enc.step(word_of('T'));
+            if first == 'C' {
+                let _ = enc.step(word_of('C'));
+            }
+            assert_eq!(enc.step(word_of('D')), Block::EBLOCK_T);
+            assert_eq!(enc.state(), TxState::Error);
+        }
+        assert_eq!(Encoder::default().step(word_of('D')), Block::EBLOCK_T);
+    }
+
+    #[test]
+    fn every_arrow_of_the_transmit_diagram() {
+        use TxState as S;
+        // (state reached by a prefix, input class, expected next state)
+        let prefix = |s: S| match s {
+            S::Init => "",
+            S::Control => "C",
+            S::Data => "S",
+            S::Terminate => "ST",
+            S::Error => "E",
+        };
+        let table = [
+            (S::Init, 'C', S::Control),
+            (S::Init, 'S', S::Data),
+            (S::Init, 'D', S::Error),
+            (S::Init, 'T', S::Error),
+            (S::Init, 'E', S::Error),
+            (S::Control, 'C', S::Control),
+            (S::Control, 'S', S::Data),
+            (S::Control, 'D', S::Error),
+            (S::Control, 'T', S::Error),
+            (S::Control, 'E', S::Error),
+            (S::Data, 'D', S::Data),
+            (S::Data, 'T', S::Terminate),
+            (S::Data, 'C', S::Error),
+            (S::Data, 'S', S::Error),
+            (S::Data, 'E', S::Error),
+            (S::Terminate, 'C', S::Control),
+            (S::Terminate, 'S', S::Data),
+            (S::Terminate, 'D', S::Error),
+            (S::Terminate, 'T', S::Error),
+            (S::Terminate, 'E', S::Error),
+            (S::Error, 'D', S::Data),
+            (S::Error, 'C', S::Control),
+            (S::Error, 'T', S::Terminate),
+            (S::Error, 'S', S::Error),
+            (S::Error, 'E', S::Error),
+        ];
+        for (from, input, to) in table {
+            let mut enc = Encoder::default();
+            for c in prefix(from).chars() {
+                let _ = enc.step(word_of(c));
+            }
+            assert_eq!(enc.state(), from);
+            let e = enc.step_event(word_of(input));
+            assert_eq!(e.to, to, "{} --{input}-->", from.name());
+            let expected = if to == S::Error {
+                Block::EBLOCK_T
+            } else {
+                encode_word(word_of(input)).block
+            };
+            assert_eq!(e.block, expected);
+        }
+    }
+
+    #[test]
+    fn stateless_mode_sends_data_without_start_and_e_per_lane() {
+        let mut enc = Encoder::new(EncoderConfig {
+            mode: TxMode::Stateless,
+        });
+        let d = word_of('D');
+        assert_eq!(enc.step(d), Block::data(d.data));
+        // The machine still tracks what IEEE would do.
+        assert_eq!(enc.state(), TxState::Error);
+        // A stray 0x00 control character in lane 3 of an idle transfer: /E/ code in lane 3.
+        let w = XgmiiWord::new(0x0707_0707_0007_0707, 0xff);
+        assert_eq!(enc.step(w).payload, 0x1e | 0x1e << (8 + 7 * 3));
+    }
+
+    #[test]
+    fn encode_slice_equals_step_by_step() {
+        let words: Vec<XgmiiWord> = "CSDDTCCSDTE".chars().map(word_of).collect();
+        let mut a = Encoder::default();
+        let mut blocks = vec![Block::IDLE; words.len() + 3];
+        assert_eq!(a.encode_slice(&words, &mut blocks), words.len());
+        let mut b = Encoder::default();
+        for (w, blk) in words.iter().zip(&blocks) {
+            assert_eq!(b.step(*w), *blk);
+        }
+    }
+}
