@@ -1,0 +1,311 @@
+//! `.b66` text streams of 66-bit blocks: one block per line, `H PPPPPPPPPPPPPPPP` (the sync
+//! header as a 2-bit integer whose bit 0 is first on the wire: 2 data, 1 control, 0/3 invalid;
+//! then the payload, bit 0 first on the wire). A first line `# scrambled` or `# unscrambled`
+//! says which (no such line: scrambled); `# scrambler_state=0x…` gives the scrambler state
+//! before the first block.
+
+use super::{parse_hex, parse_hex16, InputError};
+use pcs_core::{Block, SyncHeader};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+/// What a block line must look like, for error messages.
+pub const LINE_FORM: &str =
+    "`H PPPPPPPPPPPPPPPP` (sync header digit 0..3, a space, 16 hex digits of payload)";
+
+/// Whether the payloads are scrambled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scrambling {
+    /// Line payloads, as on the wire (the default).
+    Scrambled,
+    /// Encoder output before the scrambler.
+    Unscrambled,
+}
+
+/// What the comment lines before the first block said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct B66Header {
+    /// Scrambled or not.
+    pub scrambling: Scrambling,
+    /// `# scrambler_state=0x…`, if given.
+    pub scrambler_state: Option<u64>,
+}
+
+/// Parses one block line (without its line end).
+pub fn parse_line(line: &[u8]) -> Result<Block, String> {
+    if let [h, b' ', rest @ ..] = line {
+        if let (Ok(p), Ok(h)) = (<&[u8; 16]>::try_from(rest), parse_hex(&[*h])) {
+            if let (Some(payload), true) = (parse_hex16(p), h < 4) {
+                return Ok(Block {
+                    sync: SyncHeader::from_bits(h as u8),
+                    payload,
+                });
+            }
+        }
+    }
+    Err(explain(line))
+}
+
+fn explain(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    match fields.as_slice() {
+        [h, p] => {
+            if h.len() != 1 {
+                return format!("sync header `{h}` has {} digits, expected one digit 0..3; expected {LINE_FORM}", h.len());
+            }
+            if !matches!(h.as_bytes(), [b'0'..=b'3']) {
+                return format!(
+                    "sync header digit `{h}` is not 0..3 (2 = data, 1 = control, 0 and 3 invalid)"
+                );
+            }
+            if p.len() != 16 {
+                return format!(
+                    "payload `{p}` has {} hex digits, expected 16; expected {LINE_FORM}",
+                    p.len()
+                );
+            }
+            if let Err(i) = parse_hex(p.as_bytes()) {
+                return format!("payload `{p}`: character {} is not a hex digit", i + 1);
+            }
+            format!("expected {LINE_FORM}, found `{text}` (separate the fields with one space)")
+        }
+        _ => format!(
+            "expected {LINE_FORM}, found `{text}` ({} fields)",
+            fields.len()
+        ),
+    }
+}
+
+/// Streams blocks from a `.b66` file.
+pub struct B66Reader<R> {
+    inner: R,
+    path: PathBuf,
+    line_no: u64,
+    buf: Vec<u8>,
+    header: B66Header,
+    pending: Option<Result<Block, InputError>>,
+    failed: bool,
+}
+
+impl<R: BufRead> B66Reader<R> {
+    /// Reads the comment lines before the first block.
+    ///
+    /// # Errors
+    /// An I/O error, or a malformed `scrambler_state` comment.
+    pub fn new(inner: R, path: &Path) -> Result<Self, InputError> {
+        let mut r = Self {
+            inner,
+            path: path.to_path_buf(),
+            line_no: 0,
+            buf: Vec::with_capacity(64),
+            header: B66Header {
+                scrambling: Scrambling::Scrambled,
+                scrambler_state: None,
+            },
+            pending: None,
+            failed: false,
+        };
+        loop {
+            r.buf.clear();
+            let n = r
+                .inner
+                .read_until(b'\n', &mut r.buf)
+                .map_err(|e| InputError::io(path, &e))?;
+            if n == 0 {
+                return Ok(r);
+            }
+            r.line_no += 1;
+            let line = r.buf.trim_ascii();
+            if line.is_empty() {
+                continue;
+            }
+            let Some(comment) = line.strip_prefix(b"#") else {
+                let p = parse_line(line).map_err(|m| InputError::line(path, r.line_no, m));
+                r.pending = Some(p);
+                return Ok(r);
+            };
+            let comment = String::from_utf8_lossy(comment.trim_ascii()).into_owned();
+            if r.line_no == 1 && comment == "scrambled" {
+                r.header.scrambling = Scrambling::Scrambled;
+            } else if r.line_no == 1 && comment == "unscrambled" {
+                r.header.scrambling = Scrambling::Unscrambled;
+            } else if let Some(v) = comment.strip_prefix("scrambler_state=") {
+                let hex = v.trim().trim_start_matches("0x").trim_start_matches("0X");
+                if hex.is_empty() || hex.len() > 15 {
+                    return Err(InputError::line(
+                        path,
+                        r.line_no,
+                        format!(
+                            "scrambler_state `{v}`: expected 0x and up to 15 hex digits (58 bits)"
+                        ),
+                    ));
+                }
+                let s = parse_hex(hex.as_bytes()).map_err(|_| {
+                    InputError::line(path, r.line_no, format!("scrambler_state `{v}` is not hex"))
+                })?;
+                if s >> 58 != 0 {
+                    return Err(InputError::line(
+                        path,
+                        r.line_no,
+                        format!("scrambler_state `{v}` has more than 58 bits"),
+                    ));
+                }
+                r.header.scrambler_state = Some(s);
+            }
+        }
+    }
+
+    /// What the leading comments said.
+    pub fn header(&self) -> B66Header {
+        self.header
+    }
+
+    /// The line number of the last line read.
+    pub fn line_no(&self) -> u64 {
+        self.line_no
+    }
+}
+
+impl<R: BufRead> Iterator for B66Reader<R> {
+    type Item = Result<Block, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(p) = self.pending.take() {
+            self.failed = p.is_err();
+            return Some(p);
+        }
+        if self.failed {
+            return None;
+        }
+        loop {
+            self.buf.clear();
+            match self.inner.read_until(b'\n', &mut self.buf) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(e) => {
+                    self.failed = true;
+                    return Some(Err(InputError::io(&self.path, &e)));
+                }
+            }
+            self.line_no += 1;
+            let line = self.buf.trim_ascii();
+            if line.is_empty() || line.first() == Some(&b'#') {
+                continue;
+            }
+            let r = parse_line(line).map_err(|m| InputError::line(&self.path, self.line_no, m));
+            self.failed = r.is_err();
+            return Some(r);
+        }
+    }
+}
+
+/// Writes a `.b66` file.
+pub struct B66Writer<W: Write> {
+    inner: W,
+}
+
+impl<W: Write> B66Writer<W> {
+    /// Writes the header lines: `# scrambled`/`# unscrambled` and, for a scrambled stream, the
+    /// scrambler state before the first block.
+    pub fn new(mut inner: W, header: B66Header) -> std::io::Result<Self> {
+        match header.scrambling {
+            Scrambling::Scrambled => writeln!(inner, "# scrambled")?,
+            Scrambling::Unscrambled => writeln!(inner, "# unscrambled")?,
+        }
+        if let Some(s) = header.scrambler_state {
+            writeln!(inner, "# scrambler_state=0x{s:015x}")?;
+        }
+        Ok(Self { inner })
+    }
+
+    /// Writes one block.
+    pub fn write(&mut self, b: Block) -> std::io::Result<()> {
+        writeln!(self.inner, "{b}")
+    }
+
+    /// Flushes and returns the inner writer.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.inner.flush()?;
+        Ok(self.inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(text: &str) -> Result<B66Reader<&[u8]>, InputError> {
+        B66Reader::new(text.as_bytes(), Path::new("d.b66"))
+    }
+
+    #[test]
+    fn header_comments_set_scrambling_and_state() {
+        let r = open("# unscrambled\n# scrambler_state=0x3ffffffffffffff\n1 000000000000001e\n")
+            .unwrap();
+        assert_eq!(
+            r.header(),
+            B66Header {
+                scrambling: Scrambling::Unscrambled,
+                scrambler_state: Some((1 << 58) - 1)
+            }
+        );
+        let blocks: Vec<Block> = r.map(Result::unwrap).collect();
+        assert_eq!(blocks, [Block::IDLE]);
+        assert_eq!(
+            open("2 0000000000000000\n").unwrap().header().scrambling,
+            Scrambling::Scrambled
+        );
+    }
+
+    #[test]
+    fn invalid_headers_0_and_3_are_kept() {
+        let blocks: Vec<Block> = open("0 0000000000000000\n3 FFFFFFFFFFFFFFFF\n")
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(blocks[0].sync, SyncHeader::from_bits(0));
+        assert_eq!(blocks[1].sync, SyncHeader::from_bits(3));
+    }
+
+    #[test]
+    fn errors_name_file_line_and_expectation() {
+        let e = open("# scrambled\n2 000000000000001\n")
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, format!("d.b66:2: payload `000000000000001` has 15 hex digits, expected 16; expected {LINE_FORM}"));
+        let e = open("7 0000000000000000\n")
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("d.b66:1: sync header digit `7` is not 0..3"),
+            "{e}"
+        );
+        let e = open("# scrambler_state=0xzz\n").err().unwrap().to_string();
+        assert!(e.starts_with("d.b66:1: scrambler_state"), "{e}");
+    }
+
+    #[test]
+    fn writer_output_reads_back() {
+        let header = B66Header {
+            scrambling: Scrambling::Scrambled,
+            scrambler_state: Some(0x123),
+        };
+        let mut w = B66Writer::new(Vec::new(), header).unwrap();
+        w.write(Block::EBLOCK_T).unwrap();
+        let text = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert_eq!(
+            text,
+            "# scrambled\n# scrambler_state=0x000000000000123\n1 3c78f1e3c78f1e1e\n"
+        );
+        let r = open(&text).unwrap();
+        assert_eq!(r.header(), header);
+        assert_eq!(r.map(Result::unwrap).collect::<Vec<_>>(), [Block::EBLOCK_T]);
+    }
+}

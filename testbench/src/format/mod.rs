@@ -1,0 +1,191 @@
+//! The file formats of DESIGN.md: `.xgmii` and `.b66` text traces, `.bits` binary streams,
+//! pcap/pcapng frames and `.vcd` waveforms. Readers stream (bounded memory whatever the input
+//! size) and every parse error names the file and the line or byte offset.
+
+pub mod b66;
+pub mod bits;
+pub mod pcap;
+pub mod vcd;
+pub mod xgmii;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Where in an input file something is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Position {
+    /// A 1-based line of a text file.
+    Line(u64),
+    /// A byte offset into a binary file.
+    Byte(u64),
+    /// The file as a whole.
+    File,
+}
+
+/// An input that could not be read or parsed: exit status 2.
+#[derive(Debug)]
+pub struct InputError {
+    /// The file.
+    pub path: PathBuf,
+    /// Where in it.
+    pub position: Position,
+    /// What was wrong and what was expected.
+    pub message: String,
+}
+
+impl InputError {
+    /// An error at a line of a text file.
+    pub fn line(path: &Path, line: u64, message: impl Into<String>) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            position: Position::Line(line),
+            message: message.into(),
+        }
+    }
+
+    /// An error at a byte offset of a binary file.
+    pub fn byte(path: &Path, offset: u64, message: impl Into<String>) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            position: Position::Byte(offset),
+            message: message.into(),
+        }
+    }
+
+    /// An error about the file as a whole.
+    pub fn file(path: &Path, message: impl Into<String>) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            position: Position::File,
+            message: message.into(),
+        }
+    }
+
+    /// An I/O error while reading or writing the file.
+    pub fn io(path: &Path, err: &std::io::Error) -> Self {
+        Self::file(path, err.to_string())
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Position::Line(n) => write!(f, "{}:{}: {}", self.path.display(), n, self.message),
+            Position::Byte(n) => write!(f, "{}: byte {}: {}", self.path.display(), n, self.message),
+            Position::File => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Hex digit values, 0xff for a non-digit.
+const HEX: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Parses a run of hex digits (at most 16) into an integer; `Err(index)` names the first
+/// byte that is not a hex digit.
+#[inline]
+pub fn parse_hex(digits: &[u8]) -> Result<u64, usize> {
+    let mut v = 0u64;
+    for (i, &c) in digits.iter().enumerate() {
+        let d = HEX[c as usize];
+        if d == 0xff {
+            return Err(i);
+        }
+        v = v << 4 | d as u64;
+    }
+    Ok(v)
+}
+
+/// Parses exactly 16 hex digits, eight at a time (SWAR): the hot path of the text readers.
+#[inline]
+pub fn parse_hex16(digits: &[u8; 16]) -> Option<u64> {
+    let (hi, lo) = digits.split_at(8);
+    Some(parse_hex8(hi)? << 32 | parse_hex8(lo)?)
+}
+
+/// Eight ASCII hex digits at once: validates all lanes with byte-wise range tests, then
+/// folds the nibbles together.
+#[inline]
+fn parse_hex8(digits: &[u8]) -> Option<u64> {
+    let bytes: [u8; 8] = digits.try_into().ok()?;
+    let x = u64::from_be_bytes(bytes);
+    // Per byte: is it in '0'..='9', 'a'..='f' or 'A'..='F'? (All bytes < 0x80 first.)
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    if x & HIGH != 0 {
+        return None;
+    }
+    // ge(x, c): high bit set in each byte where byte >= c (bytes < 0x80).
+    let ge = |c: u8| (x + ONES * (0x80 - c as u64)) & HIGH;
+    let digit = ge(b'0') & !ge(b'9' + 1);
+    let lower = x | ONES * 0x20; // fold case
+    let gel = |c: u8| (lower + ONES * (0x80 - c as u64)) & HIGH;
+    let alpha = gel(b'a') & !gel(b'f' + 1);
+    if digit | alpha != HIGH {
+        return None;
+    }
+    // Nibble value: digit -> low 4 bits; letter -> low 4 bits + 9.
+    let nib = (x & ONES * 0x0f) + (alpha >> 7) * 9;
+    // Fold 8 nibbles (one per byte, most significant first) into 32 bits.
+    let n = (nib | nib >> 4) & 0x00ff_00ff_00ff_00ff;
+    let n = (n | n >> 8) & 0x0000_ffff_0000_ffff;
+    Some((n | n >> 16) & 0xffff_ffff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parse_hex_names_the_bad_digit() {
+        assert_eq!(parse_hex(b"1f"), Ok(0x1f));
+        assert_eq!(parse_hex(b"1g"), Err(1));
+    }
+
+    #[test]
+    fn parse_hex16_accepts_both_cases_and_rejects_everything_else() {
+        assert_eq!(
+            parse_hex16(b"0123456789abcdef"),
+            Some(0x0123_4567_89ab_cdef)
+        );
+        assert_eq!(
+            parse_hex16(b"FEDCBA9876543210"),
+            Some(0xfedc_ba98_7654_3210)
+        );
+        for bad in [b'g', b'G', b'/', b':', b'@', b'`', b' ', 0x80, 0xff, b'x'] {
+            let mut d = *b"0000000000000000";
+            d[5] = bad;
+            assert_eq!(parse_hex16(&d), None, "{bad:#x}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn parse_hex16_equals_the_table_parser(v in any::<u64>(), upper in any::<bool>()) {
+            let s = if upper { format!("{v:016X}") } else { format!("{v:016x}") };
+            let d: [u8; 16] = s.as_bytes().try_into().unwrap();
+            prop_assert_eq!(parse_hex16(&d), Some(v));
+        }
+
+        #[test]
+        fn parse_hex16_rejects_iff_the_table_parser_rejects(d in prop::array::uniform16(any::<u8>())) {
+            prop_assert_eq!(parse_hex16(&d), parse_hex(&d).ok());
+        }
+    }
+}

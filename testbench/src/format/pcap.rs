@@ -1,0 +1,389 @@
+//! Frames in pcap and pcapng files (LINKTYPE_ETHERNET). A record is one frame from the
+//! destination MAC to the end of the payload, without FCS, unless the capture includes it
+//! (`--fcs-included`, or pcapng's `if_fcslen` = 4), in which case it is split off.
+
+use super::InputError;
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapReader, PcapWriter};
+use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
+use pcap_file::pcapng::{Block as NgBlock, PcapNgReader};
+use pcap_file::{DataLink, PcapError, TsResolution};
+use std::io::{BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// One frame read from a capture.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// 0-based record number among the frames of the file.
+    pub index: u64,
+    /// Destination MAC to the end of the payload.
+    pub data: Vec<u8>,
+    /// The FCS the capture carried, if it included one.
+    pub fcs: Option<[u8; 4]>,
+}
+
+/// The reader after the magic number was peeked: the four bytes, then the rest.
+type Src<R> = std::io::Chain<std::io::Cursor<[u8; 4]>, R>;
+
+enum Inner<R: Read> {
+    Pcap(PcapReader<Src<R>>),
+    PcapNg(PcapNgReader<Src<R>>),
+}
+
+/// Streams the frames of a pcap or pcapng file.
+pub struct FrameReader<R: Read> {
+    inner: Inner<R>,
+    path: PathBuf,
+    fcs_included: bool,
+    /// pcapng: per interface, whether `if_fcslen` says 4.
+    ng_fcs: Vec<bool>,
+    snaplen: u32,
+    offset: u64,
+    index: u64,
+    failed: bool,
+}
+
+/// Says whether the first four bytes are a pcap (false) or pcapng (true) magic number.
+fn kind(magic: [u8; 4]) -> Option<bool> {
+    match u32::from_le_bytes(magic) {
+        0xa1b2_c3d4 | 0xd4c3_b2a1 | 0xa1b2_3c4d | 0x4d3c_b2a1 => Some(false),
+        0x0a0d_0d0a => Some(true),
+        _ => None,
+    }
+}
+
+fn describe(e: &PcapError) -> String {
+    match e {
+        PcapError::IncompleteBuffer => "the file ends inside a record (truncated capture)".into(),
+        PcapError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            "the file ends inside a record (truncated capture)".into()
+        }
+        other => other.to_string(),
+    }
+}
+
+impl FrameReader<BufReader<std::fs::File>> {
+    /// Opens a capture file.
+    ///
+    /// # Errors
+    /// The file cannot be read, has no pcap/pcapng magic, or a link type other than Ethernet.
+    pub fn open(path: &Path, fcs_included: bool) -> Result<Self, InputError> {
+        let file = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
+        Self::new(BufReader::with_capacity(1 << 16, file), path, fcs_included)
+    }
+}
+
+impl<R: Read> FrameReader<R> {
+    /// A reader over `inner`, which came from `path`.
+    ///
+    /// # Errors
+    /// As [`FrameReader::open`].
+    pub fn new(mut inner: R, path: &Path, fcs_included: bool) -> Result<Self, InputError> {
+        let mut magic = [0u8; 4];
+        let got = read_up_to(&mut inner, &mut magic).map_err(|e| InputError::io(path, &e))?;
+        if got == 0 {
+            return Err(InputError::file(
+                path,
+                "empty file: expected a pcap or pcapng capture",
+            ));
+        }
+        let hex: String = magic.iter().take(got).map(|b| format!("{b:02x}")).collect();
+        let is_ng = match (got, kind(magic)) {
+            (4, Some(ng)) => ng,
+            _ => {
+                return Err(InputError::byte(
+                    path,
+                    0,
+                    format!("not a pcap or pcapng file: magic {hex} (expected d4c3b2a1 or 4d3cb2a1 for pcap, 0a0d0d0a for pcapng)"),
+                ))
+            }
+        };
+        let src = std::io::Cursor::new(magic).chain(inner);
+        let bad =
+            |e: PcapError| InputError::byte(path, 0, format!("bad file header: {}", describe(&e)));
+        let (inner, snaplen) = if is_ng {
+            (Inner::PcapNg(PcapNgReader::new(src).map_err(bad)?), 0)
+        } else {
+            let r = PcapReader::new(src).map_err(bad)?;
+            let h = r.header();
+            if h.datalink != DataLink::ETHERNET {
+                return Err(InputError::byte(
+                    path,
+                    20,
+                    format!("link type {:?}: expected Ethernet (1)", h.datalink),
+                ));
+            }
+            (Inner::Pcap(r), h.snaplen)
+        };
+        Ok(Self {
+            inner,
+            path: path.to_path_buf(),
+            fcs_included,
+            ng_fcs: Vec::new(),
+            snaplen,
+            offset: 24,
+            index: 0,
+            failed: false,
+        })
+    }
+
+    /// Splits the FCS off a record if the capture includes it.
+    fn frame(&mut self, mut data: Vec<u8>, fcs: bool) -> Result<Frame, InputError> {
+        let fcs = if fcs {
+            let n = data.len();
+            if n < 4 {
+                return Err(self.err(format!(
+                    "record {} has {n} octets: too short to include an FCS",
+                    self.index
+                )));
+            }
+            let tail = data.split_off(n - 4);
+            Some([tail[0], tail[1], tail[2], tail[3]])
+        } else {
+            None
+        };
+        let f = Frame {
+            index: self.index,
+            data,
+            fcs,
+        };
+        self.index += 1;
+        Ok(f)
+    }
+
+    fn err(&self, message: String) -> InputError {
+        match self.inner {
+            Inner::Pcap(_) => InputError::byte(&self.path, self.offset, message),
+            Inner::PcapNg(_) => InputError::file(&self.path, message),
+        }
+    }
+
+    fn next_pcap(&mut self) -> Option<Result<Frame, InputError>> {
+        let Inner::Pcap(r) = &mut self.inner else {
+            return None;
+        };
+        let raw = match r.next_raw_packet()? {
+            Ok(raw) => raw,
+            Err(e) => {
+                return Some(Err(self.err(format!(
+                    "record {}: {}",
+                    self.index,
+                    describe(&e)
+                ))))
+            }
+        };
+        let (incl, orig) = (raw.incl_len, raw.orig_len);
+        let data = raw.data.into_owned();
+        if incl > self.snaplen {
+            return Some(Err(self.err(format!(
+                "record {}: {incl} octets captured, larger than the file's snaplen {}",
+                self.index, self.snaplen
+            ))));
+        }
+        if incl < orig {
+            return Some(Err(self.err(format!(
+                "record {}: only {incl} of {orig} octets captured (snaplen cut the frame); capture with a larger snaplen",
+                self.index
+            ))));
+        }
+        self.offset += 16 + incl as u64;
+        let fcs = self.fcs_included;
+        Some(self.frame(data, fcs))
+    }
+
+    fn next_ng(&mut self) -> Option<Result<Frame, InputError>> {
+        loop {
+            let Inner::PcapNg(r) = &mut self.inner else {
+                return None;
+            };
+            let block = match r.next_block()? {
+                Ok(b) => b,
+                Err(e) => {
+                    return Some(Err(self.err(format!(
+                        "after record {}: {}",
+                        self.index,
+                        describe(&e)
+                    ))))
+                }
+            };
+            let (iface, data, orig) = match block {
+                NgBlock::InterfaceDescription(idb) => {
+                    if idb.linktype != DataLink::ETHERNET {
+                        let msg = format!(
+                            "interface {}: link type {:?}, expected Ethernet (1)",
+                            self.ng_fcs.len(),
+                            idb.linktype
+                        );
+                        return Some(Err(self.err(msg)));
+                    }
+                    let fcs = idb
+                        .options
+                        .iter()
+                        .any(|o| matches!(o, InterfaceDescriptionOption::IfFcsLen(4)));
+                    self.ng_fcs.push(fcs);
+                    continue;
+                }
+                NgBlock::EnhancedPacket(p) => (p.interface_id, p.data.into_owned(), p.original_len),
+                NgBlock::SimplePacket(p) => {
+                    let n = p.data.len() as u32;
+                    (0, p.data.into_owned(), p.original_len.max(n))
+                }
+                NgBlock::Packet(p) => (p.interface_id as u32, p.data.into_owned(), p.original_len),
+                _ => continue,
+            };
+            if (data.len() as u64) < orig as u64 {
+                return Some(Err(self.err(format!(
+                    "record {}: only {} of {orig} octets captured (snaplen cut the frame)",
+                    self.index,
+                    data.len()
+                ))));
+            }
+            let fcs =
+                self.fcs_included || self.ng_fcs.get(iface as usize).copied().unwrap_or(false);
+            return Some(self.frame(data, fcs));
+        }
+    }
+}
+
+impl<R: Read> Iterator for FrameReader<R> {
+    type Item = Result<Frame, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let r = match self.inner {
+            Inner::Pcap(_) => self.next_pcap(),
+            Inner::PcapNg(_) => self.next_ng(),
+        };
+        self.failed = matches!(r, Some(Err(_)));
+        r
+    }
+}
+
+/// Writes frames to a pcap file with nanosecond timestamps, LINKTYPE_ETHERNET.
+pub struct FrameWriter<W: Write> {
+    inner: PcapWriter<W>,
+}
+
+impl<W: Write> FrameWriter<W> {
+    /// Writes the file header.
+    ///
+    /// # Errors
+    /// The writer failed.
+    pub fn new(inner: W) -> std::io::Result<Self> {
+        let header = PcapHeader {
+            snaplen: 262_144,
+            ts_resolution: TsResolution::NanoSecond,
+            endianness: pcap_file::Endianness::Little,
+            ..PcapHeader::default()
+        };
+        let inner = PcapWriter::with_header(inner, header).map_err(to_io)?;
+        Ok(Self { inner })
+    }
+
+    /// Writes one frame stamped `time` after the start of the stream.
+    ///
+    /// # Errors
+    /// The writer failed.
+    pub fn write(&mut self, time: Duration, data: &[u8]) -> std::io::Result<()> {
+        let p = PcapPacket::new(time, data.len() as u32, data);
+        self.inner.write_packet(&p).map_err(to_io)?;
+        Ok(())
+    }
+
+    /// Flushes and returns the inner writer.
+    ///
+    /// # Errors
+    /// The flush failed.
+    pub fn finish(self) -> std::io::Result<W> {
+        let mut w = self.inner.into_writer();
+        w.flush()?;
+        Ok(w)
+    }
+}
+
+fn to_io(e: PcapError) -> std::io::Error {
+    match e {
+        PcapError::IoError(io) => io,
+        other => std::io::Error::other(other.to_string()),
+    }
+}
+
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while let Some(rest) = buf.get_mut(n..) {
+        if rest.is_empty() {
+            break;
+        }
+        match r.read(rest)? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture(frames: &[&[u8]]) -> Vec<u8> {
+        let mut w = FrameWriter::new(Vec::new()).unwrap();
+        for (i, f) in frames.iter().enumerate() {
+            w.write(Duration::from_nanos(i as u64 * 6400), f).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    fn read(bytes: &[u8], fcs: bool) -> Result<Vec<Frame>, String> {
+        FrameReader::new(bytes, Path::new("f.pcap"), fcs)
+            .map_err(|e| e.to_string())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn written_frames_read_back_in_order() {
+        let bytes = capture(&[&[1u8; 60], &[2u8; 1514]]);
+        let frames = read(&bytes, false).unwrap();
+        assert_eq!(frames.len(), 2);
+        assert_eq!(frames[1].data, vec![2u8; 1514]);
+        assert_eq!((frames[1].index, frames[1].fcs), (1, None));
+    }
+
+    #[test]
+    fn fcs_included_splits_the_last_four_octets() {
+        let bytes = capture(&[&[9, 9, 9, 9, 9, 1, 2, 3, 4]]);
+        let frames = read(&bytes, true).unwrap();
+        assert_eq!(frames[0].data, [9; 5]);
+        assert_eq!(frames[0].fcs, Some([1, 2, 3, 4]));
+    }
+
+    #[test]
+    fn malformed_captures_are_named_with_their_offset() {
+        assert_eq!(
+            read(&[], false).unwrap_err(),
+            "f.pcap: empty file: expected a pcap or pcapng capture"
+        );
+        let e = read(b"GIF89a....", false).unwrap_err();
+        assert!(
+            e.starts_with("f.pcap: byte 0: not a pcap or pcapng file: magic 47494638"),
+            "{e}"
+        );
+        let bytes = capture(&[&[1u8; 60], &[2u8; 60]]);
+        let e = read(&bytes[..bytes.len() - 10], false).unwrap_err();
+        assert!(
+            e.contains("byte 100: record 1: the file ends inside a record"),
+            "{e}"
+        );
+        // A record larger than the snaplen: patch the header's snaplen to 59.
+        let mut small = bytes.clone();
+        small[16..20].copy_from_slice(&59u32.to_le_bytes());
+        let e = read(&small, false).unwrap_err();
+        assert!(
+            e.contains("byte 24: record 0: 60 octets captured, larger than the file's snaplen 59"),
+            "{e}"
+        );
+    }
+}

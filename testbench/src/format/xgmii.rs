@@ -1,0 +1,204 @@
+//! `.xgmii` text traces: one line per 64-bit XGMII transfer, `CC DDDDDDDDDDDDDDDD` (control
+//! mask, space, data with lane 0 in the least significant octet). `#` starts a comment line;
+//! blank lines are ignored; hex is written lower case and read in either case.
+
+use super::{parse_hex, parse_hex16, InputError};
+use pcs_core::XgmiiWord;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+/// What a trace line must look like, for error messages.
+pub const LINE_FORM: &str =
+    "`CC DDDDDDDDDDDDDDDD` (2 hex digits of control mask, a space, 16 hex digits of data)";
+
+/// Parses one non-comment line (without its line end).
+pub fn parse_line(line: &[u8]) -> Result<XgmiiWord, String> {
+    if let (Some(c), Some((b' ', d))) = (
+        line.first_chunk::<2>(),
+        line.get(2..).and_then(|r| r.split_first()),
+    ) {
+        if let (Ok(d), Ok(ctrl)) = (<&[u8; 16]>::try_from(d), parse_hex(c)) {
+            if let Some(data) = parse_hex16(d) {
+                return Ok(XgmiiWord::new(data, ctrl as u8));
+            }
+        }
+    }
+    Err(explain(line))
+}
+
+/// Says precisely what is wrong with a line that failed the fast parse.
+fn explain(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    match fields.as_slice() {
+        [c, d] => {
+            if c.len() != 2 {
+                return format!(
+                    "control mask `{c}` has {} hex digits, expected 2; expected {LINE_FORM}",
+                    c.len()
+                );
+            }
+            if let Err(i) = parse_hex(c.as_bytes()) {
+                return format!(
+                    "control mask `{c}`: `{}` is not a hex digit",
+                    &c[i..=i.min(c.len() - 1)]
+                );
+            }
+            if d.len() != 16 {
+                return format!(
+                    "data `{d}` has {} hex digits, expected 16; expected {LINE_FORM}",
+                    d.len()
+                );
+            }
+            if let Err(i) = parse_hex(d.as_bytes()) {
+                return format!("data `{d}`: character {} is not a hex digit", i + 1);
+            }
+            format!("expected {LINE_FORM}, found `{text}` (separate the fields with one space)")
+        }
+        _ => format!(
+            "expected {LINE_FORM}, found `{text}` ({} fields)",
+            fields.len()
+        ),
+    }
+}
+
+/// Streams transfers from a trace; each item is one transfer or the error that stops the read.
+pub struct XgmiiReader<R> {
+    inner: R,
+    path: PathBuf,
+    line_no: u64,
+    buf: Vec<u8>,
+    failed: bool,
+}
+
+impl<R: BufRead> XgmiiReader<R> {
+    /// A reader over `inner`, which came from `path` (named in errors).
+    pub fn new(inner: R, path: &Path) -> Self {
+        Self {
+            inner,
+            path: path.to_path_buf(),
+            line_no: 0,
+            buf: Vec::with_capacity(64),
+            failed: false,
+        }
+    }
+
+    /// The line number of the last line read.
+    pub fn line_no(&self) -> u64 {
+        self.line_no
+    }
+}
+
+impl<R: BufRead> Iterator for XgmiiReader<R> {
+    type Item = Result<XgmiiWord, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        loop {
+            self.buf.clear();
+            match self.inner.read_until(b'\n', &mut self.buf) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(e) => {
+                    self.failed = true;
+                    return Some(Err(InputError::io(&self.path, &e)));
+                }
+            }
+            self.line_no += 1;
+            let line = self.buf.trim_ascii();
+            if line.is_empty() || line.first() == Some(&b'#') {
+                continue;
+            }
+            let r = parse_line(line).map_err(|m| InputError::line(&self.path, self.line_no, m));
+            self.failed = r.is_err();
+            return Some(r);
+        }
+    }
+}
+
+/// Writes a trace.
+pub struct XgmiiWriter<W: Write> {
+    inner: W,
+}
+
+impl<W: Write> XgmiiWriter<W> {
+    /// A writer; `comment` lines (without `#`) go first.
+    pub fn new(mut inner: W, comment: &[&str]) -> std::io::Result<Self> {
+        for c in comment {
+            writeln!(inner, "# {c}")?;
+        }
+        Ok(Self { inner })
+    }
+
+    /// Writes one transfer.
+    pub fn write(&mut self, w: XgmiiWord) -> std::io::Result<()> {
+        writeln!(self.inner, "{w}")
+    }
+
+    /// Flushes and returns the inner writer.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.inner.flush()?;
+        Ok(self.inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Vec<Result<XgmiiWord, String>> {
+        XgmiiReader::new(text.as_bytes(), Path::new("t.xgmii"))
+            .map(|r| r.map_err(|e| e.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn reads_words_comments_blank_lines_and_upper_case() {
+        let r = read("# trace\n\nff 0707070707070707\n01 D5555555555555FB\r\n");
+        assert_eq!(
+            r,
+            [
+                Ok(XgmiiWord::IDLE),
+                Ok(XgmiiWord::new(0xd555_5555_5555_55fb, 0x01))
+            ]
+        );
+    }
+
+    #[test]
+    fn errors_name_file_line_and_what_was_expected() {
+        let r = read("ff 0707070707070707\nff 070707070707070\n");
+        assert_eq!(r.len(), 2);
+        let e = r[1].as_ref().unwrap_err();
+        assert!(
+            e.starts_with("t.xgmii:2: data `070707070707070` has 15 hex digits, expected 16"),
+            "{e}"
+        );
+        let e = read("fg 0707070707070707").remove(0).unwrap_err();
+        assert!(
+            e.contains("t.xgmii:1: control mask `fg`: `g` is not a hex digit"),
+            "{e}"
+        );
+        let e = read("ff0707070707070707").remove(0).unwrap_err();
+        assert!(e.contains("(1 fields)"), "{e}");
+        let e = read("ff 07070707070707z7").remove(0).unwrap_err();
+        assert!(e.contains("character 15 is not a hex digit"), "{e}");
+    }
+
+    #[test]
+    fn writer_output_reads_back() {
+        let words = [XgmiiWord::IDLE, XgmiiWord::new(0x1234, 0x0f)];
+        let mut w = XgmiiWriter::new(Vec::new(), &["made by a test"]).unwrap();
+        for x in words {
+            w.write(x).unwrap();
+        }
+        let text = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert_eq!(
+            text,
+            "# made by a test\nff 0707070707070707\n0f 0000000000001234\n"
+        );
+        let back: Vec<_> = read(&text).into_iter().map(Result::unwrap).collect();
+        assert_eq!(back, words);
+    }
+}
