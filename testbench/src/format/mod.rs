@@ -133,14 +133,14 @@ fn parse_hex8(digits: &[u8]) -> Option<u64> {
     // ge(x, c): high bit set in each byte where byte >= c (bytes < 0x80).
     let ge = |c: u8| (x + ONES * (0x80 - c as u64)) & HIGH;
     let digit = ge(b'0') & !ge(b'9' + 1);
-    let lower = x | ONES * 0x20; // fold case
+    let lower = x | (ONES * 0x20); // fold case
     let gel = |c: u8| (lower + ONES * (0x80 - c as u64)) & HIGH;
     let alpha = gel(b'a') & !gel(b'f' + 1);
     if digit | alpha != HIGH {
         return None;
     }
     // Nibble value: digit -> low 4 bits; letter -> low 4 bits + 9.
-    let nib = (x & ONES * 0x0f) + (alpha >> 7) * 9;
+    let nib = (x & (ONES * 0x0f)) + (alpha >> 7) * 9;
     // Fold 8 nibbles (one per byte, most significant first) into 32 bits.
     let n = (nib | nib >> 4) & 0x00ff_00ff_00ff_00ff;
     let n = (n | n >> 8) & 0x0000_ffff_0000_ffff;
