@@ -26,6 +26,7 @@
 
 pub mod block;
 pub mod scramble;
+pub mod test_pattern;
 pub mod xgmii;
 
 pub use block::{Block, BlockClass, BlockType, ControlCode, OCode, SyncHeader};
