@@ -1063,3 +1063,777 @@ impl TestPatternControl {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitvec::prelude::*;
+    use proptest::prelude::*;
+
+    type Bits = BitVec<u64, Lsb0>;
+
+    // ---- bit-serial references, written from the recurrences, not from the code above ----
+
+    /// PRBS31 bit by bit: the 31 state bits (oldest first), then `b_n = b_{n-28} ^ b_{n-31}`.
+    /// Returns the `len` output bits, uninverted.
+    fn prbs31_serial(state: u32, len: usize) -> Bits {
+        let mut v: Bits = (0..31).map(|k| state >> k & 1 == 1).collect();
+        for _ in 0..len {
+            let n = v.len();
+            let b = v[n - 28] ^ v[n - 31];
+            v.push(b);
+        }
+        v.split_off(31)
+    }
+
+    fn words_of(bits: &BitSlice<u64, Lsb0>) -> Vec<u64> {
+        bits.chunks(64).map(|c| c.load_le::<u64>()).collect()
+    }
+
+    fn blocks_of(bits: &BitSlice<u64, Lsb0>) -> Vec<Block> {
+        bits.chunks_exact(66)
+            .map(|c| Block {
+                sync: SyncHeader::from_bits(c[..2].load_le::<u8>()),
+                payload: c[2..].load_le::<u64>(),
+            })
+            .collect()
+    }
+
+    fn bits_of_words(words: &[u64]) -> Bits {
+        let mut v = Bits::new();
+        for w in words {
+            v.extend_from_bitslice(w.view_bits::<Lsb0>());
+        }
+        v
+    }
+
+    /// A fresh PRBS31 checker bit by bit: bit i (i >= 31) is an error if it differs from
+    /// `r_{i-28} ^ r_{i-31}` of the received bits (uninverted first).
+    fn prbs31_check_serial(rx: &BitSlice<u64, Lsb0>, polarity: Prbs31Polarity) -> u64 {
+        let r: Bits = rx
+            .iter()
+            .map(|b| *b ^ (polarity == Prbs31Polarity::Inverted))
+            .collect();
+        (31..r.len())
+            .filter(|&i| r[i] != (r[i - 28] ^ r[i - 31]))
+            .count() as u64
+    }
+
+    /// The square wave bit by bit: bit k is 1 iff `(phase + k) mod 2n < n`.
+    fn square_serial(n: u8, phase: u8, len: usize) -> Bits {
+        let (n, phase) = (n as usize, phase as usize);
+        (0..len).map(|k| (phase + k) % (2 * n) < n).collect()
+    }
+
+    /// A fresh square-wave checker bit by bit: find the first k >= 1 with `r[k] != r[k-1]`,
+    /// its phase is 0 for a 1 and n for a 0; count mismatches from k on.
+    fn square_check_serial(n: u8, r: &BitSlice<u64, Lsb0>) -> u64 {
+        let Some(k) = (1..r.len()).find(|&k| r[k] != r[k - 1]) else {
+            return 0;
+        };
+        let phase = if r[k] { 0 } else { n };
+        let expected = square_serial(n, phase, r.len() - k);
+        r[k..]
+            .iter()
+            .zip(expected.iter())
+            .filter(|(a, b)| **a != **b)
+            .count() as u64
+    }
+
+    /// The §49.2.6 scrambler bit by bit, `s_i = d_i ^ s_{i-39} ^ s_{i-58}`, from a 58-bit state
+    /// whose bit 0 is the oldest line bit.
+    fn scramble_serial(state: u64, payload: u64) -> u64 {
+        let mut s: Bits = (0..58).map(|k| state >> k & 1 == 1).collect();
+        for i in 0..64 {
+            let n = s.len();
+            let b = (payload >> i & 1 == 1) ^ s[n - 39] ^ s[n - 58];
+            s.push(b);
+        }
+        s[58..].load_le::<u64>()
+    }
+
+    /// The pseudo-random sequence block by block: 128 blocks per seed, A, !A, B, !B, the
+    /// scrambler reloaded at each segment start, data header.
+    fn pseudo_random_serial(a: u64, b: u64, pattern: u64, len: usize) -> Vec<Block> {
+        let m = (1u64 << 58) - 1;
+        let seeds = [a & m, !a & m, b & m, !b & m];
+        let mut state = 0;
+        (0..len)
+            .map(|i| {
+                if i % 128 == 0 {
+                    state = seeds[(i / 128) % 4];
+                }
+                let line = scramble_serial(state, pattern);
+                state = line >> 6;
+                Block::data(line)
+            })
+            .collect()
+    }
+
+    // ---- PRBS31 ----
+
+    #[test]
+    fn prbs31_first_64_bits_from_all_ones_match_hand_derivation() {
+        // From all ones: b_0..b_27 = 1 ^ 1 = 0; b_28..b_30 = b_{0..2} ^ 1 = 1;
+        // b_31..b_55 = b_{3..27} ^ b_{0..24} = 0; b_56..b_58 = b_{28..30} ^ b_{25..27} = 1;
+        // b_59..b_61 = b_{31..33} ^ b_{28..30} = 1; b_62, b_63 = b_{34,35} ^ b_{31,32} = 0.
+        let expected = 0x3f00_0000_7000_0000;
+        assert_eq!(Prbs31Generator::default().next_word(), expected);
+        assert_eq!(words_of(&prbs31_serial(0x7fff_ffff, 64)), [expected]);
+    }
+
+    #[test]
+    fn prbs31_inverted_is_the_complement_of_the_lfsr_output() {
+        let mut g = Prbs31Generator::new(0x7fff_ffff, Prbs31Polarity::Inverted);
+        assert_eq!(g.next_word(), !0x3f00_0000_7000_0000);
+        let mut n = Prbs31Generator::new(0x1234_5678, Prbs31Polarity::Normal);
+        let mut i = Prbs31Generator::new(0x1234_5678, Prbs31Polarity::Inverted);
+        for _ in 0..100 {
+            assert_eq!(n.next_word(), !i.next_word());
+        }
+    }
+
+    #[test]
+    fn prbs31_satisfies_its_recurrence_at_every_position_for_100000_bits() {
+        let mut g = Prbs31Generator::default();
+        let mut words = vec![0; 100_000 / 64 + 1];
+        g.fill_words(&mut words);
+        let v = bits_of_words(&words);
+        let bad = (31..v.len())
+            .filter(|&n| v[n] != (v[n - 28] ^ v[n - 31]))
+            .count();
+        assert_eq!(bad, 0);
+        // And it is not trivially constant.
+        let ones = v.count_ones();
+        assert!(ones > v.len() * 45 / 100 && ones < v.len() * 55 / 100);
+    }
+
+    #[test]
+    fn prbs31_period_is_2_pow_31_minus_1() {
+        // 2^31 - 1 is prime, so returning to the start state after 2^31 - 1 bits (and not
+        // after 1 bit) proves the period is exactly 2^31 - 1: a maximal-length sequence.
+        let start = Prbs31Generator::DEFAULT_STATE;
+        let mut g = Prbs31Generator::default();
+        g.next_bits(1);
+        assert_ne!(g.state(), start);
+        let mut g = Prbs31Generator::default();
+        let len: u64 = (1 << 31) - 1;
+        for _ in 0..len / 64 {
+            g.next_word();
+        }
+        g.next_bits((len % 64) as u32);
+        assert_eq!(g.state(), start);
+    }
+
+    #[test]
+    fn prbs31_blocks_take_the_sync_header_from_the_first_two_stream_bits() {
+        let mut g = Prbs31Generator::default();
+        let mut blocks = [Block::IDLE; 20];
+        g.fill_blocks(&mut blocks);
+        assert_eq!(
+            &blocks[..],
+            &blocks_of(&prbs31_serial(0x7fff_ffff, 66 * 20))[..]
+        );
+        // The first block: bits 0, 1 are zero (invalid header 0b00), payload = bits 2..65.
+        assert_eq!(blocks[0].sync, SyncHeader::from_bits(0));
+        assert_eq!(
+            blocks[0].payload & 0xffff_ffff,
+            0x3f00_0000_7000_0000u64 >> 2 & 0xffff_ffff
+        );
+    }
+
+    #[test]
+    fn prbs31_checker_counts_zero_on_a_clean_stream() {
+        for polarity in [Prbs31Polarity::Normal, Prbs31Polarity::Inverted] {
+            let mut g = Prbs31Generator::new(0x0bad_cafe, polarity);
+            let mut words = [0; 200];
+            g.fill_words(&mut words);
+            let mut blocks = [Block::IDLE; 200];
+            g.fill_blocks(&mut blocks);
+            let mut c = Prbs31Checker::new(polarity);
+            assert_eq!(c.check_words(&words), 0);
+            assert_eq!(c.check_blocks(&blocks), 0);
+            assert_eq!(c.total_errors(), 0);
+            assert_eq!(c.error_counter().read(), 0);
+        }
+    }
+
+    #[test]
+    fn prbs31_checker_with_the_wrong_polarity_fails_every_predicted_bit() {
+        // An inverted stream obeys c_n = !(c_{n-28} ^ c_{n-31}), so every prediction fails.
+        let mut g = Prbs31Generator::new(0x7fff_ffff, Prbs31Polarity::Inverted);
+        let mut c = Prbs31Checker::new(Prbs31Polarity::Normal);
+        let words: Vec<u64> = (0..10).map(|_| g.next_word()).collect();
+        assert_eq!(c.check_words(&words), 640 - 31);
+    }
+
+    #[test]
+    fn prbs31_checker_does_not_count_its_first_31_bits() {
+        let mut c = Prbs31Checker::new(Prbs31Polarity::Normal);
+        // 31 bits of anything: nothing to predict from.
+        assert_eq!(c.check_bits(0x5555_5555, 31), 0);
+        // Bit 31 is predicted from bits 3 and 0 (0 ^ 1 = 1): a 0 is an error, a 1 is not.
+        let mut d = c;
+        assert_eq!(c.check_bits(0, 1), 1);
+        assert_eq!(d.check_bits(1, 1), 0);
+    }
+
+    #[test]
+    fn prbs31_checker_counts_three_errors_for_one_line_bit_error() {
+        // One line error is counted at itself and in the predictions 28 and 31 bits later.
+        let mut g = Prbs31Generator::default();
+        let mut words = [0; 8];
+        g.fill_words(&mut words);
+        words[3] ^= 1 << 17;
+        let mut c = Prbs31Checker::new(Prbs31Polarity::Normal);
+        assert_eq!(c.check_words(&words), 3);
+        assert_eq!(c.error_counter().read(), 3);
+        assert_eq!(c.error_counter().read(), 0, "3.43 clears on read");
+        assert_eq!(c.total_errors(), 3);
+    }
+
+    #[test]
+    fn prbs31_checker_resynchronizes_after_31_clean_bits() {
+        // Switch to an unrelated PRBS31 phase after 1000 bits: only bits whose 31-bit history
+        // straddles the switch can be counted; from 31 bits after it, nothing.
+        let mut a = Prbs31Generator::new(0x7fff_ffff, Prbs31Polarity::Normal);
+        let mut b = Prbs31Generator::new(0x1357_9bdf, Prbs31Polarity::Normal);
+        let mut c = Prbs31Checker::new(Prbs31Polarity::Normal);
+        for _ in 0..1000 {
+            assert_eq!(c.check_bits(a.next_bits(1), 1), 0);
+        }
+        let straddling = c.check_bits(b.next_bits(31), 31);
+        assert!(straddling > 0 && straddling <= 31);
+        for _ in 0..100 {
+            assert_eq!(c.check_word(b.next_word()), 0);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn prbs31_generator_matches_bit_serial(
+            state in any::<u32>(),
+            chunks in prop::collection::vec(0u32..=70, 0..40),
+            inverted in any::<bool>(),
+        ) {
+            let polarity = if inverted { Prbs31Polarity::Inverted } else { Prbs31Polarity::Normal };
+            let mut g = Prbs31Generator::new(state, polarity);
+            let mut fast = Bits::new();
+            for &n in &chunks {
+                let w = g.next_bits(n);
+                let n = n.min(64) as usize;
+                prop_assert_eq!(w & !low_mask(n as u32), 0);
+                fast.extend_from_bitslice(&w.view_bits::<Lsb0>()[..n]);
+            }
+            let mut serial = prbs31_serial(state & 0x7fff_ffff, fast.len());
+            if inverted {
+                serial = !serial;
+            }
+            prop_assert_eq!(fast, serial);
+        }
+
+        #[test]
+        fn prbs31_checker_matches_bit_serial(
+            words in prop::collection::vec(any::<u64>(), 0..20),
+            inverted in any::<bool>(),
+        ) {
+            let polarity = if inverted { Prbs31Polarity::Inverted } else { Prbs31Polarity::Normal };
+            let mut c = Prbs31Checker::new(polarity);
+            prop_assert_eq!(c.check_words(&words), prbs31_check_serial(&bits_of_words(&words), polarity));
+        }
+
+        #[test]
+        fn prbs31_checker_counts_three_per_isolated_bit_error(
+            state in 1u32..0x7fff_ffff,
+            gaps in prop::collection::vec(32usize..300, 1..10),
+        ) {
+            let mut g = Prbs31Generator::new(state, Prbs31Polarity::Normal);
+            let mut words = vec![0; 64];
+            g.fill_words(&mut words);
+            let mut v = bits_of_words(&words);
+            let mut at = 0;
+            let mut flipped = 0;
+            for gap in gaps {
+                at += gap; // >= 31 past the start and past the previous error
+                if at + 32 > v.len() { break; }
+                let b = v[at];
+                v.set(at, !b);
+                flipped += 1;
+            }
+            let mut c = Prbs31Checker::new(Prbs31Polarity::Normal);
+            prop_assert_eq!(c.check_words(&words_of(&v)), 3 * flipped);
+        }
+
+        #[test]
+        fn prbs31_chunked_equals_whole(
+            words in prop::collection::vec(any::<u64>(), 0..20),
+            chunks in prop::collection::vec(0u32..=64, 0..60),
+        ) {
+            let v = bits_of_words(&words);
+            let mut whole = Prbs31Checker::new(Prbs31Polarity::Normal);
+            let mut chunked = Prbs31Checker::new(Prbs31Polarity::Normal);
+            let mut at = 0;
+            for n in chunks {
+                let n = (n as usize).min(v.len() - at);
+                let bits = if n == 0 { 0 } else { v[at..at + n].load_le::<u64>() };
+                chunked.check_bits(bits, n as u32);
+                at += n;
+            }
+            let rest = &v[at..];
+            for c in rest.chunks(64) {
+                chunked.check_bits(c.load_le::<u64>(), c.len() as u32);
+            }
+            prop_assert_eq!(chunked.total_errors(), whole.check_words(&words));
+        }
+    }
+
+    // ---- Square wave ----
+
+    fn run(n: u8) -> SquareWaveRun {
+        SquareWaveRun::try_new(n).unwrap()
+    }
+
+    #[test]
+    fn square_wave_run_accepts_only_4_to_11() {
+        let accepted: Vec<u8> = (0..=255)
+            .filter(|&n| SquareWaveRun::try_new(n).is_some())
+            .collect();
+        assert_eq!(accepted, (4..=11).collect::<Vec<u8>>());
+    }
+
+    #[test]
+    fn square_wave_words_are_n_ones_then_n_zeros_bit_0_first() {
+        let mut g = SquareWaveGenerator::new(run(4));
+        assert_eq!(g.next_word(), 0x0f0f_0f0f_0f0f_0f0f);
+        let mut g = SquareWaveGenerator::new(run(8));
+        assert_eq!(g.next_word(), 0x00ff_00ff_00ff_00ff);
+        assert_eq!(g.next_word(), 0x00ff_00ff_00ff_00ff);
+        // n = 5, period 10: ones at 0..5, 10..15, ..., 60..64; the next word starts at
+        // phase 64 mod 10 = 4: one 1, then five 0s, ...
+        let mut g = SquareWaveGenerator::new(run(5));
+        let first = (0..7).fold(0u64, |w, k| w | 0x1f << (10 * k));
+        assert_eq!(g.next_word(), first);
+        assert_eq!(g.next_word() & 0x7ff, 0b111_1100_0001);
+    }
+
+    #[test]
+    fn square_wave_n11_gives_the_same_block_every_time() {
+        // 66 = 3 periods of 22: stream ones at 0..11, 22..33, 44..55 -> sync bits 0, 1 = 1, 1;
+        // payload (stream bits 2..66) ones at 0..9, 20..31, 42..53.
+        let ones = |a: u32, b: u32| ((1u64 << (b - a)) - 1) << a;
+        let expected = Block {
+            sync: SyncHeader::from_bits(0b11),
+            payload: ones(0, 9) | ones(20, 31) | ones(42, 53),
+        };
+        let mut g = SquareWaveGenerator::new(run(11));
+        for _ in 0..10 {
+            assert_eq!(g.next_block(), expected);
+        }
+    }
+
+    #[test]
+    fn square_wave_checker_counts_zero_on_a_clean_stream_from_any_phase() {
+        for n in 4..=11 {
+            for phase in 0..2 * n {
+                let mut g = SquareWaveGenerator::at_phase(run(n), phase);
+                let mut c = SquareWaveChecker::new(run(n));
+                let mut blocks = [Block::IDLE; 30];
+                g.fill_blocks(&mut blocks);
+                assert_eq!(c.check_blocks(&blocks), 0);
+                assert!(c.is_locked());
+                let mut words = [0; 30];
+                g.fill_words(&mut words);
+                assert_eq!(c.check_words(&words), 0);
+            }
+        }
+    }
+
+    #[test]
+    fn square_wave_checker_never_locks_on_a_stuck_line() {
+        let mut c = SquareWaveChecker::new(run(6));
+        assert_eq!(c.check_words(&[u64::MAX; 10]), 0);
+        assert!(!c.is_locked());
+        // A wave of the wrong run length locks and counts.
+        let mut g = SquareWaveGenerator::new(run(7));
+        let words: Vec<u64> = (0..10).map(|_| g.next_word()).collect();
+        assert!(c.check_words(&words) > 0);
+    }
+
+    #[test]
+    fn square_wave_checker_takes_its_phase_from_the_first_edge() {
+        // Five ones then the n = 4 wave from its zeros: the first edge (1 -> 0 at bit 5)
+        // says phase n there; nothing before it is counted.
+        let mut c = SquareWaveChecker::new(run(4));
+        let word = 0b1_1111 | 0x0f0f_0f0f_0f0f_0f0f_u64 << 9;
+        assert_eq!(c.check_word(word), 0);
+        assert_eq!(c.check_word(!0x0f0f_0f0f_0f0f_0f0f_u64.rotate_left(9)), 64);
+    }
+
+    proptest! {
+        #[test]
+        fn square_wave_generator_matches_bit_serial(
+            n in 4u8..=11,
+            phase in any::<u8>(),
+            chunks in prop::collection::vec(0u32..=70, 0..40),
+        ) {
+            let mut g = SquareWaveGenerator::at_phase(run(n), phase);
+            let mut fast = Bits::new();
+            for &k in &chunks {
+                let w = g.next_bits(k);
+                let k = k.min(64) as usize;
+                prop_assert_eq!(w & !low_mask(k as u32), 0);
+                fast.extend_from_bitslice(&w.view_bits::<Lsb0>()[..k]);
+            }
+            prop_assert_eq!(fast.clone(), square_serial(n, phase % (2 * n), fast.len()));
+        }
+
+        #[test]
+        fn square_wave_checker_matches_bit_serial(
+            n in 4u8..=11,
+            words in prop::collection::vec(any::<u64>(), 0..10),
+            stuck in prop::collection::vec(prop::bool::ANY, 0..3),
+        ) {
+            // Lead with whole stuck words now and then, so the search crosses word borders.
+            let mut all: Vec<u64> = stuck.iter().map(|&b| if b { u64::MAX } else { 0 }).collect();
+            all.extend(words);
+            let mut c = SquareWaveChecker::new(run(n));
+            prop_assert_eq!(c.check_words(&all), square_check_serial(n, &bits_of_words(&all)));
+        }
+
+        #[test]
+        fn square_wave_checker_counts_each_flipped_bit_after_the_first_edge(
+            n in 4u8..=11,
+            phase in 1u8..22,
+            flips in prop::collection::btree_set(32usize..1280, 0..20),
+        ) {
+            // Phase >= 1 within a period of 8..22 bits: the first edge is before bit 22.
+            let mut g = SquareWaveGenerator::at_phase(run(n), phase);
+            let mut words = [0; 20];
+            g.fill_words(&mut words);
+            let mut v = bits_of_words(&words);
+            for &i in &flips {
+                let b = v[i];
+                v.set(i, !b);
+            }
+            let mut c = SquareWaveChecker::new(run(n));
+            prop_assert_eq!(c.check_words(&words_of(&v)), flips.len() as u64);
+        }
+
+        #[test]
+        fn square_wave_chunked_equals_whole(
+            n in 4u8..=11,
+            words in prop::collection::vec(any::<u64>(), 0..10),
+            chunks in prop::collection::vec(0u32..=64, 0..30),
+        ) {
+            let v = bits_of_words(&words);
+            let mut whole = SquareWaveChecker::new(run(n));
+            let mut chunked = SquareWaveChecker::new(run(n));
+            let mut at = 0;
+            for k in chunks {
+                let k = (k as usize).min(v.len() - at);
+                let bits = if k == 0 { 0 } else { v[at..at + k].load_le::<u64>() };
+                chunked.check_bits(bits, k as u32);
+                at += k;
+            }
+            for c in v[at..].chunks(64) {
+                chunked.check_bits(c.load_le::<u64>(), c.len() as u32);
+            }
+            prop_assert_eq!(chunked.total_errors(), whole.check_words(&words));
+        }
+    }
+
+    // ---- Pseudo-random ----
+
+    #[test]
+    fn local_fault_data_pattern_is_two_encoded_local_fault_ordered_sets() {
+        // reading: LF pattern = LBLOCK_T payload. Type 0x55 in 7:0, O codes 0, lanes 1..3 and
+        // 5..7 = 00 00 01: byte 3 and byte 7 are 0x01.
+        assert_eq!(DataPattern::LocalFault.payload(), 0x0100_0000_0100_0055);
+        assert_eq!(DataPattern::Zeros.payload(), 0);
+    }
+
+    #[test]
+    fn seed_registers_hold_bits_15_0_first_and_57_48_in_the_fourth() {
+        let seed = seed_from_registers([0x1111, 0x2222, 0x3333, 0xffff]);
+        assert_eq!(seed, 0x03ff_3333_2222_1111);
+        assert_eq!(seed_to_registers(seed), [0x1111, 0x2222, 0x3333, 0x03ff]);
+        assert_eq!(
+            seed_from_registers(seed_to_registers(0x0123_4567_89ab_cdef)),
+            0x0123_4567_89ab_cdef & STATE_MASK
+        );
+    }
+
+    #[test]
+    fn pseudo_random_first_block_from_all_ones_seed_and_zeros_matches_hand_derivation() {
+        // From all ones: s_i = 0 ^ 1 ^ 1 = 0 for i < 39, s_i = s_{i-39} ^ 1 = 1 for i in 39..58,
+        // then s_i = s_{i-39} ^ s_{i-58} = 0 ^ 0 for i in 58..64.
+        let mut g = PseudoRandomGenerator::new(STATE_MASK, 0, DataPattern::Zeros);
+        assert_eq!(g.next_block(), Block::data(((1 << 19) - 1) << 39));
+    }
+
+    #[test]
+    fn pseudo_random_reloads_a_not_a_b_not_b_every_128_blocks() {
+        // reading: seeds A = 0 and B = 0 with the zeros pattern: the scrambler stays at 0 for
+        // segments A and B; segments !A and !B start from all ones (the hand value above).
+        let from_ones = ((1u64 << 19) - 1) << 39;
+        let mut g = PseudoRandomGenerator::new(0, 0, DataPattern::Zeros);
+        let mut blocks = vec![Block::IDLE; 1024 + 1];
+        g.fill_blocks(&mut blocks);
+        for (i, b) in blocks.iter().enumerate() {
+            assert_eq!(b.sync, SyncHeader::DATA);
+            match (i % 512) / 128 {
+                0 | 2 => assert_eq!(b.payload, 0, "block {i}"),
+                _ => {}
+            }
+        }
+        for first in [128, 384, 640, 896] {
+            assert_eq!(blocks[first].payload, from_ones, "block {first}");
+            assert_ne!(blocks[first + 1].payload, 0);
+        }
+        assert_eq!(g.block_index(), 1);
+    }
+
+    #[test]
+    fn pseudo_random_checker_counts_zero_on_clean_cycles_from_any_start() {
+        for pattern in [DataPattern::LocalFault, DataPattern::Zeros] {
+            let (a, b) = (0x0123_4567_89ab_cdef, 0x0fed_cba9_8765_4321);
+            let mut g = PseudoRandomGenerator::new(a, b, pattern);
+            let mut blocks = vec![Block::IDLE; 1500];
+            g.fill_blocks(&mut blocks);
+            for start in [0, 1, 127, 128, 300, 511] {
+                let mut c = PseudoRandomChecker::new(a, b, pattern);
+                assert_eq!(c.check_blocks(&blocks[start..]), 0, "start {start}");
+            }
+            // The other pattern fails every block after the first (which has no prediction;
+            // the segment starts do not match the other pattern's seed blocks either).
+            let other = match pattern {
+                DataPattern::LocalFault => DataPattern::Zeros,
+                DataPattern::Zeros => DataPattern::LocalFault,
+            };
+            let mut c = PseudoRandomChecker::new(a, b, other);
+            assert_eq!(c.check_blocks(&blocks[..600]), 599);
+        }
+    }
+
+    #[test]
+    fn pseudo_random_checker_counts_each_block_without_the_data_header() {
+        let mut g = PseudoRandomGenerator::new(1, 2, DataPattern::LocalFault);
+        let mut blocks = vec![Block::IDLE; 600];
+        g.fill_blocks(&mut blocks);
+        for (i, h) in [(0, 0b01), (10, 0b00), (128, 0b11), (200, 0b01)] {
+            blocks[i].sync = SyncHeader::from_bits(h);
+        }
+        let mut c = PseudoRandomChecker::new(1, 2, DataPattern::LocalFault);
+        assert_eq!(c.check_blocks(&blocks), 4);
+        assert_eq!(c.error_counter().read(), 4);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        #[test]
+        fn pseudo_random_matches_bit_serial_scrambler_with_reloads(
+            a in any::<u64>(),
+            b in any::<u64>(),
+            zeros in any::<bool>(),
+        ) {
+            let pattern = if zeros { DataPattern::Zeros } else { DataPattern::LocalFault };
+            let mut g = PseudoRandomGenerator::new(a, b, pattern);
+            let mut fast = vec![Block::IDLE; 600];
+            g.fill_blocks(&mut fast);
+            prop_assert_eq!(fast, pseudo_random_serial(a, b, pattern.payload(), 600));
+        }
+
+        #[test]
+        fn pseudo_random_checker_counts_one_block_or_two_per_line_bit_error(
+            a in any::<u64>(),
+            b in any::<u64>(),
+            block in 1usize..500,
+            bit in 0u32..64,
+        ) {
+            // An error at payload bit i reaches the descrambled bits i, i+39, i+58: the next
+            // block too when i >= 6 (unless the next block starts a segment: seed-accepted).
+            let mut g = PseudoRandomGenerator::new(a, b, DataPattern::LocalFault);
+            let mut blocks = vec![Block::IDLE; 520];
+            g.fill_blocks(&mut blocks);
+            blocks[block].payload ^= 1 << bit;
+            let next_starts_segment = (block + 1) % 128 == 0;
+            let expected = if bit >= 6 && !next_starts_segment { 2 } else { 1 };
+            let mut c = PseudoRandomChecker::new(a, b, DataPattern::LocalFault);
+            prop_assert_eq!(c.check_blocks(&blocks), expected);
+        }
+
+        #[test]
+        fn pseudo_random_chunked_equals_whole(
+            a in any::<u64>(),
+            payloads in prop::collection::vec(any::<u64>(), 0..40),
+            split in 0usize..40,
+        ) {
+            let mut g = PseudoRandomGenerator::new(a, !a, DataPattern::Zeros);
+            let mut blocks: Vec<Block> = (0..300).map(|_| g.next_block()).collect();
+            for (k, p) in payloads.iter().enumerate() {
+                blocks[(k * 7) % 300].payload ^= p;
+            }
+            let split = split.min(blocks.len());
+            let mut whole = PseudoRandomChecker::new(a, !a, DataPattern::Zeros);
+            let mut chunked = whole;
+            let n = whole.check_blocks(&blocks);
+            let m = chunked.check_blocks(&blocks[..split]) + chunked.check_blocks(&blocks[split..]);
+            prop_assert_eq!(n, m);
+        }
+    }
+
+    // ---- Scrambled idle ----
+
+    #[test]
+    fn scrambled_idle_blocks_descramble_to_idle_blocks() {
+        let mut g = ScrambledIdleGenerator::new(0x0155_5555_5555_5555);
+        let mut d = Descrambler::new(0x0155_5555_5555_5555);
+        for _ in 0..100 {
+            let b = g.next_block();
+            assert_eq!(b.sync, SyncHeader::CONTROL);
+            assert_eq!(d.descramble(b.payload), 0x1e);
+        }
+    }
+
+    #[test]
+    fn scrambled_idle_checker_counts_zero_on_a_clean_stream_from_any_state() {
+        let mut g = ScrambledIdleGenerator::new(0x0123_4567_89ab_cdef);
+        let mut blocks = [Block::IDLE; 100];
+        g.fill_blocks(&mut blocks);
+        let mut c = ScrambledIdleChecker::new();
+        assert_eq!(c.check_blocks(&blocks), 0);
+        // Unscrambled idles are errors once the descrambler has history.
+        let mut c = ScrambledIdleChecker::new();
+        assert_eq!(c.check_blocks(&[Block::IDLE; 10]), 9);
+    }
+
+    proptest! {
+        #[test]
+        fn scrambled_idle_checker_counts_one_block_or_two_per_line_bit_error(
+            state in any::<u64>(),
+            block in 1usize..20,
+            bit in 0u32..64,
+        ) {
+            let mut g = ScrambledIdleGenerator::new(state);
+            let mut blocks = [Block::IDLE; 30];
+            g.fill_blocks(&mut blocks);
+            blocks[block].payload ^= 1 << bit;
+            let mut c = ScrambledIdleChecker::new();
+            prop_assert_eq!(c.check_blocks(&blocks), if bit >= 6 { 2 } else { 1 });
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn no_input_panics(
+            steps in prop::collection::vec((any::<u64>(), any::<u32>(), any::<u8>()), 0..40),
+            seed in any::<u64>(),
+        ) {
+            let mut prbs = Prbs31Generator::new(seed as u32, Prbs31Polarity::Inverted);
+            let mut prbs_c = Prbs31Checker::new(Prbs31Polarity::Normal);
+            let mut sq_c = SquareWaveChecker::new(run(4 + (seed % 8) as u8));
+            let mut pr_c = PseudoRandomChecker::new(seed, !seed, DataPattern::LocalFault);
+            let mut si_c = ScrambledIdleChecker::new();
+            for (bits, n, h) in steps {
+                let mut sq = SquareWaveGenerator::at_phase(run(4 + h % 8), h);
+                let _ = (prbs.next_bits(n), sq.next_bits(n));
+                let block = Block { sync: SyncHeader::from_bits(h), payload: bits };
+                let _ = (prbs_c.check_bits(bits, n), sq_c.check_bits(bits, n));
+                let _ = (prbs_c.check_block(block), sq_c.check_block(block));
+                let _ = (pr_c.check_block(block), si_c.check_block(block));
+                let _ = TestPatternControl::from_register(bits as u16).tx_mode();
+            }
+        }
+    }
+
+    // ---- 3.42 / 3.43 ----
+
+    #[test]
+    fn error_counter_saturates_at_ffff_and_clears_on_read() {
+        let mut c = TestPatternErrorCounter::new();
+        c.add(0xfffe);
+        assert_eq!(c.value(), 0xfffe);
+        c.add(5);
+        assert_eq!(c.value(), 0xffff);
+        c.add(u64::MAX);
+        assert_eq!(c.read(), 0xffff);
+        assert_eq!(c.read(), 0);
+        c.add(7);
+        assert_eq!(c.read(), 7);
+    }
+
+    #[test]
+    fn checker_counter_saturates_but_total_keeps_counting() {
+        // 2000 words of an inverted stream through a normal checker: 128000 - 31 errors.
+        let mut g = Prbs31Generator::new(0x7fff_ffff, Prbs31Polarity::Inverted);
+        let mut c = Prbs31Checker::new(Prbs31Polarity::Normal);
+        for _ in 0..2000 {
+            c.check_word(g.next_word());
+        }
+        assert_eq!(c.total_errors(), 128_000 - 31);
+        assert_eq!(c.error_counter().read(), 0xffff);
+    }
+
+    #[test]
+    fn test_pattern_control_round_trips_every_register_value() {
+        for v in 0..=u16::MAX {
+            assert_eq!(TestPatternControl::from_register(v).to_register(), v);
+        }
+    }
+
+    #[test]
+    fn test_pattern_control_bits_are_the_3_42_fields() {
+        let f = TestPatternControl::from_register;
+        assert_eq!(f(0), TestPatternControl::default());
+        assert_eq!(f(1 << 0).data_pattern, DataPattern::Zeros);
+        assert_eq!(f(1 << 1).test_pattern, TestPatternSelect::SquareWave);
+        assert!(f(1 << 2).rx_test_pattern_enable);
+        assert!(f(1 << 3).tx_test_pattern_enable);
+        assert!(f(1 << 4).tx_prbs31_enable);
+        assert!(f(1 << 5).rx_prbs31_enable);
+        assert!(f(1 << 7).scrambled_idle_enable);
+        assert_eq!(f(1 << 6).other_bits, 1 << 6);
+        assert_eq!(f(0xff00).other_bits, 0xff00);
+        assert_eq!(
+            f(0xbf),
+            TestPatternControl {
+                data_pattern: DataPattern::Zeros,
+                test_pattern: TestPatternSelect::SquareWave,
+                rx_test_pattern_enable: true,
+                tx_test_pattern_enable: true,
+                tx_prbs31_enable: true,
+                rx_prbs31_enable: true,
+                scrambled_idle_enable: true,
+                other_bits: 0,
+            }
+        );
+    }
+
+    #[test]
+    fn test_mode_follows_the_enable_bits() {
+        // reading: PRBS31 first, then the direction's enable with scrambled idle over bit 1.
+        let m = |v| {
+            (
+                TestPatternControl::from_register(v).tx_mode(),
+                TestPatternControl::from_register(v).rx_mode(),
+            )
+        };
+        assert_eq!(m(0x0000), (TestMode::Normal, TestMode::Normal));
+        assert_eq!(m(0x0010), (TestMode::Prbs31, TestMode::Normal));
+        assert_eq!(m(0x0020), (TestMode::Normal, TestMode::Prbs31));
+        assert_eq!(
+            m(0x001c),
+            (
+                TestMode::Prbs31,
+                TestMode::PseudoRandom(DataPattern::LocalFault)
+            )
+        );
+        assert_eq!(
+            m(0x0009),
+            (TestMode::PseudoRandom(DataPattern::Zeros), TestMode::Normal)
+        );
+        assert_eq!(m(0x0006), (TestMode::Normal, TestMode::SquareWave));
+        assert_eq!(m(0x0080), (TestMode::Normal, TestMode::Normal));
+        assert_eq!(m(0x008a), (TestMode::ScrambledIdle, TestMode::Normal));
+    }
+}
