@@ -28,6 +28,7 @@ pub mod block;
 pub mod decode;
 pub mod encode;
 pub mod scramble;
+pub mod test_pattern;
 pub mod xgmii;
 
 pub use block::{Block, BlockClass, BlockType, ControlCode, OCode, SyncHeader};
