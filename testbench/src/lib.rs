@@ -2,4 +2,9 @@
 //! `baser` command.
 #![deny(unsafe_code)]
 
+pub mod cli;
+pub mod describe;
 pub mod format;
+pub mod pcs_check;
+pub mod profile;
+pub mod report;

@@ -1,0 +1,46 @@
+//! Compatibility profiles: one name that sets the pcs-core (and mac-core) knobs together.
+
+use pcs_core::decode::{DecoderConfig, LinkDownOutput, LookAhead, RxMode};
+use pcs_core::encode::{EncoderConfig, TxMode};
+
+/// Which behaviour the model reproduces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Profile {
+    /// Strict IEEE 802.3 (the default).
+    #[default]
+    Ieee,
+    /// The documented behaviour of verilog-ethernet's 10GBASE-R PHY and MAC: block-by-block
+    /// encode and decode, no Local Fault on loss of lock, BER monitor not reset on loss of
+    /// lock, deficit idle count reset when idle.
+    VerilogEthernet,
+}
+
+impl Profile {
+    /// The name as given on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ieee => "ieee",
+            Self::VerilogEthernet => "verilog-ethernet",
+        }
+    }
+
+    /// The encoder settings.
+    pub fn encoder(self) -> EncoderConfig {
+        match self {
+            Self::Ieee => EncoderConfig::default(),
+            Self::VerilogEthernet => EncoderConfig { mode: TxMode::Stateless },
+        }
+    }
+
+    /// The decoder settings.
+    pub fn decoder(self) -> DecoderConfig {
+        match self {
+            Self::Ieee => DecoderConfig::default(),
+            Self::VerilogEthernet => DecoderConfig {
+                mode: RxMode::Stateless,
+                look_ahead: LookAhead::Off,
+                link_down: LinkDownOutput::Decode,
+            },
+        }
+    }
+}
