@@ -25,6 +25,8 @@
 )]
 
 pub mod block;
+pub mod gearbox;
+pub mod lock;
 pub mod scramble;
 pub mod xgmii;
 
