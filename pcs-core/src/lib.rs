@@ -24,6 +24,7 @@
     )
 )]
 
+pub mod ber;
 pub mod block;
 pub mod gearbox;
 pub mod lock;
