@@ -29,6 +29,7 @@ pub mod block;
 pub mod gearbox;
 pub mod lock;
 pub mod scramble;
+pub mod status;
 pub mod xgmii;
 
 pub use block::{Block, BlockClass, BlockType, ControlCode, OCode, SyncHeader};

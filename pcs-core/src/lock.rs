@@ -408,6 +408,7 @@ mod tests {
     use crate::gearbox::TxGearbox;
     use crate::scramble::Scrambler;
     use bitvec::prelude::*;
+    use proptest::prelude::*;
     use LockAction::{Hold, SlipOneBit};
 
     const V: SyncHeader = SyncHeader::DATA;
@@ -624,6 +625,25 @@ mod tests {
                 assert_eq!(b.action, Hold);
             }
             assert!(out[first_locked..].iter().all(|b| b.block_lock));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_stream_yields_blocks_66_or_67_bits_apart(words in prop::collection::vec(any::<u32>(), 0..200)) {
+            let mut aligner = BlockAligner::<u32>::new();
+            let out: Vec<AlignedBlock> = aligner.blocks(&words).collect();
+            // Every whole block at the final alignment was cut, and none beyond the input.
+            let total = 32 * words.len() as u64;
+            prop_assert!(aligner.next_block_offset() + 66 > total);
+            if let Some(last) = out.last() {
+                prop_assert!(last.bit_offset + 66 <= total);
+            }
+            for pair in out.windows(2) {
+                let step = pair[1].bit_offset - pair[0].bit_offset;
+                let slipped = pair[0].action == SlipOneBit;
+                prop_assert_eq!(step, if slipped { 67 } else { 66 });
+            }
         }
     }
 
