@@ -24,10 +24,14 @@
     )
 )]
 
+pub mod ber;
 pub mod block;
 pub mod decode;
 pub mod encode;
+pub mod gearbox;
+pub mod lock;
 pub mod scramble;
+pub mod status;
 pub mod test_pattern;
 pub mod xgmii;
 

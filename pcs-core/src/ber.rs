@@ -1,0 +1,489 @@
+//! The BER monitor: counts invalid sync headers in 125 µs windows and raises `hi_ber` on the
+//! 16th of a window.
+//!
+//! ```text
+//!  BER_MT_INIT --UCT--> START_TIMER --ber_test_sh--> BER_TEST_SH --!sh_valid--> BER_BAD_SH --ber_cnt=16--> HI_BER
+//!                          ^   ^                       ^   |  ^_______ber_test_sh*ber_cnt<16_____|   |         |
+//!                          |   |                       |___| ber_test_sh*sh_valid                    |         |
+//!                          |   \---UCT--- GOOD_BER <---timer_done*ber_cnt<16 (from both)-------------/         |
+//!                          \--------------------------------timer_done-----------------------------------------/
+//! ```
+//!
+//! Time is an input: one [`BerMonitor::step`] per received header, and each header is one
+//! block time. Time is counted in ticks so that the window is exact: at 10.3125 GBd a block is
+//! 6.4 ns and 125 µs is 19 531.25 blocks, so a block is 4 ticks and the window 78 125 ticks.
+//! When the timer expires it restarts at the instant it expired, carrying the overshoot into
+//! the next window, so windows are 125 µs long on average (19 532, 19 531, 19 531, 19 531
+//! headers, and again).
+//!
+//! Where a window boundary falls: header `n` after the timer start is at tick `n *
+//! ticks_per_block`. A window `[t, t + window)` holds the headers whose tick lies in it; a
+//! header at or after the expiry is tested in the next window (the expiry is handled first).
+//!
+//! Spec: IEEE 802.3 §49.2.13.2.5 (`125us_timer`), §49.2.13.3 (BER monitor), Fig. 49-13
+//! (802.3-2008) / 49-15 (later editions).
+
+use crate::block::SyncHeader;
+
+/// Bound on arrows followed in one phase of a step.
+const MAX_ARROWS: usize = 8;
+
+/// Window, tick and threshold of a BER monitor.
+///
+/// Spec: IEEE 802.3 §49.2.13.2.5, Fig. 49-15.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct BerConfig {
+    /// Ticks of time per received header (one block).
+    pub ticks_per_block: u32,
+    /// Ticks in one timer window.
+    pub window_ticks: u32,
+    /// Invalid headers in a window that set `hi_ber`.
+    pub threshold: u16,
+}
+
+impl BerConfig {
+    /// 10GBASE-R: 16 invalid headers in 125 µs at 10.3125 GBd (quarter-block ticks).
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2.5 (`125us_timer`), Fig. 49-15.
+    pub const TEN_GBASE_R: Self = Self {
+        ticks_per_block: 4,
+        window_ticks: 78_125,
+        threshold: 16,
+    };
+
+    /// 25GBASE-R: 97 invalid headers in 2 ms at 25.78125 GBd (781 250 blocks exactly).
+    ///
+    /// Spec: IEEE 802.3 §107 (25GBASE-R PCS, by reference to Clause 49).
+    // reading: SPEC-NOTES lists "97 invalid headers in 2 ms" as unverified.
+    pub const TWENTY_FIVE_GBASE_R: Self = Self {
+        ticks_per_block: 1,
+        window_ticks: 781_250,
+        threshold: 97,
+    };
+}
+
+impl Default for BerConfig {
+    fn default() -> Self {
+        Self::TEN_GBASE_R
+    }
+}
+
+/// What the monitor does while block lock is false.
+///
+/// Spec: IEEE 802.3 §49.2.13.3, Fig. 49-15 (global transition to `BER_MT_INIT`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum LockLossReset {
+    /// Held in `BER_MT_INIT` while `block_lock` is false, as the diagram says (strict).
+    #[default]
+    ResetMonitor,
+    /// Keep running on loss of lock (what much RTL does; a known deviation).
+    KeepRunning,
+}
+
+/// BER monitor states. Each variant's doc is the spec's spelling.
+///
+/// Spec: IEEE 802.3 §49.2.13.3, Fig. 49-13 (802.3-2008) / 49-15.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum BerState {
+    /// `BER_MT_INIT`
+    BerMtInit,
+    /// `START_TIMER`
+    StartTimer,
+    /// `BER_TEST_SH`
+    BerTestSh,
+    /// `BER_BAD_SH`
+    BerBadSh,
+    /// `HI_BER`
+    HiBer,
+    /// `GOOD_BER`
+    GoodBer,
+}
+
+/// What one header did to the monitor.
+///
+/// Spec: IEEE 802.3 §49.2.13.3, Fig. 49-15.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct BerStep {
+    /// `BER_BAD_SH` was entered (the MDIO 3.33 BER counter counts these).
+    pub ber_bad_sh: bool,
+    /// `hi_ber` after the step.
+    pub hi_ber: bool,
+}
+
+/// The BER monitor state machine.
+///
+/// Spec: IEEE 802.3 §49.2.13.3, Fig. 49-13 (802.3-2008) / 49-15.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct BerMonitor {
+    config: BerConfig,
+    lock_loss: LockLossReset,
+    state: BerState,
+    hi_ber: bool,
+    ber_test_sh: bool,
+    sh_valid: bool,
+    ber_cnt: u16,
+    timer_running: bool,
+    timer_done: bool,
+    /// Ticks since the current window started.
+    timer_ticks: u64,
+    windows: u64,
+    ber_bad_sh_total: u64,
+}
+
+impl Default for BerMonitor {
+    fn default() -> Self {
+        Self::new(BerConfig::TEN_GBASE_R, LockLossReset::ResetMonitor)
+    }
+}
+
+impl BerMonitor {
+    /// A monitor in `BER_MT_INIT`.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.3, Fig. 49-15.
+    #[must_use]
+    pub const fn new(config: BerConfig, lock_loss: LockLossReset) -> Self {
+        Self {
+            config,
+            lock_loss,
+            state: BerState::BerMtInit,
+            hi_ber: false,
+            ber_test_sh: false,
+            sh_valid: false,
+            ber_cnt: 0,
+            timer_running: false,
+            timer_done: false,
+            timer_ticks: 0,
+            windows: 0,
+            ber_bad_sh_total: 0,
+        }
+    }
+
+    /// The configuration.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2.5.
+    #[must_use]
+    pub const fn config(&self) -> BerConfig {
+        self.config
+    }
+
+    /// The state the diagram waits in.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.3, Fig. 49-15.
+    #[must_use]
+    pub const fn state(&self) -> BerState {
+        self.state
+    }
+
+    /// `hi_ber`.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2.2 (`hi_ber`).
+    #[must_use]
+    pub const fn hi_ber(&self) -> bool {
+        self.hi_ber
+    }
+
+    /// `ber_cnt`: invalid headers counted in the current window.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2.4 (`ber_cnt`).
+    #[must_use]
+    pub const fn ber_cnt(&self) -> u16 {
+        self.ber_cnt
+    }
+
+    /// Windows completed (timer expiries) since the timer was first started.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2.5 (`125us_timer`).
+    #[must_use]
+    pub const fn windows(&self) -> u64 {
+        self.windows
+    }
+
+    /// Entries to `BER_BAD_SH` since construction (wrapping).
+    ///
+    /// Spec: IEEE 802.3 §45.2.3 (register 3.33 BER counter), Fig. 49-15.
+    #[must_use]
+    pub const fn ber_bad_sh_total(&self) -> u64 {
+        self.ber_bad_sh_total
+    }
+
+    /// Tests one received header (`ber_test_sh`), one block time after the previous one.
+    /// `block_lock` is the lock status for this header.
+    ///
+    /// Order within a step: the loss-of-lock reset; then the timer expiry if the window ended
+    /// at or before this header; then the header; then one block time passes.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.3, Fig. 49-13 (802.3-2008) / 49-15.
+    pub fn step(&mut self, sync: SyncHeader, block_lock: bool) -> BerStep {
+        if !block_lock && self.lock_loss == LockLossReset::ResetMonitor {
+            // Global arrow `!block_lock` -> BER_MT_INIT, held while it is true.
+            self.enter(BerState::BerMtInit);
+            return BerStep {
+                ber_bad_sh: false,
+                hi_ber: self.hi_ber,
+            };
+        }
+        if self.timer_running && self.timer_ticks >= u64::from(self.config.window_ticks) {
+            self.timer_done = true;
+        }
+        let mut ber_bad_sh = self.run();
+        // reading: `ber_test_sh` is an event per header, consumed in this step whatever the
+        // state, so a header is never tested twice (e.g. after HI_BER --timer_done-->
+        // START_TIMER).
+        self.ber_test_sh = true;
+        self.sh_valid = sync.is_valid();
+        ber_bad_sh |= self.run();
+        self.ber_test_sh = false;
+        if self.timer_running {
+            self.timer_ticks = self
+                .timer_ticks
+                .saturating_add(u64::from(self.config.ticks_per_block));
+        }
+        BerStep {
+            ber_bad_sh,
+            hi_ber: self.hi_ber,
+        }
+    }
+
+    /// Follows arrows until the diagram waits; returns whether `BER_BAD_SH` was entered.
+    fn run(&mut self) -> bool {
+        let mut bad = false;
+        for _ in 0..MAX_ARROWS {
+            let Some(next) = self.arrow() else {
+                break;
+            };
+            self.enter(next);
+            bad |= next == BerState::BerBadSh;
+        }
+        bad
+    }
+
+    /// The arrow out of the current state whose condition holds, or `None` while it waits.
+    // reading: the exit conditions as transcribed in the brief from Fig. 49-13/49-15 (the
+    // figure itself was not available to check).
+    const fn arrow(&self) -> Option<BerState> {
+        use BerState as S;
+        let (test, valid, done) = (self.ber_test_sh, self.sh_valid, self.timer_done);
+        let below = self.ber_cnt < self.config.threshold;
+        match self.state {
+            S::BerMtInit => Some(S::StartTimer),         // UCT
+            S::StartTimer if test => Some(S::BerTestSh), // ber_test_sh
+            S::StartTimer => None,
+            // ber_test_sh * sh_valid * !125us_timer_done
+            S::BerTestSh if test && valid && !done => Some(S::BerTestSh),
+            // !sh_valid
+            S::BerTestSh if !valid => Some(S::BerBadSh),
+            // 125us_timer_done * ber_cnt < 16
+            S::BerTestSh if done && below => Some(S::GoodBer),
+            S::BerTestSh => None,
+            // ber_cnt = 16
+            S::BerBadSh if !below => Some(S::HiBer),
+            // ber_test_sh * ber_cnt < 16 * !125us_timer_done
+            S::BerBadSh if test && !done => Some(S::BerTestSh),
+            // 125us_timer_done * ber_cnt < 16
+            S::BerBadSh if done => Some(S::GoodBer),
+            S::BerBadSh => None,
+            S::HiBer if done => Some(S::StartTimer), // 125us_timer_done
+            S::HiBer => None,
+            S::GoodBer => Some(S::StartTimer), // UCT
+        }
+    }
+
+    /// Enters `state` and performs its actions.
+    fn enter(&mut self, state: BerState) {
+        use BerState as S;
+        self.state = state;
+        match state {
+            S::BerMtInit => {
+                self.hi_ber = false;
+                self.ber_test_sh = false;
+                self.timer_running = false;
+                self.timer_done = false;
+                self.timer_ticks = 0;
+            }
+            S::StartTimer => {
+                self.ber_cnt = 0;
+                // Restart at the expiry instant (overshoot carried) or start afresh.
+                self.timer_ticks = if self.timer_done {
+                    self.windows = self.windows.wrapping_add(1);
+                    self.timer_ticks
+                        .saturating_sub(u64::from(self.config.window_ticks))
+                } else {
+                    0
+                };
+                self.timer_running = true;
+                self.timer_done = false;
+            }
+            S::BerTestSh => self.ber_test_sh = false,
+            S::BerBadSh => {
+                self.ber_cnt = self.ber_cnt.saturating_add(1);
+                self.ber_test_sh = false;
+                self.ber_bad_sh_total = self.ber_bad_sh_total.wrapping_add(1);
+            }
+            S::HiBer => self.hi_ber = true,
+            S::GoodBer => self.hi_ber = false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V: SyncHeader = SyncHeader::DATA;
+    const BAD: SyncHeader = SyncHeader::from_bits(0);
+
+    /// Steps `n` headers, all `sh`, locked; returns the steps.
+    fn run(m: &mut BerMonitor, sh: SyncHeader, n: usize) -> Vec<BerStep> {
+        (0..n).map(|_| m.step(sh, true)).collect()
+    }
+
+    /// Steps valid headers until the current window ends; returns the headers stepped
+    /// (the last of them is the first of the next window).
+    fn to_next_window(m: &mut BerMonitor) -> usize {
+        let w = m.windows();
+        let mut n = 0;
+        while m.windows() == w {
+            m.step(V, true);
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn window_lengths_over_4_windows_sum_to_78125_blocks() {
+        let mut m = BerMonitor::default();
+        // Header 0 starts the first window; window k ends when header n has n*4 >= k*78125.
+        let mut lengths = Vec::new();
+        let mut n = 1;
+        m.step(V, true);
+        for _ in 0..8 {
+            let w = m.windows();
+            while m.windows() == w {
+                m.step(V, true);
+                n += 1;
+            }
+            // The header that ended the window belongs to the next one.
+            lengths.push(n - 1);
+            n = 1;
+        }
+        assert_eq!(lengths[..4], [19_532, 19_531, 19_531, 19_531]);
+        assert_eq!(lengths[..4].iter().sum::<usize>(), 78_125);
+        assert_eq!(lengths[4..], lengths[..4]);
+    }
+
+    #[test]
+    fn hi_ber_is_set_on_the_16th_invalid_header_in_a_window_not_the_15th() {
+        let mut m = BerMonitor::default();
+        run(&mut m, V, 100);
+        let steps = run(&mut m, BAD, 15);
+        assert!(steps.iter().all(|s| s.ber_bad_sh && !s.hi_ber));
+        assert_eq!(m.ber_cnt(), 15);
+        assert_eq!(m.state(), BerState::BerBadSh);
+        let s = m.step(BAD, true);
+        assert!(s.ber_bad_sh && s.hi_ber);
+        assert_eq!(m.state(), BerState::HiBer);
+    }
+
+    #[test]
+    fn invalid_headers_spread_over_a_window_count_and_fewer_than_16_clear() {
+        let mut m = BerMonitor::default();
+        for _ in 0..15 {
+            m.step(BAD, true);
+            run(&mut m, V, 1000);
+        }
+        assert_eq!(m.ber_cnt(), 15);
+        assert!(!m.hi_ber());
+        to_next_window(&mut m);
+        assert_eq!(m.ber_cnt(), 0, "a new window restarts ber_cnt");
+        assert!(!m.hi_ber());
+    }
+
+    #[test]
+    fn hi_ber_stays_for_the_window_and_clears_after_a_later_full_good_window() {
+        let mut m = BerMonitor::default();
+        m.step(V, true);
+        let bad = run(&mut m, BAD, 40);
+        // Only 16 entries to BER_BAD_SH: HI_BER ignores headers until the timer is done.
+        assert_eq!(bad.iter().filter(|s| s.ber_bad_sh).count(), 16);
+        assert_eq!(m.ber_bad_sh_total(), 16);
+        // Rest of window 1: hi_ber held.
+        let w = m.windows();
+        while m.windows() == w {
+            assert!(m.step(V, true).hi_ber);
+        }
+        // Window 2 is a full window with no invalid header: hi_ber still set during it...
+        assert!(m.hi_ber());
+        assert_eq!(m.state(), BerState::BerTestSh);
+        let w = m.windows();
+        let mut steps = 0;
+        while m.windows() == w {
+            let s = m.step(V, true);
+            steps += 1;
+            if m.windows() == w {
+                assert!(s.hi_ber, "step {steps} of window 2");
+            } else {
+                // ...and cleared at its end (GOOD_BER), before the first header of window 3.
+                assert!(!s.hi_ber);
+            }
+        }
+        assert_eq!(steps, 19_531);
+    }
+
+    #[test]
+    fn hi_ber_stays_when_the_next_window_is_bad_too() {
+        let mut m = BerMonitor::default();
+        run(&mut m, BAD, 16);
+        assert!(m.hi_ber());
+        to_next_window(&mut m);
+        run(&mut m, BAD, 16);
+        to_next_window(&mut m);
+        assert!(m.hi_ber(), "window 2 had 16: HI_BER again");
+        to_next_window(&mut m);
+        assert!(!m.hi_ber(), "window 3 was clean");
+    }
+
+    #[test]
+    fn held_in_init_while_block_lock_is_false() {
+        let mut m = BerMonitor::default();
+        run(&mut m, BAD, 16);
+        assert!(m.hi_ber());
+        for _ in 0..100 {
+            let s = m.step(BAD, false);
+            assert!(!s.ber_bad_sh && !s.hi_ber);
+        }
+        assert_eq!(m.state(), BerState::BerMtInit);
+        assert_eq!(m.ber_bad_sh_total(), 16);
+        // Lock regained: the timer starts afresh at this header, which is tested.
+        let s = m.step(BAD, true);
+        assert!(s.ber_bad_sh);
+        assert_eq!((m.state(), m.ber_cnt()), (BerState::BerBadSh, 1));
+    }
+
+    #[test]
+    fn keeps_running_on_loss_of_lock_with_the_knob_off() {
+        let mut m = BerMonitor::new(BerConfig::TEN_GBASE_R, LockLossReset::KeepRunning);
+        let steps: Vec<BerStep> = (0..16).map(|_| m.step(BAD, false)).collect();
+        assert!(steps.iter().all(|s| s.ber_bad_sh));
+        assert!(m.hi_ber());
+        assert_eq!(m.state(), BerState::HiBer);
+    }
+
+    #[test]
+    fn twenty_five_gbase_r_reading_has_97_in_781250_blocks() {
+        let mut m = BerMonitor::new(BerConfig::TWENTY_FIVE_GBASE_R, LockLossReset::ResetMonitor);
+        run(&mut m, BAD, 96);
+        assert!(!m.hi_ber());
+        m.step(BAD, true);
+        assert!(m.hi_ber());
+        // 2 ms is exactly 781 250 blocks: every window has the same length.
+        let mut m = BerMonitor::new(BerConfig::TWENTY_FIVE_GBASE_R, LockLossReset::ResetMonitor);
+        m.step(V, true);
+        assert_eq!(to_next_window(&mut m), 781_250);
+        assert_eq!(to_next_window(&mut m), 781_250);
+    }
+}

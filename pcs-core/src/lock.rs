@@ -1,0 +1,676 @@
+//! Block lock: find the 66-bit block boundary in a received bit stream by testing sync headers
+//! and slipping one bit whenever the current alignment shows an invalid one.
+//!
+//! [`BlockLock`] transcribes the lock state diagram; [`BlockAligner`] puts it in front of an
+//! [`RxGearbox`]: push the received bytes or serdes words (starting at any bit), and it yields
+//! every block with its absolute bit offset and the lock status, slipping as asked.
+//!
+//! ```text
+//!  LOCK_INIT --UCT--> RESET_CNT --test_sh--> TEST_SH --sh_valid--> VALID_SH --sh_cnt=64*invld=0--> 64_GOOD
+//!                        ^  ^                   ^  \--!sh_valid--> INVALID_SH --invld=16+!lock--> SLIP
+//!                        |  |                   |________test_sh*sh_cnt<64_____|                   |
+//!                        |  \______sh_cnt=64 (window over, fewer than 16 invalid)__________________|
+//!                        \________________________________slip_done________________________________/
+//! ```
+//!
+//! Lock takes 64 valid headers in a row; while unlocked, one invalid header slips one bit;
+//! while locked, 16 invalid headers within a 64-header window lose lock (and slip once).
+//!
+//! Spec: IEEE 802.3 §49.2.9, §49.2.13.2 (variables), Fig. 49-12 (802.3-2008) / 49-14 (later
+//! editions).
+
+use crate::block::{Block, SyncHeader};
+use crate::gearbox::{Progress, RxGearbox, SerdesWord};
+
+/// Headers in a lock window (`sh_cnt` limit).
+///
+/// Spec: IEEE 802.3 §49.2.13.2.5 (`sh_cnt`), Fig. 49-14.
+pub const SH_WINDOW: u8 = 64;
+
+/// Invalid headers in a window that lose lock (`sh_invld_cnt` limit).
+///
+/// Spec: IEEE 802.3 §49.2.13.2.5 (`sh_invld_cnt`), Fig. 49-14.
+pub const SH_INVLD_LIMIT: u8 = 16;
+
+/// Bound on arrows followed in one step (the longest chain is 5: SLIP, RESET_CNT, TEST_SH,
+/// VALID_SH, 64_GOOD, RESET_CNT).
+const MAX_ARROWS: usize = 8;
+
+/// Lock state diagram states. Each variant's doc is the spec's spelling.
+///
+/// Spec: IEEE 802.3 §49.2.9, Fig. 49-12 (802.3-2008) / 49-14.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum LockState {
+    /// `LOCK_INIT`
+    LockInit,
+    /// `RESET_CNT`
+    ResetCnt,
+    /// `TEST_SH`
+    TestSh,
+    /// `VALID_SH`
+    ValidSh,
+    /// `INVALID_SH`
+    InvalidSh,
+    /// `64_GOOD`
+    Good64,
+    /// `SLIP`
+    Slip,
+}
+
+/// What the receiver must do after a header was tested.
+///
+/// Spec: IEEE 802.3 §49.2.9 (`SLIP` function), Fig. 49-14.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum LockAction {
+    /// Keep the alignment.
+    Hold,
+    /// Move the block boundary one bit later before the next header.
+    SlipOneBit,
+}
+
+/// The block lock state machine, one [`step`](Self::step) per received sync header.
+///
+/// Spec: IEEE 802.3 §49.2.9, Fig. 49-12 (802.3-2008) / 49-14.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct BlockLock {
+    state: LockState,
+    block_lock: bool,
+    test_sh: bool,
+    sh_valid: bool,
+    sh_cnt: u8,
+    sh_invld_cnt: u8,
+    slip_done: bool,
+}
+
+impl Default for BlockLock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BlockLock {
+    /// The machine in `LOCK_INIT` (as after reset): not locked.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9, Fig. 49-14.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            state: LockState::LockInit,
+            block_lock: false,
+            test_sh: false,
+            sh_valid: false,
+            sh_cnt: 0,
+            sh_invld_cnt: 0,
+            slip_done: false,
+        }
+    }
+
+    /// Back to `LOCK_INIT` (`reset` or `!signal_ok`).
+    ///
+    /// Spec: IEEE 802.3 §49.2.9, Fig. 49-14.
+    pub fn reset(&mut self) {
+        *self = Self::new();
+    }
+
+    /// The state the diagram waits in.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9, Fig. 49-14.
+    #[must_use]
+    pub const fn state(&self) -> LockState {
+        self.state
+    }
+
+    /// `block_lock`.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2.2 (`block_lock`).
+    #[must_use]
+    pub const fn block_lock(&self) -> bool {
+        self.block_lock
+    }
+
+    /// `sh_cnt`: headers tested in the current window.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2.5 (`sh_cnt`).
+    #[must_use]
+    pub const fn sh_cnt(&self) -> u8 {
+        self.sh_cnt
+    }
+
+    /// `sh_invld_cnt`: invalid headers in the current window.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2.5 (`sh_invld_cnt`).
+    #[must_use]
+    pub const fn sh_invld_cnt(&self) -> u8 {
+        self.sh_invld_cnt
+    }
+
+    /// Tests one received sync header (the `test_sh` event) and follows the arrows until the
+    /// diagram waits again. Returns [`LockAction::SlipOneBit`] when it entered `SLIP`.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9, Fig. 49-12 (802.3-2008) / 49-14.
+    pub fn step(&mut self, sync: SyncHeader) -> LockAction {
+        // reading: the diagram waits in SLIP for `slip_done`; the caller slips before handing
+        // over the next header, so a header arriving in SLIP means the slip is done.
+        if self.state == LockState::Slip {
+            self.slip_done = true;
+        }
+        self.test_sh = true;
+        self.sh_valid = sync.is_valid();
+        let mut action = LockAction::Hold;
+        for _ in 0..MAX_ARROWS {
+            let Some(next) = self.arrow() else {
+                break;
+            };
+            self.enter(next);
+            if next == LockState::Slip {
+                action = LockAction::SlipOneBit;
+            }
+        }
+        // reading: `test_sh` is an event, consumed by this step whatever the state.
+        self.test_sh = false;
+        action
+    }
+
+    /// The arrow out of the current state whose condition holds, or `None` while it waits.
+    // reading: the exit conditions as transcribed in the brief from Fig. 49-12/49-14 (the
+    // figure itself was not available to check).
+    const fn arrow(&self) -> Option<LockState> {
+        use LockState as S;
+        let (sh_cnt, invld, lock) = (self.sh_cnt, self.sh_invld_cnt, self.block_lock);
+        match self.state {
+            S::LockInit => Some(S::ResetCnt),               // UCT
+            S::ResetCnt if self.test_sh => Some(S::TestSh), // test_sh
+            S::ResetCnt => None,
+            S::TestSh if self.sh_valid => Some(S::ValidSh), // sh_valid
+            S::TestSh => Some(S::InvalidSh),                // !sh_valid
+            // test_sh * sh_cnt < 64
+            S::ValidSh if self.test_sh && sh_cnt < SH_WINDOW => Some(S::TestSh),
+            // sh_cnt = 64 * sh_invld_cnt = 0
+            S::ValidSh if sh_cnt >= SH_WINDOW && invld == 0 => Some(S::Good64),
+            // sh_cnt = 64 * sh_invld_cnt > 0
+            S::ValidSh if sh_cnt >= SH_WINDOW => Some(S::ResetCnt),
+            S::ValidSh => None,
+            S::Good64 => Some(S::ResetCnt), // UCT
+            // sh_cnt = 64 * sh_invld_cnt < 16 * block_lock
+            S::InvalidSh if sh_cnt >= SH_WINDOW && invld < SH_INVLD_LIMIT && lock => {
+                Some(S::ResetCnt)
+            }
+            // sh_invld_cnt = 16 + !block_lock
+            S::InvalidSh if invld >= SH_INVLD_LIMIT || !lock => Some(S::Slip),
+            // test_sh * sh_cnt < 64 * sh_invld_cnt < 16 * block_lock
+            S::InvalidSh if self.test_sh => Some(S::TestSh),
+            S::InvalidSh => None,
+            S::Slip if self.slip_done => Some(S::ResetCnt), // slip_done
+            S::Slip => None,
+        }
+    }
+
+    /// Enters `state` and performs its actions.
+    fn enter(&mut self, state: LockState) {
+        use LockState as S;
+        self.state = state;
+        match state {
+            S::LockInit => {
+                self.block_lock = false;
+                self.test_sh = false;
+            }
+            S::ResetCnt => {
+                self.sh_cnt = 0;
+                self.sh_invld_cnt = 0;
+                self.slip_done = false;
+            }
+            S::TestSh => self.test_sh = false,
+            S::ValidSh => self.sh_cnt = self.sh_cnt.saturating_add(1),
+            S::InvalidSh => {
+                self.sh_cnt = self.sh_cnt.saturating_add(1);
+                self.sh_invld_cnt = self.sh_invld_cnt.saturating_add(1);
+            }
+            S::Good64 => self.block_lock = true,
+            S::Slip => self.block_lock = false,
+        }
+    }
+}
+
+/// A received block with what block lock made of its header.
+///
+/// Spec: IEEE 802.3 §49.2.9.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct AlignedBlock {
+    /// The 66 bits at the alignment in force when the block was cut.
+    pub block: Block,
+    /// Absolute offset of the block's first bit in the received stream.
+    pub bit_offset: u64,
+    /// `block_lock` after this block's header was tested (true from the 64th valid header on).
+    pub block_lock: bool,
+    /// Whether this header made the aligner slip (the next block starts one bit later).
+    pub action: LockAction,
+}
+
+/// Block lock in front of a receive gearbox: words of a received stream in (starting at any
+/// bit), blocks out with their lock status, slipping whenever block lock asks.
+///
+/// Spec: IEEE 802.3 §49.2.9, Fig. 49-14.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct BlockAligner<W> {
+    gearbox: RxGearbox<W>,
+    lock: BlockLock,
+    slips: u64,
+}
+
+impl<W: SerdesWord> Default for BlockAligner<W> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<W: SerdesWord> BlockAligner<W> {
+    /// An aligner at the first bit to be fed, block lock in `LOCK_INIT`.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            gearbox: RxGearbox::new(),
+            lock: BlockLock::new(),
+            slips: 0,
+        }
+    }
+
+    /// The block lock state machine.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9.
+    #[must_use]
+    pub const fn lock(&self) -> &BlockLock {
+        &self.lock
+    }
+
+    /// Slips made so far.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9.
+    #[must_use]
+    pub const fn slips(&self) -> u64 {
+        self.slips
+    }
+
+    /// Absolute offset at which the next block will start.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9.
+    #[must_use]
+    pub const fn next_block_offset(&self) -> u64 {
+        self.gearbox.next_block_offset()
+    }
+
+    /// Feeds one word of the received stream.
+    ///
+    /// # Errors
+    /// `Err(word)` when the gearbox is full: take blocks first.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9.
+    pub fn feed(&mut self, word: W) -> Result<(), W> {
+        self.gearbox.feed(word)
+    }
+
+    /// Cuts the next block, tests its header, and slips if block lock asks.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9, Fig. 49-14.
+    pub fn next_block(&mut self) -> Option<AlignedBlock> {
+        let rx = self.gearbox.next_block()?;
+        let action = self.lock.step(rx.block.sync);
+        if action == LockAction::SlipOneBit {
+            self.gearbox.slip();
+            self.slips = self.slips.wrapping_add(1);
+        }
+        Some(AlignedBlock {
+            block: rx.block,
+            bit_offset: rx.bit_offset,
+            block_lock: self.lock.block_lock(),
+            action,
+        })
+    }
+
+    /// Feeds `words` and writes the blocks into `out`, stopping when `out` is full. Returns the
+    /// words taken and blocks written; words not taken are for the next call.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9.
+    pub fn push_words(&mut self, words: &[W], out: &mut [AlignedBlock]) -> Progress {
+        let mut progress = Progress::default();
+        let mut words = words.iter();
+        loop {
+            let Some(slot) = out.get_mut(progress.produced) else {
+                return progress;
+            };
+            if let Some(block) = self.next_block() {
+                *slot = block;
+                progress.produced += 1;
+                continue;
+            }
+            let Some(&word) = words.next() else {
+                return progress;
+            };
+            if self.feed(word).is_err() {
+                return progress;
+            }
+            progress.consumed += 1;
+        }
+    }
+
+    /// Iterates over the blocks that `words` complete, feeding words as needed.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9.
+    pub fn blocks<'a>(&'a mut self, words: &'a [W]) -> AlignedBlocks<'a, W> {
+        AlignedBlocks {
+            aligner: self,
+            words,
+        }
+    }
+}
+
+/// Iterator over aligned blocks; see [`BlockAligner::blocks`].
+///
+/// Spec: IEEE 802.3 §49.2.9.
+#[derive(Debug)]
+pub struct AlignedBlocks<'a, W> {
+    aligner: &'a mut BlockAligner<W>,
+    words: &'a [W],
+}
+
+impl<W: SerdesWord> AlignedBlocks<'_, W> {
+    /// Words not yet fed.
+    #[must_use]
+    pub fn remaining(&self) -> &[W] {
+        self.words
+    }
+}
+
+impl<W: SerdesWord> Iterator for AlignedBlocks<'_, W> {
+    type Item = AlignedBlock;
+
+    fn next(&mut self) -> Option<AlignedBlock> {
+        loop {
+            if let Some(block) = self.aligner.next_block() {
+                return Some(block);
+            }
+            let (&word, rest) = self.words.split_first()?;
+            self.aligner.feed(word).ok()?;
+            self.words = rest;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gearbox::TxGearbox;
+    use crate::scramble::Scrambler;
+    use bitvec::prelude::*;
+    use proptest::prelude::*;
+    use LockAction::{Hold, SlipOneBit};
+
+    const V: SyncHeader = SyncHeader::DATA;
+    const C: SyncHeader = SyncHeader::CONTROL;
+    const BAD: SyncHeader = SyncHeader::from_bits(0b11);
+
+    /// Steps each header; returns the actions.
+    fn run(lock: &mut BlockLock, headers: impl IntoIterator<Item = SyncHeader>) -> Vec<LockAction> {
+        headers.into_iter().map(|h| lock.step(h)).collect()
+    }
+
+    fn valid(n: usize) -> impl Iterator<Item = SyncHeader> {
+        (0..n).map(|i| if i % 3 == 0 { C } else { V })
+    }
+
+    fn locked() -> BlockLock {
+        let mut lock = BlockLock::new();
+        run(&mut lock, valid(64));
+        assert!(lock.block_lock());
+        lock
+    }
+
+    fn slips(actions: &[LockAction]) -> usize {
+        actions.iter().filter(|&&a| a == SlipOneBit).count()
+    }
+
+    // -- LOCK_INIT, RESET_CNT, TEST_SH, VALID_SH, 64_GOOD ------------------------------------
+
+    #[test]
+    fn new_machine_waits_in_lock_init_unlocked() {
+        let lock = BlockLock::new();
+        assert_eq!(lock.state(), LockState::LockInit);
+        assert!(!lock.block_lock());
+    }
+
+    #[test]
+    fn first_valid_header_waits_in_valid_sh_with_sh_cnt_1() {
+        let mut lock = BlockLock::new();
+        assert_eq!(lock.step(V), Hold);
+        assert_eq!(
+            (lock.state(), lock.sh_cnt(), lock.sh_invld_cnt()),
+            (LockState::ValidSh, 1, 0)
+        );
+    }
+
+    #[test]
+    fn lock_needs_64_valid_headers_in_a_row() {
+        let mut lock = BlockLock::new();
+        assert_eq!(slips(&run(&mut lock, valid(63))), 0);
+        assert!(!lock.block_lock(), "63 are not enough");
+        assert_eq!(lock.sh_cnt(), 63);
+        assert_eq!(lock.step(V), Hold);
+        assert!(lock.block_lock(), "the 64th locks");
+        // 64_GOOD --UCT--> RESET_CNT: a fresh window.
+        assert_eq!((lock.state(), lock.sh_cnt()), (LockState::ResetCnt, 0));
+    }
+
+    #[test]
+    fn an_invalid_header_restarts_the_count_to_lock() {
+        let mut lock = BlockLock::new();
+        run(&mut lock, valid(63));
+        assert_eq!(lock.step(BAD), SlipOneBit);
+        assert_eq!(lock.state(), LockState::Slip);
+        run(&mut lock, valid(63));
+        assert!(!lock.block_lock());
+        lock.step(V);
+        assert!(lock.block_lock());
+    }
+
+    #[test]
+    fn locked_window_of_64_valid_headers_keeps_lock() {
+        let mut lock = locked();
+        assert_eq!(slips(&run(&mut lock, valid(64 * 3))), 0);
+        assert!(lock.block_lock());
+        assert_eq!(lock.state(), LockState::ResetCnt);
+    }
+
+    // -- INVALID_SH, SLIP ---------------------------------------------------------------------
+
+    #[test]
+    fn unlocked_invalid_header_slips_at_once() {
+        for bad in [SyncHeader::from_bits(0), SyncHeader::from_bits(3)] {
+            let mut lock = BlockLock::new();
+            assert_eq!(lock.step(bad), SlipOneBit);
+            assert_eq!(lock.state(), LockState::Slip);
+            assert!(!lock.block_lock());
+            // The next header is at the new alignment: SLIP --slip_done--> RESET_CNT -> TEST_SH.
+            assert_eq!(lock.step(V), Hold);
+            assert_eq!((lock.state(), lock.sh_cnt()), (LockState::ValidSh, 1));
+        }
+    }
+
+    #[test]
+    fn locked_15_invalid_headers_in_a_window_keep_lock() {
+        let mut lock = locked();
+        let window = (0..64).map(|i| if i % 4 == 1 && i < 60 { BAD } else { V });
+        assert_eq!(window.clone().filter(|h| !h.is_valid()).count(), 15);
+        assert_eq!(slips(&run(&mut lock, window)), 0);
+        assert!(lock.block_lock());
+        // INVALID_SH/VALID_SH --sh_cnt=64--> RESET_CNT.
+        assert_eq!(
+            (lock.state(), lock.sh_cnt(), lock.sh_invld_cnt()),
+            (LockState::ResetCnt, 0, 0)
+        );
+    }
+
+    #[test]
+    fn locked_16_invalid_headers_in_a_window_lose_lock_and_slip_once() {
+        let mut lock = locked();
+        let window: Vec<SyncHeader> = (0..64).map(|i| if i % 4 == 1 { BAD } else { V }).collect();
+        let actions = run(&mut lock, window.iter().copied().take(62));
+        // The 16th invalid header is header 61 (i = 1, 5, ..., 61).
+        assert_eq!(slips(&actions), 1);
+        assert_eq!(actions[61], SlipOneBit);
+        assert!(actions[..61].iter().all(|&a| a == Hold), "not on the 15th");
+        assert!(!lock.block_lock());
+        assert_eq!(lock.state(), LockState::Slip);
+    }
+
+    #[test]
+    fn sixteen_invalid_headers_ending_a_window_lose_lock() {
+        // sh_cnt = 64 and sh_invld_cnt = 16 together: SLIP, not RESET_CNT.
+        let mut lock = locked();
+        let actions = run(&mut lock, valid(48).chain([BAD; 16]));
+        assert_eq!(slips(&actions), 1);
+        assert_eq!(actions[63], SlipOneBit);
+        assert!(!lock.block_lock());
+    }
+
+    #[test]
+    fn a_window_that_ends_restarts_the_invalid_count() {
+        // 8 invalid at the end of one window and 8 at the start of the next: 16 within 16
+        // headers, but in two windows, so lock holds.
+        let mut lock = locked();
+        let actions = run(&mut lock, valid(56).chain([BAD; 8]).chain([BAD; 8]));
+        assert_eq!(slips(&actions), 0);
+        assert!(lock.block_lock());
+        assert_eq!((lock.sh_cnt(), lock.sh_invld_cnt()), (8, 8));
+        let actions = run(&mut lock, valid(56));
+        assert_eq!(slips(&actions), 0);
+        assert!(lock.block_lock());
+    }
+
+    #[test]
+    fn losing_lock_then_relocks_after_64_valid_headers() {
+        let mut lock = locked();
+        run(&mut lock, [BAD; 16]);
+        assert!(!lock.block_lock());
+        run(&mut lock, valid(63));
+        assert!(!lock.block_lock());
+        lock.step(V);
+        assert!(lock.block_lock());
+    }
+
+    // -- BlockAligner ----------------------------------------------------------------------------
+
+    /// `n` scrambled blocks with random payloads and random valid headers.
+    fn scrambled_stream(n: usize, seed: u64) -> Vec<Block> {
+        let mut x = seed | 1;
+        let mut scrambler = Scrambler::default();
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let sync = if x >> 63 == 1 { V } else { C };
+                Block {
+                    sync,
+                    payload: scrambler.scramble(x.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+                }
+            })
+            .collect()
+    }
+
+    /// The stream's bytes after dropping its first `offset` bits.
+    fn bytes_from_offset(blocks: &[Block], offset: usize) -> Vec<u8> {
+        let mut tx = TxGearbox::<u8>::new();
+        let mut bytes: Vec<u8> = blocks.iter().flat_map(|&b| tx.push_block(b)).collect();
+        bytes.extend(tx.flush().map(|p| p.word));
+        let bits = bytes.view_bits::<Lsb0>();
+        bits[offset..]
+            .chunks(8)
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .fold(0u8, |w, (i, b)| w | (u8::from(*b) << i))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lock_from_every_start_offset_at_the_true_boundary() {
+        let blocks = scrambled_stream(800, 0x5eed);
+        for offset in 0..=65usize {
+            let bytes = bytes_from_offset(&blocks, offset);
+            let mut aligner = BlockAligner::<u8>::new();
+            let out: Vec<AlignedBlock> = aligner.blocks(&bytes).collect();
+            // Every wrong alignment slips exactly once (a clean stream never slips at the
+            // true one), and each slip moves the boundary one bit later, so the count is the
+            // distance to the next true boundary.
+            let want_slips = (66 - offset) % 66;
+            assert_eq!(aligner.slips(), want_slips as u64, "offset {offset}");
+            assert!(aligner.slips() <= 65);
+            let first_locked = out.iter().position(|b| b.block_lock).unwrap();
+            // The true alignment starts right after the last slip; lock comes on its 64th
+            // header.
+            let last_slip = out.iter().rposition(|b| b.action == SlipOneBit);
+            let first_true = last_slip.map_or(0, |i| i + 1);
+            assert_eq!(first_locked, first_true + 63, "offset {offset}");
+            for b in &out[first_true..] {
+                let true_bit = b.bit_offset as usize + offset;
+                assert_eq!(true_bit % 66, 0, "offset {offset}");
+                assert_eq!(b.block, blocks[true_bit / 66]);
+                assert_eq!(b.action, Hold);
+            }
+            assert!(out[first_locked..].iter().all(|b| b.block_lock));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_stream_yields_blocks_66_or_67_bits_apart(words in prop::collection::vec(any::<u32>(), 0..200)) {
+            let mut aligner = BlockAligner::<u32>::new();
+            let out: Vec<AlignedBlock> = aligner.blocks(&words).collect();
+            // Every whole block at the final alignment was cut, and none beyond the input.
+            let total = 32 * words.len() as u64;
+            prop_assert!(aligner.next_block_offset() + 66 > total);
+            if let Some(last) = out.last() {
+                prop_assert!(last.bit_offset + 66 <= total);
+            }
+            for pair in out.windows(2) {
+                let step = pair[1].bit_offset - pair[0].bit_offset;
+                let slipped = pair[0].action == SlipOneBit;
+                prop_assert_eq!(step, if slipped { 67 } else { 66 });
+            }
+        }
+    }
+
+    #[test]
+    fn aligner_push_words_in_chunks_equals_iterator() {
+        let blocks = scrambled_stream(300, 7);
+        let bytes = bytes_from_offset(&blocks, 23);
+        let mut a = BlockAligner::<u8>::new();
+        let want: Vec<AlignedBlock> = a.blocks(&bytes).collect();
+        let mut b = BlockAligner::<u8>::new();
+        let mut got = Vec::new();
+        let mut out = [AlignedBlock {
+            block: Block::IDLE,
+            bit_offset: 0,
+            block_lock: false,
+            action: Hold,
+        }; 5];
+        let mut rest: &[u8] = &bytes;
+        loop {
+            let p = b.push_words(&rest[..rest.len().min(37)], &mut out);
+            got.extend_from_slice(&out[..p.produced]);
+            rest = &rest[p.consumed..];
+            if p.consumed == 0 && p.produced == 0 {
+                break;
+            }
+        }
+        assert_eq!(got, want);
+        assert_eq!(a.slips(), b.slips());
+    }
+}
