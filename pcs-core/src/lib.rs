@@ -30,6 +30,7 @@ pub mod decode;
 pub mod encode;
 pub mod gearbox;
 pub mod lock;
+pub mod pcs;
 pub mod scramble;
 pub mod status;
 pub mod test_pattern;

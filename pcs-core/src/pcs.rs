@@ -1,0 +1,316 @@
+//! The whole PCS in each direction, composed from the stages:
+//!
+//! ```text
+//! PcsTx: XgmiiWord -> Encoder (TX state machine) -> Scrambler -> line Block
+//! PcsRx: line Block + block_lock -> BerMonitor (hi_ber)
+//!                                -> Descrambler -> Decoder (RX state machine) -> XgmiiWord
+//!                                -> PcsStatus (MDIO 3.32/3.33 counters)
+//! ```
+//!
+//! Block lock works on the bit stream in front of `PcsRx` ([`crate::lock::BlockAligner`]);
+//! a source that already knows the block boundaries passes `block_lock = true`.
+//!
+//! Spec: IEEE 802.3 §49.2 (PCS functions), Figure 49-5 (functional block diagram).
+
+use crate::ber::{BerConfig, BerMonitor, LockLossReset};
+use crate::block::Block;
+use crate::decode::{Decoder, DecoderConfig, RxEvent, RxLink};
+use crate::encode::{Encoder, EncoderConfig, TxEvent};
+use crate::scramble::{Descrambler, Scrambler};
+use crate::status::{HighOrderCounters, PcsBlockEvents, PcsStatus};
+use crate::xgmii::XgmiiWord;
+
+/// The transmit PCS: encoder and scrambler.
+///
+/// Spec: IEEE 802.3 §49.2.5, §49.2.6.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PcsTx {
+    /// The encoder and its state machine.
+    pub encoder: Encoder,
+    /// The scrambler.
+    pub scrambler: Scrambler,
+}
+
+impl PcsTx {
+    /// A transmit PCS out of reset with the scrambler in `scrambler_state`.
+    #[must_use]
+    pub const fn new(config: EncoderConfig, scrambler_state: u64) -> Self {
+        Self {
+            encoder: Encoder::new(config),
+            scrambler: Scrambler::new(scrambler_state),
+        }
+    }
+
+    /// One transfer in, one line block out; also the unscrambled block and the arrow taken.
+    ///
+    /// Spec: IEEE 802.3 §49.2.5, §49.2.6.
+    #[inline]
+    pub fn step(&mut self, word: XgmiiWord) -> (Block, TxEvent) {
+        let ev = self.encoder.step_event(word);
+        let line = Block {
+            sync: ev.block.sync,
+            payload: self.scrambler.scramble(ev.block.payload),
+        };
+        (line, ev)
+    }
+
+    /// Encodes and scrambles `words` into `line`, pairwise; returns how many.
+    ///
+    /// Spec: IEEE 802.3 §49.2.5, §49.2.6.
+    pub fn encode_slice(&mut self, words: &[XgmiiWord], line: &mut [Block]) -> usize {
+        let n = self.encoder.encode_slice(words, line);
+        for b in line.iter_mut().take(n) {
+            b.payload = self.scrambler.scramble(b.payload);
+        }
+        n
+    }
+}
+
+/// Settings of the receive PCS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PcsRxConfig {
+    /// Decoder knobs.
+    pub decoder: DecoderConfig,
+    /// BER monitor window and threshold.
+    pub ber: BerConfig,
+    /// BER monitor behaviour on loss of lock.
+    pub ber_lock_loss: LockLossReset,
+    /// Descrambler state before the first block.
+    pub descrambler_state: u64,
+}
+
+impl Default for PcsRxConfig {
+    fn default() -> Self {
+        Self {
+            decoder: DecoderConfig::default(),
+            ber: BerConfig::TEN_GBASE_R,
+            ber_lock_loss: LockLossReset::ResetMonitor,
+            descrambler_state: crate::scramble::DEFAULT_STATE,
+        }
+    }
+}
+
+/// What the receive PCS did with one block: the decoder's event for the block before it
+/// (one block of latency) and the BER monitor's verdict on this one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PcsRxStep {
+    /// The decoder's event for the previous block, if there was one.
+    pub rx: Option<RxEvent>,
+    /// The BER monitor entered `BER_BAD_SH` on this block's header.
+    pub ber_bad_sh: bool,
+    /// `hi_ber` after this block.
+    pub hi_ber: bool,
+    /// The descrambled block.
+    pub block: Block,
+}
+
+/// The receive PCS after block lock: BER monitor, descrambler, decoder and status registers.
+///
+/// Spec: IEEE 802.3 §49.2.10, §49.2.11, §49.2.13, §49.2.14.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PcsRx {
+    /// The BER monitor.
+    pub ber: BerMonitor,
+    /// The descrambler.
+    pub descrambler: Descrambler,
+    /// The decoder and its state machine.
+    pub decoder: Decoder,
+    /// MDIO status bits and counters.
+    pub status: PcsStatus,
+    block_lock: bool,
+}
+
+impl PcsRx {
+    /// A receive PCS out of reset.
+    #[must_use]
+    pub const fn new(config: PcsRxConfig) -> Self {
+        Self {
+            ber: BerMonitor::new(config.ber, config.ber_lock_loss),
+            descrambler: Descrambler::new(config.descrambler_state),
+            decoder: Decoder::new(config.decoder),
+            status: PcsStatus::new(HighOrderCounters::Present),
+            block_lock: false,
+        }
+    }
+
+    /// Receives one line block with the lock status its header produced.
+    ///
+    /// Spec: IEEE 802.3 §49.2.10, §49.2.13.
+    pub fn push(&mut self, line: Block, block_lock: bool) -> PcsRxStep {
+        self.block_lock = block_lock;
+        let ber = self.ber.step(line.sync, block_lock);
+        let block = Block {
+            sync: line.sync,
+            payload: self.descrambler.descramble(line.payload),
+        };
+        let link = RxLink {
+            block_lock,
+            hi_ber: ber.hi_ber,
+        };
+        let rx = self.decoder.push(block, link);
+        self.status.update(PcsBlockEvents {
+            block_lock,
+            hi_ber: ber.hi_ber,
+            ber_bad_sh: ber.ber_bad_sh,
+            errored_block: rx.is_some_and(|e| e.is_errored()),
+        });
+        PcsRxStep {
+            rx,
+            ber_bad_sh: ber.ber_bad_sh,
+            hi_ber: ber.hi_ber,
+            block,
+        }
+    }
+
+    /// Decides the last pending block (end of stream).
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.
+    pub fn flush(&mut self) -> Option<RxEvent> {
+        let rx = self.decoder.flush();
+        if let Some(e) = rx {
+            self.status.update(PcsBlockEvents {
+                block_lock: self.block_lock,
+                hi_ber: self.ber.hi_ber(),
+                ber_bad_sh: false,
+                errored_block: e.is_errored(),
+            });
+        }
+        rx
+    }
+
+    /// Receives `line` blocks (all with the same lock status) and writes the transfers
+    /// decided into `words`; returns `(blocks consumed, transfers written)`. Stops when
+    /// `words` is full.
+    ///
+    /// Spec: IEEE 802.3 §49.2.10, §49.2.13.
+    pub fn decode_slice(
+        &mut self,
+        line: &[Block],
+        block_lock: bool,
+        words: &mut [XgmiiWord],
+    ) -> (usize, usize) {
+        let mut consumed = 0;
+        let mut written = 0;
+        let mut out = words.iter_mut();
+        for &b in line {
+            // A block pending means this push produces a transfer: make sure it has a slot.
+            let slot = if self.decoder.has_pending() {
+                match out.next() {
+                    Some(slot) => Some(slot),
+                    None => break,
+                }
+            } else {
+                None
+            };
+            let step = self.push(b, block_lock);
+            if let (Some(slot), Some(e)) = (slot, step.rx) {
+                *slot = e.word;
+                written += 1;
+            }
+            consumed += 1;
+        }
+        (consumed, written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gearbox::TxGearbox;
+    use crate::lock::BlockAligner;
+
+    /// A legal stream: idles, then packets of data words.
+    fn stream(packets: usize) -> Vec<XgmiiWord> {
+        let mut w = vec![XgmiiWord::IDLE; 100];
+        for p in 0..packets {
+            w.push(XgmiiWord::new(0xd555_5555_5555_55fb, 0x01));
+            for k in 0..5u64 {
+                w.push(XgmiiWord::from_data(p as u64 * 0x0101_0101_0101_0101 ^ k));
+            }
+            w.push(XgmiiWord::new(0x0707_0707_07fd_0102, 0xfc));
+            w.push(XgmiiWord::IDLE);
+        }
+        w.extend([XgmiiWord::IDLE; 12]);
+        w
+    }
+
+    #[test]
+    fn tx_bits_at_any_offset_come_back_through_lock_and_rx() {
+        let words = stream(60);
+        let mut tx = PcsTx::new(EncoderConfig::default(), 0x1234_5678);
+        let mut gearbox = TxGearbox::<u8>::new();
+        let mut bytes = Vec::new();
+        for &w in &words {
+            let (line, _) = tx.step(w);
+            bytes.extend(gearbox.push_block(line));
+        }
+        for offset in [0usize, 1, 7, 13, 65] {
+            // Drop `offset` bits from the front by shifting the byte stream.
+            let shifted: Vec<u8> = shift_bits(&bytes, offset);
+            let mut aligner = BlockAligner::<u8>::new();
+            let mut rx = PcsRx::new(PcsRxConfig::default());
+            let mut out = Vec::new();
+            for b in aligner.blocks(&shifted) {
+                let step = rx.push(b.block, b.block_lock);
+                out.extend(step.rx.map(|e| e.word));
+            }
+            out.extend(rx.flush().map(|e| e.word));
+            // Lock takes at most 65 slips + 64 headers; after that the stream is intact. (The
+            // shifted stream may end in a partial block, so compare a window before the end.)
+            let tail = &words[words.len() - 150..words.len() - 10];
+            assert!(
+                out.windows(tail.len()).rev().take(20).any(|w| w == tail),
+                "offset {offset}: the last packets did not come back intact"
+            );
+            assert!(
+                rx.status.status_1() & 1 == 1,
+                "block lock at offset {offset}"
+            );
+        }
+    }
+
+    fn shift_bits(bytes: &[u8], bits: usize) -> Vec<u8> {
+        let total = bytes.len() * 8 - bits;
+        (0..total / 8)
+            .map(|i| {
+                (0..8).fold(0u8, |acc, j| {
+                    let n = bits + i * 8 + j;
+                    acc | ((bytes[n / 8] >> (n % 8)) & 1) << j
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn unlocked_blocks_give_local_fault_and_count_nothing() {
+        let mut rx = PcsRx::new(PcsRxConfig::default());
+        let _ = rx.push(Block::IDLE, false);
+        let e = rx.push(Block::IDLE, false).rx.unwrap();
+        assert_eq!(e.word, XgmiiWord::LOCAL_FAULT);
+        assert!(!e.is_errored());
+    }
+
+    #[test]
+    fn decode_slice_equals_push_by_push() {
+        let words = stream(3);
+        let mut tx = PcsTx::new(EncoderConfig::default(), 1);
+        let mut line = vec![Block::IDLE; words.len()];
+        assert_eq!(tx.encode_slice(&words, &mut line), words.len());
+        let mut a = PcsRx::new(PcsRxConfig::default());
+        let mut out = vec![XgmiiWord::default(); words.len()];
+        let (c, n) = a.decode_slice(&line, true, &mut out);
+        assert_eq!((c, n), (words.len(), words.len() - 1));
+        let mut b = PcsRx::new(PcsRxConfig::default());
+        let expect: Vec<XgmiiWord> = line
+            .iter()
+            .filter_map(|&l| b.push(l, true).rx.map(|e| e.word))
+            .collect();
+        assert_eq!(&out[..n], &expect[..]);
+        // Same scrambler state on both ends: everything after the first block is identical.
+        assert_eq!(&out[1..n], &words[1..n]);
+    }
+}
