@@ -229,7 +229,7 @@ mod tests {
         for p in 0..packets {
             w.push(XgmiiWord::new(0xd555_5555_5555_55fb, 0x01));
             for k in 0..5u64 {
-                w.push(XgmiiWord::from_data(p as u64 * 0x0101_0101_0101_0101 ^ k));
+                w.push(XgmiiWord::from_data((p as u64 * 0x0101_0101_0101_0101) ^ k));
             }
             w.push(XgmiiWord::new(0x0707_0707_07fd_0102, 0xfc));
             w.push(XgmiiWord::IDLE);
