@@ -141,12 +141,20 @@ impl PcsRx {
     ///
     /// Spec: IEEE 802.3 §49.2.10, §49.2.13.
     pub fn push(&mut self, line: Block, block_lock: bool) -> PcsRxStep {
-        self.block_lock = block_lock;
-        let ber = self.ber.step(line.sync, block_lock);
         let block = Block {
             sync: line.sync,
             payload: self.descrambler.descramble(line.payload),
         };
+        self.push_descrambled(block, block_lock)
+    }
+
+    /// Receives one block that is already descrambled (a stream dumped before the
+    /// scrambler); the descrambler is bypassed.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.
+    pub fn push_descrambled(&mut self, block: Block, block_lock: bool) -> PcsRxStep {
+        self.block_lock = block_lock;
+        let ber = self.ber.step(block.sync, block_lock);
         let link = RxLink {
             block_lock,
             hi_ber: ber.hi_ber,
