@@ -72,7 +72,7 @@ pub struct TxStats {
 }
 
 /// Receive counters. Every aligned `/S/` ends up in exactly one class counter, so
-/// `starts == frames_received_ok + frames_received_bad`.
+/// `starts == frames_received_ok + frames_received_bad` whenever no frame is in progress.
 ///
 /// Spec: IEEE 802.3 §30.3.1.1, §30.3.2.1.5, §30.3.3.3, §30.3.4.3; RFC 2819.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -863,6 +863,28 @@ mod tests {
         }
 
         #[test]
+        fn dic_keeps_any_ifg_within_3_octets_and_its_mean(
+            ifg in 8u16..64,
+            lens in proptest::collection::vec(0usize..300, 1..40),
+        ) {
+            let mut tx = MacTx::new(TxConfig { ifg_octets: ifg, ..TxConfig::default() });
+            let mut all = Vec::new();
+            for &n in &lens {
+                all.extend(encode(&mut tx, &vec![0x22; n]));
+                prop_assert!(tx.deficit_idle_count() <= 3);
+            }
+            let (starts, gaps) = starts_and_gaps(&all);
+            prop_assert!(starts.iter().all(|s| s % 4 == 0));
+            let ifg = i64::from(ifg);
+            let mut sum = 0i64;
+            for (k, &g) in gaps.iter().enumerate() {
+                prop_assert!((g as i64 - ifg).abs() <= 3, "gap {} for IFG {}", g, ifg);
+                sum += g as i64;
+                prop_assert!((sum - ifg * (k as i64 + 1)).abs() <= 3);
+            }
+        }
+
+        #[test]
         fn stream_equals_octet_reference(
             frames in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..200), 1..8),
             idles in proptest::collection::vec(0usize..3, 8),
