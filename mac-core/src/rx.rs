@@ -20,10 +20,11 @@ use pcs_core::{ControlChar, XgmiiWord};
 
 use crate::control::{MacControl, OPCODE_PAUSE, OPCODE_PFC};
 use crate::frame::{
-    ether_type, AddressKind, MaxFrameLength, FCS, FCS_RESIDUE, MAX_FRAME_OCTETS, MIN_FRAME_OCTETS,
-    PREAMBLE_OCTET, SFD, TPID_VLAN,
+    crc32, ether_type, AddressKind, FcsDigest, MaxFrameLength, FCS_RESIDUE, MAX_FRAME_OCTETS,
+    MIN_FRAME_OCTETS, PREAMBLE_OCTET, SFD, TPID_VLAN,
 };
 use crate::stats::RxStats;
+use crate::tx::START_LANE0_WORD;
 
 /// How a received frame (one per aligned `/S/`) is classified.
 ///
@@ -153,10 +154,11 @@ pub enum RxState {
 pub struct MacRx<const N: usize = MAX_FRAME_OCTETS> {
     config: RxConfig,
     state: RxState,
-    buf: heapless::Vec<u8, N>,
+    /// The first `N` octets after the SFD; `buf[..len.min(N)]` is valid.
+    buf: [u8; N],
     len: usize,
     /// CRC over the octets that did not fit in `buf`, seeded with `buf`.
-    overflow: Option<crc::Digest<'static, u32, crc::Table<16>>>,
+    overflow: Option<FcsDigest>,
     preamble_ok: bool,
     error_char: bool,
     start: StartPosition,
@@ -205,7 +207,7 @@ impl<const N: usize> MacRx<N> {
         Self {
             config,
             state: RxState::Idle,
-            buf: heapless::Vec::new(),
+            buf: [0; N],
             len: 0,
             overflow: None,
             preamble_ok: true,
@@ -245,9 +247,43 @@ impl<const N: usize> MacRx<N> {
     ///
     /// Spec: IEEE 802.3 §46.3.3.
     pub fn push_slice(&mut self, words: &[XgmiiWord], mut on_frame: impl FnMut(&RxFrame<'_>)) {
-        for &w in words {
-            self.push(w, &mut on_frame);
+        let mut rest = words;
+        while let Some((&first, tail)) = rest.split_first() {
+            if self.state == RxState::Data && first.ctrl == 0 {
+                // A run of data transfers inside a frame: copied straight into the buffer.
+                let run = self.copy_data_run(rest);
+                if let Some(after) = rest.get(run..).filter(|_| run > 0) {
+                    rest = after;
+                    continue;
+                }
+            }
+            self.push(first, &mut on_frame);
+            rest = tail;
         }
+    }
+
+    /// Copies the leading all-data transfers of `words` that fit in the buffer; returns how
+    /// many.
+    fn copy_data_run(&mut self, words: &[XgmiiWord]) -> usize {
+        if self.overflow.is_some() {
+            return 0;
+        }
+        let Some(free) = self.buf.get_mut(self.len..) else {
+            return 0;
+        };
+        let mut run = 0;
+        for (dst, w) in free.chunks_exact_mut(8).zip(words) {
+            if w.ctrl != 0 {
+                break;
+            }
+            if let Some(dst) = dst.first_chunk_mut::<8>() {
+                *dst = w.data.to_le_bytes();
+            }
+            run += 1;
+        }
+        self.len += 8 * run;
+        self.word_index = self.word_index.wrapping_add(run as u64);
+        run
     }
 
     /// Receives one 64-bit transfer. Each frame that ends in it is handed to `on_frame`
@@ -260,11 +296,77 @@ impl<const N: usize> MacRx<N> {
         match self.state {
             RxState::Data if word.ctrl == 0 => self.take_data_word(word.data),
             RxState::Idle if word == XgmiiWord::IDLE => {}
+            RxState::Idle if word == START_LANE0_WORD => {
+                // The usual start: /S/ in lane 0 and a correct preamble and SFD.
+                self.begin(StartPosition {
+                    word: self.word_index,
+                    lane: 0,
+                });
+                self.state = RxState::Data;
+            }
             RxState::Idle | RxState::Preamble { .. } | RxState::Data => {
-                for lane in 0..8 {
-                    self.lane(word, lane, &mut on_frame);
+                self.lanes_from(word, 0, &mut on_frame);
+            }
+        }
+        self.word_index = self.word_index.wrapping_add(1);
+    }
+
+    /// Lanes `lane..8` of a transfer that is not all data in `DATA`: runs of data octets are
+    /// copied at once, and between frames only `/S/` characters are looked at.
+    fn lanes_from(
+        &mut self,
+        word: XgmiiWord,
+        first: usize,
+        on_frame: &mut impl FnMut(&RxFrame<'_>),
+    ) {
+        let mut lane = first;
+        while lane < 8 {
+            match self.state {
+                RxState::Data => {
+                    let rest = word.ctrl.checked_shr(lane as u32).unwrap_or(0);
+                    let next_ctrl = if rest == 0 {
+                        8
+                    } else {
+                        lane + rest.trailing_zeros() as usize
+                    };
+                    let bytes = word.data.to_le_bytes();
+                    if let Some(run) = bytes.get(lane..next_ctrl) {
+                        self.take_data_octets(run);
+                    }
+                    if next_ctrl >= 8 {
+                        return;
+                    }
+                    self.lane(word, next_ctrl, on_frame);
+                    lane = next_ctrl + 1;
+                }
+                RxState::Idle => {
+                    let start = (lane..8)
+                        .find(|&l| word.is_control(l) && word.octet(l) == ControlChar::START.0);
+                    let Some(start) = start else {
+                        return;
+                    };
+                    self.lane(word, start, on_frame);
+                    lane = start + 1;
+                }
+                RxState::Preamble { .. } => {
+                    self.lane(word, lane, on_frame);
+                    lane += 1;
                 }
             }
+        }
+    }
+
+    /// The octets received so far that fit in the buffer.
+    #[inline]
+    fn data(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&self.buf)
+    }
+
+    /// The reference path: every lane through the per-lane state machine, no shortcuts.
+    #[cfg(test)]
+    fn push_lane_by_lane(&mut self, word: XgmiiWord, mut on_frame: impl FnMut(&RxFrame<'_>)) {
+        for lane in 0..8 {
+            self.lane(word, lane, &mut on_frame);
         }
         self.word_index = self.word_index.wrapping_add(1);
     }
@@ -272,27 +374,52 @@ impl<const N: usize> MacRx<N> {
     #[inline]
     fn take_data_word(&mut self, data: u64) {
         let bytes = data.to_le_bytes();
-        if self.overflow.is_none() && self.buf.extend_from_slice(&bytes).is_ok() {
-            self.len += 8;
-        } else {
-            for b in bytes {
-                self.take_data_octet(b);
+        let slot = self
+            .buf
+            .get_mut(self.len..)
+            .and_then(|rest| rest.first_chunk_mut::<8>());
+        match slot {
+            Some(slot) => {
+                *slot = bytes;
+                self.len += 8;
+            }
+            None => {
+                for b in bytes {
+                    self.take_data_octet(b);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn take_data_octets(&mut self, run: &[u8]) {
+        let end = self.len.saturating_add(run.len());
+        match self.buf.get_mut(self.len..end) {
+            Some(dst) if self.overflow.is_none() => {
+                for (d, s) in dst.iter_mut().zip(run) {
+                    *d = *s;
+                }
+                self.len = end;
+            }
+            Some(_) | None => {
+                for &b in run {
+                    self.take_data_octet(b);
+                }
             }
         }
     }
 
     #[inline]
     fn take_data_octet(&mut self, b: u8) {
-        match &mut self.overflow {
-            Some(d) => d.update(&[b]),
-            None => {
-                if self.buf.push(b).is_err() {
-                    let mut d = FCS.digest();
-                    d.update(&self.buf);
-                    d.update(&[b]);
-                    self.overflow = Some(d);
-                }
-            }
+        if let Some(d) = &mut self.overflow {
+            d.update(&[b]);
+        } else if let Some(slot) = self.buf.get_mut(self.len) {
+            *slot = b;
+        } else {
+            let mut d = FcsDigest::new();
+            d.update(&self.buf);
+            d.update(&[b]);
+            self.overflow = Some(d);
         }
         self.len = self.len.saturating_add(1);
     }
@@ -347,7 +474,6 @@ impl<const N: usize> MacRx<N> {
     fn begin(&mut self, start: StartPosition) {
         self.stats.starts += 1;
         self.state = RxState::Preamble { seen: 0 };
-        self.buf.clear();
         self.len = 0;
         self.overflow = None;
         self.preamble_ok = true;
@@ -360,12 +486,12 @@ impl<const N: usize> MacRx<N> {
         self.state = RxState::Idle;
         let fcs_ok = match self.overflow.take() {
             Some(d) => d.finalize() == FCS_RESIDUE,
-            None => self.len >= 4 && FCS.checksum(&self.buf) == FCS_RESIDUE,
+            None => self.len >= 4 && crc32(self.data()) == FCS_RESIDUE,
         };
         let max = self
             .config
             .max_frame_length
-            .limit_for(&self.buf)
+            .limit_for(self.data())
             .min(N.max(MIN_FRAME_OCTETS));
         let class = if self.error_char {
             RxClass::ErrorCharacter
@@ -387,7 +513,7 @@ impl<const N: usize> MacRx<N> {
             RxClass::Ok
         };
         let control = if class.is_ok() {
-            MacControl::parse(&self.buf)
+            MacControl::parse(self.data())
         } else {
             None
         };
@@ -398,7 +524,7 @@ impl<const N: usize> MacRx<N> {
         self.last_end_octet = Some(end_octet);
         on_frame(&RxFrame {
             class,
-            data: &self.buf,
+            data: self.data(),
             len: self.len,
             fcs_ok,
             start: self.start,
@@ -409,17 +535,19 @@ impl<const N: usize> MacRx<N> {
     }
 
     fn count(&mut self, class: RxClass, fcs_ok: bool, control: Option<MacControl>) {
+        let kind = AddressKind::of_frame(self.data());
+        let tagged = ether_type(self.data()) == Some(TPID_VLAN);
         let s = &mut self.stats;
         match class {
             RxClass::Ok => {
                 s.frames_received_ok += 1;
                 s.octets_received_ok += self.len as u64;
-                match AddressKind::of_frame(&self.buf) {
+                match kind {
                     Some(AddressKind::Multicast) => s.multicast_frames_received_ok += 1,
                     Some(AddressKind::Broadcast) => s.broadcast_frames_received_ok += 1,
                     Some(AddressKind::Unicast) | None => {}
                 }
-                if ether_type(&self.buf) == Some(TPID_VLAN) {
+                if tagged {
                     s.vlan_tagged_frames_received_ok += 1;
                 }
                 if let Some(mc) = control {
@@ -454,7 +582,7 @@ mod tests {
     use super::*;
     use crate::control::MacControl;
     use crate::frame::fcs;
-    use crate::tx::{DicMode, MacTx, TxConfig};
+    use crate::tx::{DicMode, MacTx, TxConfig, START_LANE0_WORD};
     use pcs_core::block::{decode_block, encode_word};
     use pcs_core::scramble::{Descrambler, Scrambler};
     use pcs_core::{Block, Lane};
@@ -866,6 +994,38 @@ mod tests {
                 prop_assert_eq!(*c, RxClass::Ok);
                 prop_assert_eq!(d, e);
             }
+        }
+
+        #[test]
+        fn word_fast_paths_equal_the_lane_by_lane_reference(
+            words in proptest::collection::vec((any::<u64>(), any::<u8>(), 0u8..6), 0..400),
+        ) {
+            // Mostly well-formed traffic with random damage: pick per word from a few shapes.
+            let words: Vec<XgmiiWord> = words
+                .into_iter()
+                .map(|(d, c, shape)| match shape {
+                    0 => XgmiiWord::from_data(d),
+                    1 => START_LANE0_WORD,
+                    2 => XgmiiWord::IDLE,
+                    3 => crate::tx::START_LANE4_WORD,
+                    4 => {
+                        let lane = usize::from(c % 8);
+                        XgmiiWord::from_data(d)
+                            .with_lane(lane, Lane::Control(ControlChar([0xfd, 0xfe, 0xfb, 0x07][usize::from(c >> 6)])))
+                    }
+                    _ => XgmiiWord::new(d, c),
+                })
+                .collect();
+            let mut fast = MacRx::<256>::default();
+            let mut slow = MacRx::<256>::default();
+            let mut a = Vec::new();
+            let mut b = Vec::new();
+            fast.push_slice(&words, |f| a.push((f.class, f.data.to_vec(), f.len, f.start, f.gap_octets, f.end)));
+            for &w in &words {
+                slow.push_lane_by_lane(w, |f| b.push((f.class, f.data.to_vec(), f.len, f.start, f.gap_octets, f.end)));
+            }
+            prop_assert_eq!(a, b);
+            prop_assert_eq!(fast.stats(), slow.stats());
         }
 
         #[test]

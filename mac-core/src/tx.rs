@@ -133,13 +133,18 @@ enum Ending {
     Abort,
 }
 
-/// Writes XGMII words octet by octet where it must and word by word where it can.
+/// Writes XGMII words: whole `u64` reads for the frame body, shifted lane groups for the
+/// partial transfers at its start and end (no per-octet loop anywhere).
 struct Emitter<'o> {
     slots: core::slice::IterMut<'o, XgmiiWord>,
+    /// Lanes `0..lane` of the transfer being built.
     data: u64,
     ctrl: u8,
     lane: usize,
 }
+
+/// Eight idle characters as data bits.
+const IDLES: u64 = XgmiiWord::IDLE.data;
 
 impl<'o> Emitter<'o> {
     fn new(out: &'o mut [XgmiiWord]) -> Self {
@@ -158,37 +163,52 @@ impl<'o> Emitter<'o> {
         }
     }
 
+    /// Appends `n` (1..=8) lanes: lane i of the group is `data` bits 8i+7..8i and a control
+    /// character iff `ctrl` bit i is set. Bits beyond `n` lanes must be zero.
     #[inline]
-    fn octet(&mut self, value: u8, control: bool) {
+    fn lanes(&mut self, data: u64, ctrl: u8, n: usize) {
         let lane = self.lane & 7;
-        self.data |= u64::from(value) << (8 * lane);
-        if control {
-            self.ctrl |= 1 << lane;
-        }
-        self.lane = lane + 1;
-        if self.lane == 8 {
+        let space = 8 - lane;
+        self.data |= data << (8 * lane);
+        self.ctrl |= ctrl << lane;
+        if n >= space {
             self.put(XgmiiWord::new(self.data, self.ctrl));
-            self.data = 0;
-            self.ctrl = 0;
-            self.lane = 0;
+            // The lanes that did not fit (none when the group filled the transfer exactly).
+            self.data = data.checked_shr(8 * space as u32).unwrap_or(0);
+            self.ctrl = ctrl.checked_shr(space as u32).unwrap_or(0);
+            self.lane = n - space;
+        } else {
+            self.lane = lane + n;
         }
     }
 
     #[inline]
     fn control(&mut self, c: ControlChar) {
-        self.octet(c.0, true);
+        self.lanes(u64::from(c.0), 1, 1);
     }
 
-    /// Data octets: per octet up to a word boundary, then whole `u64` reads.
+    /// Up to 8 data octets as one lane group.
+    #[inline]
+    fn short_data(&mut self, bytes: &[u8]) {
+        let n = bytes.len().min(8);
+        if n == 0 {
+            return;
+        }
+        let mut arr = [0u8; 8];
+        for (d, s) in arr.iter_mut().zip(bytes) {
+            *d = *s;
+        }
+        self.lanes(u64::from_le_bytes(arr), 0, n);
+    }
+
+    /// Data octets: a lane group up to a transfer boundary, then whole `u64` reads.
     #[inline]
     fn data(&mut self, bytes: &[u8]) {
         let mut rest = bytes;
-        while self.lane != 0 {
-            let Some((&b, r)) = rest.split_first() else {
-                return;
-            };
-            self.octet(b, false);
-            rest = r;
+        if self.lane != 0 {
+            let (head, tail) = rest.split_at(rest.len().min(8 - (self.lane & 7)));
+            self.short_data(head);
+            rest = tail;
         }
         let chunks = rest.chunks_exact(8);
         let tail = chunks.remainder();
@@ -197,29 +217,30 @@ impl<'o> Emitter<'o> {
                 self.put(XgmiiWord::from_data(u64::from_le_bytes(arr)));
             }
         }
-        for &b in tail {
-            self.octet(b, false);
-        }
+        self.short_data(tail);
     }
 
     fn zeros(&mut self, n: usize) {
         let mut left = n;
-        while left > 0 && self.lane != 0 {
-            self.octet(0, false);
-            left -= 1;
+        if self.lane != 0 && left > 0 {
+            let k = left.min(8 - (self.lane & 7));
+            self.lanes(0, 0, k);
+            left -= k;
         }
         for _ in 0..left / 8 {
             self.put(XgmiiWord::from_data(0));
         }
-        for _ in 0..left % 8 {
-            self.octet(0, false);
+        if left % 8 != 0 {
+            self.lanes(0, 0, left % 8);
         }
     }
 
     /// Idles to the end of the current transfer.
+    #[inline]
     fn finish(&mut self) {
-        while self.lane != 0 {
-            self.control(ControlChar::IDLE);
+        if self.lane != 0 {
+            let lane = self.lane & 7;
+            self.lanes(IDLES >> (8 * lane), 0xff >> lane, 8 - lane);
         }
     }
 }
@@ -461,23 +482,19 @@ impl MacTx {
             e.put(START_LANE0_WORD);
         } else {
             e.put(START_LANE4_WORD);
-            for _ in 0..3 {
-                e.octet(PREAMBLE_OCTET, false);
-            }
-            e.octet(SFD, false);
+            e.short_data(&[PREAMBLE_OCTET, PREAMBLE_OCTET, PREAMBLE_OCTET, SFD]);
         }
         e.data(body);
         let tail_ctrl = match ending {
             Ending::Fcs { pad, fcs } => {
                 e.zeros(pad);
-                e.data(&fcs.to_le_bytes());
+                e.lanes(u64::from(fcs), 0, FCS_OCTETS);
                 1
             }
             Ending::Raw => 1,
             Ending::Abort => {
-                for _ in 0..4 {
-                    e.control(ControlChar::ERROR);
-                }
+                let e4 = u64::from(ControlChar::ERROR.0) * 0x0101_0101;
+                e.lanes(e4, 0x0f, 4);
                 5
             }
         };
