@@ -141,6 +141,8 @@ pub struct LinkFaultMonitor {
 
 impl LinkFaultMonitor {
     /// The state machine at `INIT`, link OK.
+    ///
+    /// Spec: IEEE 802.3 §46.3.4.2, Fig. 46-11.
     #[must_use]
     pub const fn new() -> Self {
         Self {
@@ -153,24 +155,32 @@ impl LinkFaultMonitor {
     }
 
     /// `link_fault`.
+    ///
+    /// Spec: IEEE 802.3 §46.3.4.2.
     #[must_use]
     pub const fn link_fault(&self) -> LinkFault {
         self.link_fault
     }
 
     /// The state.
+    ///
+    /// Spec: IEEE 802.3 §46.3.4.2, Fig. 46-11.
     #[must_use]
     pub const fn state(&self) -> LinkFaultState {
         self.state
     }
 
     /// `seq_cnt`.
+    ///
+    /// Spec: IEEE 802.3 §46.3.4.2, Fig. 46-11.
     #[must_use]
     pub const fn seq_cnt(&self) -> u8 {
         self.seq_cnt
     }
 
     /// `col_cnt`.
+    ///
+    /// Spec: IEEE 802.3 §46.3.4.2, Fig. 46-11.
     #[must_use]
     pub const fn col_cnt(&self) -> u8 {
         self.col_cnt
@@ -304,6 +314,8 @@ pub struct Rs {
 
 impl Rs {
     /// An RS with a transmitter configured by `config`, link OK.
+    ///
+    /// Spec: IEEE 802.3 §46.3.4.
     #[must_use]
     pub const fn new(config: TxConfig) -> Self {
         Self {
@@ -314,12 +326,16 @@ impl Rs {
     }
 
     /// The transmitter.
+    ///
+    /// Spec: IEEE 802.3 §46.3.1.
     #[must_use]
     pub const fn tx(&self) -> &MacTx {
         &self.tx
     }
 
     /// The receive link fault state machine.
+    ///
+    /// Spec: IEEE 802.3 §46.3.4.2.
     #[must_use]
     pub const fn monitor(&self) -> &LinkFaultMonitor {
         &self.monitor

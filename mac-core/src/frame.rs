@@ -113,6 +113,8 @@ impl core::fmt::Debug for FcsDigest {
 
 impl FcsDigest {
     /// A digest over no octets yet.
+    ///
+    /// Spec: IEEE 802.3 §3.2.9.
     #[must_use]
     pub fn new() -> Self {
         Self {
@@ -124,6 +126,8 @@ impl FcsDigest {
     }
 
     /// Adds octets.
+    ///
+    /// Spec: IEEE 802.3 §3.2.9.
     #[inline]
     pub fn update(&mut self, bytes: &[u8]) {
         self.inner.update(bytes);
@@ -131,6 +135,8 @@ impl FcsDigest {
 
     /// The CRC of everything added: the FCS of a frame, or [`FCS_RESIDUE`] over a frame
     /// followed by its correct FCS.
+    ///
+    /// Spec: IEEE 802.3 §3.2.9.
     #[must_use]
     #[inline]
     pub fn finalize(self) -> u32 {
@@ -356,42 +362,56 @@ impl<'a> FrameView<'a> {
     }
 
     /// Destination address.
+    ///
+    /// Spec: IEEE 802.3 §3.2.4.
     #[must_use]
     pub fn dst(&self) -> [u8; 6] {
         *self.dst
     }
 
     /// Source address.
+    ///
+    /// Spec: IEEE 802.3 §3.2.5.
     #[must_use]
     pub fn src(&self) -> [u8; 6] {
         *self.src
     }
 
     /// The type/length field after SA (0x8100 for a Q-tagged frame).
+    ///
+    /// Spec: IEEE 802.3 §3.2.6.
     #[must_use]
     pub fn ether_type(&self) -> u16 {
         self.ether_type
     }
 
     /// True if the frame carries a Q-tag (TPID 0x8100).
+    ///
+    /// Spec: IEEE 802.3 §3.5.
     #[must_use]
     pub fn is_vlan_tagged(&self) -> bool {
         self.ether_type == TPID_VLAN
     }
 
     /// The octets between the type field and the FCS (data and pad).
+    ///
+    /// Spec: IEEE 802.3 §3.2.7, §3.2.8.
     #[must_use]
     pub fn payload(&self) -> &'a [u8] {
         self.payload
     }
 
     /// The FCS field as received (least significant octet first on the wire).
+    ///
+    /// Spec: IEEE 802.3 §3.2.9.
     #[must_use]
     pub fn fcs(&self) -> u32 {
         u32::from_le_bytes(*self.fcs)
     }
 
     /// The destination address kind.
+    ///
+    /// Spec: IEEE 802.3 §3.2.3.
     #[must_use]
     pub fn address_kind(&self) -> AddressKind {
         AddressKind::of_frame(self.dst).unwrap_or(AddressKind::Unicast)

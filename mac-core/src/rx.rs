@@ -54,6 +54,8 @@ pub enum RxClass {
 
 impl RxClass {
     /// True for [`RxClass::Ok`].
+    ///
+    /// Spec: IEEE 802.3 §4.2.4.2.
     #[must_use]
     pub const fn is_ok(self) -> bool {
         matches!(self, Self::Ok)
@@ -74,6 +76,8 @@ pub struct StartPosition {
 
 impl StartPosition {
     /// Octet index in the stream (`8 * word + lane`).
+    ///
+    /// Spec: IEEE 802.3 §46.3.1.2.
     #[must_use]
     pub const fn octet(self) -> u64 {
         self.word.wrapping_mul(8).wrapping_add(self.lane as u64)
@@ -202,6 +206,8 @@ impl<const N: usize> Default for MacRx<N> {
 
 impl<const N: usize> MacRx<N> {
     /// A receiver waiting for the first `/S/`.
+    ///
+    /// Spec: IEEE 802.3 §46.3.3.
     #[must_use]
     pub fn new(config: RxConfig) -> Self {
         Self {
@@ -220,24 +226,32 @@ impl<const N: usize> MacRx<N> {
     }
 
     /// The counters.
+    ///
+    /// Spec: IEEE 802.3 §30.3.1.1.
     #[must_use]
     pub const fn stats(&self) -> &RxStats {
         &self.stats
     }
 
     /// The receive state.
+    ///
+    /// Spec: IEEE 802.3 §46.3.3.
     #[must_use]
     pub const fn state(&self) -> RxState {
         self.state
     }
 
     /// Transfers pushed so far.
+    ///
+    /// Spec: IEEE 802.3 §46.3.3.
     #[must_use]
     pub const fn words_seen(&self) -> u64 {
         self.word_index
     }
 
     /// The configuration.
+    ///
+    /// Spec: IEEE 802.3 §4.2.4.2.1.
     #[must_use]
     pub const fn config(&self) -> &RxConfig {
         &self.config

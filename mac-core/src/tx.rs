@@ -295,12 +295,16 @@ impl MacTx {
     }
 
     /// The configuration.
+    ///
+    /// Spec: IEEE 802.3 §4.2.3.2.
     #[must_use]
     pub const fn config(&self) -> &TxConfig {
         &self.config
     }
 
     /// The counters.
+    ///
+    /// Spec: IEEE 802.3 §30.3.1.1.
     #[must_use]
     pub const fn stats(&self) -> &TxStats {
         &self.stats
@@ -315,18 +319,24 @@ impl MacTx {
     }
 
     /// Idle octets still owed before the next `/S/`.
+    ///
+    /// Spec: IEEE 802.3 §46.3.1.4.
     #[must_use]
     pub const fn owed_idle_octets(&self) -> usize {
         self.owed_idle_octets
     }
 
     /// The lane (0 or 4) the next `/S/` goes in if a frame is encoded now.
+    ///
+    /// Spec: IEEE 802.3 §46.3.1.4.
     #[must_use]
     pub const fn next_start_lane(&self) -> usize {
         self.owed_idle_octets % 8
     }
 
     /// The gap (octets, `/T/` included) chosen after the last frame.
+    ///
+    /// Spec: IEEE 802.3 §46.3.1.4.
     #[must_use]
     pub const fn last_gap_octets(&self) -> Option<usize> {
         self.last_gap_octets
@@ -342,6 +352,8 @@ impl MacTx {
     }
 
     /// XGMII words [`MacTx::encode_frame`] needs now for a frame of `len` octets (without FCS).
+    ///
+    /// Spec: IEEE 802.3 §46.3.1.2.
     #[must_use]
     pub fn words_needed(&self, len: usize) -> usize {
         let pad = self.config.padding.pad_octets(len);
