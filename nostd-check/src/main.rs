@@ -10,6 +10,8 @@ use pcs_core::block::{decode_block, encode_word};
 use pcs_core::scramble::{Descrambler, Scrambler};
 use pcs_core::XgmiiWord;
 
+use mac_core::{LinkFaultMonitor, MacControl, MacRx, MacTx, Rs};
+
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     loop {}
@@ -32,5 +34,31 @@ pub extern "C" fn main(argc: i32, _argv: *const *const u8) -> i32 {
         sync: block.sync,
         payload: descrambler.descramble(line),
     });
-    (back.word.data != word.data) as i32
+    let pcs_ok = back.word.data == word.data;
+
+    // mac-core: a PAUSE frame through MAC TX and MAC RX, plus the RS and link fault monitor.
+    let mut frame = [0u8; 64];
+    let len = MacControl::Pause {
+        quanta: argc as u16,
+    }
+    .write([2, 0, 0, 0, 0, 1], &mut frame)
+    .unwrap_or(0);
+    let mut words = [XgmiiWord::IDLE; 16];
+    let mut tx = MacTx::default();
+    let n = tx
+        .encode_frame(frame.get(..len).unwrap_or(&[]), &mut words)
+        .unwrap_or(0);
+    let mut rx: MacRx<2048> = MacRx::default();
+    let mut ok = 0;
+    rx.push_slice(words.get(..n).unwrap_or(&[]), |f| {
+        ok += f.class.is_ok() as i32
+    });
+    let mut monitor = LinkFaultMonitor::new();
+    let mut rs = Rs::default();
+    for w in words {
+        let _ = monitor.push(w);
+        let _ = rs.receive(w);
+    }
+    rs.fill(&mut words);
+    (!pcs_ok) as i32 + (1 - ok)
 }

@@ -37,7 +37,9 @@ pub fn block(b: Block) -> String {
     } else {
         match b.block_type() {
             Some(t) => format!("type 0x{:02x}", t as u8),
-            None if b.sync == pcs_core::SyncHeader::CONTROL => format!("unknown type 0x{:02x}", b.payload as u8),
+            None if b.sync == pcs_core::SyncHeader::CONTROL => {
+                format!("unknown type 0x{:02x}", b.payload as u8)
+            }
             None => "invalid header".into(),
         }
     };
@@ -86,14 +88,23 @@ mod tests {
 
     #[test]
     fn lanes_name_control_characters() {
-        assert_eq!(lanes(XgmiiWord::new(0xd555_5555_5555_55fb, 0x01)), "/S/ 55 55 55 55 55 55 d5");
+        assert_eq!(
+            lanes(XgmiiWord::new(0xd555_5555_5555_55fb, 0x01)),
+            "/S/ 55 55 55 55 55 55 d5"
+        );
         assert_eq!(lanes(XgmiiWord::LOCAL_FAULT), "/Q/ 00 00 01 /Q/ 00 00 01");
-        assert_eq!(lanes(XgmiiWord::new(0x1c, 0x01) ), "/1c/ 00 00 00 00 00 00 00");
+        assert_eq!(
+            lanes(XgmiiWord::new(0x1c, 0x01)),
+            "/1c/ 00 00 00 00 00 00 00"
+        );
     }
 
     #[test]
     fn block_rendering_shows_type_and_decode_error() {
-        assert_eq!(block(Block::IDLE), "1 000000000000001e  (type 0x1e: /I/ /I/ /I/ /I/ /I/ /I/ /I/ /I/)");
+        assert_eq!(
+            block(Block::IDLE),
+            "1 000000000000001e  (type 0x1e: /I/ /I/ /I/ /I/ /I/ /I/ /I/ /I/)"
+        );
         assert!(block(Block::control(0x42)).ends_with("[unknown block type 0x42 (Figure 49-7)]"));
     }
 

@@ -3,8 +3,10 @@
 #![deny(unsafe_code)]
 
 pub mod cli;
+pub mod compare;
 pub mod describe;
 pub mod format;
 pub mod pcs_check;
+pub mod pipeline;
 pub mod profile;
 pub mod report;

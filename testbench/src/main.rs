@@ -10,7 +10,11 @@ use testbench::profile::Profile;
 use testbench::{cli, pcs_check};
 
 #[derive(Parser)]
-#[command(name = "baser", version, about = "Golden model of the 10GBASE-R PCS (IEEE 802.3 Clause 49) and 10G MAC/RS (Clauses 4, 46)")]
+#[command(
+    name = "baser",
+    version,
+    about = "Golden model of the 10GBASE-R PCS (IEEE 802.3 Clause 49) and 10G MAC/RS (Clauses 4, 46)"
+)]
 struct Args {
     /// Print nothing but errors.
     #[arg(short, long, global = true)]
@@ -68,7 +72,10 @@ struct CheckArgs {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let out = cli::Output { quiet: args.quiet, verbose: args.verbose };
+    let out = cli::Output {
+        quiet: args.quiet,
+        verbose: args.verbose,
+    };
     let result = match args.command {
         Command::Encode(a) => cli::encode(&a, out),
         Command::Decode(a) => cli::decode(&a, out),
@@ -85,11 +92,18 @@ fn main() -> ExitCode {
 }
 
 fn check(a: CheckArgs, out: cli::Output) -> Result<cli::Verdict, cli::Error> {
-    let reports = cli::Reports { json: a.json, junit: a.junit, max_report: a.max_report };
+    let reports = cli::Reports {
+        json: a.json,
+        junit: a.junit,
+        max_report: a.max_report,
+    };
     match (a.frames, a.xgmii) {
         (None, Some(xgmii)) => {
             if cli::kind_of(&a.dut)? != cli::Kind::B66 {
-                return Err(cli::Error::Usage(format!("{}: --xgmii checks a .b66 DUT stream", a.dut.display())));
+                return Err(cli::Error::Usage(format!(
+                    "{}: --xgmii checks a .b66 DUT stream",
+                    a.dut.display()
+                )));
             }
             let opt = pcs_check::PcsCheckOptions {
                 xgmii,
@@ -111,6 +125,8 @@ fn check(a: CheckArgs, out: cli::Output) -> Result<cli::Verdict, cli::Error> {
             };
             cli::check_frames(&opt, &reports, out)
         }
-        _ => Err(cli::Error::Usage("check needs --frames EXPECTED.pcap or --xgmii INPUT.xgmii, and --dut".into())),
+        _ => Err(cli::Error::Usage(
+            "check needs --frames EXPECTED.pcap or --xgmii INPUT.xgmii, and --dut".into(),
+        )),
     }
 }

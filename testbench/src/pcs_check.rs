@@ -113,7 +113,10 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
         match d.next() {
             None => Ok(None),
             Some(Err(e)) => Err(e),
-            Some(Ok(b)) if scrambled => Ok(Some(Block { sync: b.sync, payload: descrambler.descramble(b.payload) })),
+            Some(Ok(b)) if scrambled => Ok(Some(Block {
+                sync: b.sync,
+                payload: descrambler.descramble(b.payload),
+            })),
             Some(Ok(b)) => Ok(Some(b)),
         }
     };
@@ -140,7 +143,12 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
                             input: word.to_string(),
                             model: describe::block(ev.block),
                             dut: describe::block(d),
-                            tx_arrow: format!("{} --{:?}--> {}", ev.from.name(), ev.class, ev.to.name()),
+                            tx_arrow: format!(
+                                "{} --{:?}--> {}",
+                                ev.from.name(),
+                                ev.class,
+                                ev.to.name()
+                            ),
                             first_bit: bit,
                             field: match bit {
                                 Some(b) => describe::field_of_bit(ev.block, b),

@@ -1,5 +1,6 @@
 //! Compatibility profiles: one name that sets the pcs-core (and mac-core) knobs together.
 
+use pcs_core::ber::LockLossReset;
 use pcs_core::decode::{DecoderConfig, LinkDownOutput, LookAhead, RxMode};
 use pcs_core::encode::{EncoderConfig, TxMode};
 
@@ -28,7 +29,9 @@ impl Profile {
     pub fn encoder(self) -> EncoderConfig {
         match self {
             Self::Ieee => EncoderConfig::default(),
-            Self::VerilogEthernet => EncoderConfig { mode: TxMode::Stateless },
+            Self::VerilogEthernet => EncoderConfig {
+                mode: TxMode::Stateless,
+            },
         }
     }
 
@@ -41,6 +44,22 @@ impl Profile {
                 look_ahead: LookAhead::Off,
                 link_down: LinkDownOutput::Decode,
             },
+        }
+    }
+
+    /// The BER monitor on loss of lock.
+    pub fn ber_lock_loss(self) -> LockLossReset {
+        match self {
+            Self::Ieee => LockLossReset::ResetMonitor,
+            Self::VerilogEthernet => LockLossReset::KeepRunning,
+        }
+    }
+
+    /// The deficit idle count variant (when DIC is on).
+    pub fn dic(self) -> mac_core::tx::DicMode {
+        match self {
+            Self::Ieee => mac_core::tx::DicMode::Strict,
+            Self::VerilogEthernet => mac_core::tx::DicMode::ResetOnIdle,
         }
     }
 }

@@ -45,7 +45,12 @@ impl Case {
     }
 
     /// A failing case.
-    pub fn fail(group: &str, name: impl Into<String>, message: impl Into<String>, detail: Option<String>) -> Self {
+    pub fn fail(
+        group: &str,
+        name: impl Into<String>,
+        message: impl Into<String>,
+        detail: Option<String>,
+    ) -> Self {
         Self {
             group: group.into(),
             name: name.into(),
@@ -90,7 +95,9 @@ pub fn write_junit(path: &Path, suite: &str, cases: &[Case]) -> std::io::Result<
     let mut report = Report::new("baser");
     report.add_test_suite(ts);
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    report.serialize(&mut f).map_err(|e| std::io::Error::other(e.to_string()))?;
+    report
+        .serialize(&mut f)
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
     f.flush()
 }
 
@@ -109,7 +116,13 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
 pub fn write_failures(out: &mut impl Write, cases: &[Case], limit: usize) -> std::io::Result<()> {
     let failed: Vec<&Case> = cases.iter().filter(|c| c.failed()).collect();
     for c in failed.iter().take(limit) {
-        writeln!(out, "FAIL {}: {}: {}", c.group, c.name, c.message.as_deref().unwrap_or(""))?;
+        writeln!(
+            out,
+            "FAIL {}: {}: {}",
+            c.group,
+            c.name,
+            c.message.as_deref().unwrap_or("")
+        )?;
         if let Some(d) = &c.detail {
             for line in d.lines() {
                 writeln!(out, "     {line}")?;
@@ -117,7 +130,11 @@ pub fn write_failures(out: &mut impl Write, cases: &[Case], limit: usize) -> std
         }
     }
     if failed.len() > limit {
-        writeln!(out, "... and {} more failures (raise --max-report, or see --json)", failed.len() - limit)?;
+        writeln!(
+            out,
+            "... and {} more failures (raise --max-report, or see --json)",
+            failed.len() - limit
+        )?;
     }
     Ok(())
 }
@@ -133,19 +150,34 @@ mod tests {
         let path = dir.join("r.xml");
         let cases = [
             Case::pass("frames", "frame 0 (60 octets)"),
-            Case::fail("pcs", "no errored blocks", "2 blocks entered RX_E", Some("block 7: RX_D --C--> RX_E".into())),
+            Case::fail(
+                "pcs",
+                "no errored blocks",
+                "2 blocks entered RX_E",
+                Some("block 7: RX_D --C--> RX_E".into()),
+            ),
         ];
         write_junit(&path, "baser check", &cases).unwrap();
         let xml = std::fs::read_to_string(&path).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
-        assert!(xml.contains(r#"<testsuite name="baser check" tests="2" skipped="0" errors="0" failures="1">"#), "{xml}");
-        assert!(xml.contains(r#"<testcase name="frame 0 (60 octets)" classname="baser.frames""#), "{xml}");
+        assert!(
+            xml.contains(
+                r#"<testsuite name="baser check" tests="2" skipped="0" errors="0" failures="1">"#
+            ),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<testcase name="frame 0 (60 octets)" classname="baser.frames""#),
+            "{xml}"
+        );
         assert!(xml.contains(r#"<failure message="2 blocks entered RX_E" type="divergence">block 7: RX_D --C--&gt; RX_E</failure>"#), "{xml}");
     }
 
     #[test]
     fn failures_summary_is_limited() {
-        let cases: Vec<Case> = (0..5).map(|i| Case::fail("frames", format!("frame {i}"), "missing", None)).collect();
+        let cases: Vec<Case> = (0..5)
+            .map(|i| Case::fail("frames", format!("frame {i}"), "missing", None))
+            .collect();
         let mut out = Vec::new();
         write_failures(&mut out, &cases, 2).unwrap();
         let text = String::from_utf8(out).unwrap();
