@@ -176,7 +176,9 @@ use crate::format::bits::BitsWriter;
 use crate::format::pcap::{FrameReader, FrameWriter};
 use crate::format::vcd::VcdWriter;
 use crate::format::xgmii::{XgmiiReader, XgmiiWriter};
-use crate::pipeline::{self, FrameCounts, PcsSummary, ReceivedFrame, RxOptions, RxSink, TxChain, TxOptions, TxSink};
+use crate::pipeline::{
+    self, FrameCounts, PcsSummary, ReceivedFrame, RxOptions, RxSink, TxChain, TxOptions, TxSink,
+};
 use crate::profile::Profile;
 use mac_core::frame::{MaxFrameLength, Padding};
 use mac_core::rx::RxConfig;
@@ -286,20 +288,46 @@ impl TxSink for FileSinks {
 pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
     let kind = kind_of(&a.input)?;
     if !matches!(kind, Kind::Frames | Kind::Xgmii) {
-        return Err(Error::Usage(format!("{}: encode reads frames (.pcap/.pcapng) or an .xgmii trace", a.input.display())));
+        return Err(Error::Usage(format!(
+            "{}: encode reads frames (.pcap/.pcapng) or an .xgmii trace",
+            a.input.display()
+        )));
     }
     let seed = a.seed.unwrap_or(pcs_core::scramble::DEFAULT_STATE);
-    let made_by = format!("made by baser {} encode {}", env!("CARGO_PKG_VERSION"), a.input.display());
-    let mut sinks = FileSinks { xgmii: None, b66: None, b66u: None, bits: None, vcd: None, failed: None };
+    let input_name = a.input.file_name().map_or_else(
+        || a.input.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let made_by = format!(
+        "made by baser {} encode {input_name}",
+        env!("CARGO_PKG_VERSION")
+    );
+    let mut sinks = FileSinks {
+        xgmii: None,
+        b66: None,
+        b66u: None,
+        bits: None,
+        vcd: None,
+        failed: None,
+    };
     if let Some(p) = &a.xgmii {
-        sinks.xgmii = Some((p.clone(), XgmiiWriter::new(create(p)?, &[&made_by]).map_err(io_err(p))?));
+        sinks.xgmii = Some((
+            p.clone(),
+            XgmiiWriter::new(create(p)?, &[&made_by]).map_err(io_err(p))?,
+        ));
     }
     if let Some(p) = &a.b66 {
-        let h = B66Header { scrambling: Scrambling::Scrambled, scrambler_state: Some(seed) };
+        let h = B66Header {
+            scrambling: Scrambling::Scrambled,
+            scrambler_state: Some(seed),
+        };
         sinks.b66 = Some((p.clone(), B66Writer::new(create(p)?, h).map_err(io_err(p))?));
     }
     if let Some(p) = &a.b66_unscrambled {
-        let h = B66Header { scrambling: Scrambling::Unscrambled, scrambler_state: None };
+        let h = B66Header {
+            scrambling: Scrambling::Unscrambled,
+            scrambler_state: None,
+        };
         sinks.b66u = Some((p.clone(), B66Writer::new(create(p)?, h).map_err(io_err(p))?));
     }
     if let Some(p) = &a.bits {
@@ -311,12 +339,24 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
     let opt = TxOptions {
         mac: TxConfig {
             ifg_octets: a.ifg,
-            dic: if a.no_dic { DicMode::Off } else { a.profile.dic() },
-            padding: if a.no_pad { Padding::Off } else { Padding::default() },
+            dic: if a.no_dic {
+                DicMode::Off
+            } else {
+                a.profile.dic()
+            },
+            padding: if a.no_pad {
+                Padding::Off
+            } else {
+                Padding::default()
+            },
         },
         profile: a.profile,
         seed,
-        idle_blocks: if kind == Kind::Xgmii { 0 } else { a.idle_blocks },
+        idle_blocks: if kind == Kind::Xgmii {
+            0
+        } else {
+            a.idle_blocks
+        },
     };
     let mut chain = TxChain::new(&opt, sinks).map_err(|e| Error::Output(PathBuf::new(), e))?;
     let mut frames = 0u64;
@@ -325,7 +365,10 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
             for f in FrameReader::open(&a.input, a.fcs_included)? {
                 let f = f?;
                 chain.frame(&f.data, f.fcs).map_err(|e| {
-                    Error::Input(InputError::file(&a.input, format!("record {}: the MAC cannot send it: {e}", f.index)))
+                    Error::Input(InputError::file(
+                        &a.input,
+                        format!("record {}: the MAC cannot send it: {e}", f.index),
+                    ))
                 })?;
                 frames += 1;
             }
@@ -333,17 +376,28 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         _ => {
             let file = File::open(&a.input).map_err(|e| InputError::io(&a.input, &e))?;
             for w in XgmiiReader::new(std::io::BufReader::with_capacity(1 << 16, file), &a.input) {
-                chain.word(w?).map_err(|e| Error::Output(PathBuf::new(), e))?;
+                chain
+                    .word(w?)
+                    .map_err(|e| Error::Output(PathBuf::new(), e))?;
             }
         }
     }
     let (sinks, blocks, _) = if kind == Kind::Frames {
-        chain.finish().map_err(|e| Error::Output(PathBuf::new(), e))?
+        chain
+            .finish()
+            .map_err(|e| Error::Output(PathBuf::new(), e))?
     } else {
         let b = chain.blocks();
         (chain_into_sink(chain), b, 0)
     };
-    let FileSinks { xgmii, b66, b66u, bits, vcd, .. } = sinks;
+    let FileSinks {
+        xgmii,
+        b66,
+        b66u,
+        bits,
+        vcd,
+        ..
+    } = sinks;
     if let Some((p, w)) = xgmii {
         w.finish().map_err(io_err(&p))?;
     }
@@ -422,7 +476,10 @@ struct DecodeSinks {
 impl RxSink for DecodeSinks {
     fn word(&mut self, _index: u64, word: XgmiiWord, block: Option<Block>) -> std::io::Result<()> {
         if let Some(b) = self.blocks.as_mut() {
-            b.push(block.unwrap_or(Block { sync: pcs_core::SyncHeader::from_bits(0), payload: 0 }));
+            b.push(block.unwrap_or(Block {
+                sync: pcs_core::SyncHeader::from_bits(0),
+                payload: 0,
+            }));
         }
         match self.xgmii.as_mut() {
             Some(w) => w.write(word),
@@ -459,19 +516,39 @@ struct DecodeReport<'a> {
 pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
     let kind = kind_of(&a.input)?;
     if kind == Kind::Frames {
-        return Err(Error::Usage(format!("{}: decode reads .bits, .b66 or .xgmii", a.input.display())));
+        return Err(Error::Usage(format!(
+            "{}: decode reads .bits, .b66 or .xgmii",
+            a.input.display()
+        )));
     }
-    let made_by = format!("decoded by baser {} from {}", env!("CARGO_PKG_VERSION"), a.input.display());
-    let mut sinks = DecodeSinks { xgmii: None, pcap: None, frames: None, blocks: None };
+    let made_by = format!(
+        "decoded by baser {} from {}",
+        env!("CARGO_PKG_VERSION"),
+        a.input.display()
+    );
+    let mut sinks = DecodeSinks {
+        xgmii: None,
+        pcap: None,
+        frames: None,
+        blocks: None,
+    };
     if let Some(p) = &a.xgmii {
-        sinks.xgmii = Some(XgmiiWriter::new(create(p)?, &[&made_by]).map_err(|e| Error::Output(p.clone(), e))?);
+        sinks.xgmii = Some(
+            XgmiiWriter::new(create(p)?, &[&made_by]).map_err(|e| Error::Output(p.clone(), e))?,
+        );
     }
     if let Some(p) = &a.pcap {
         sinks.pcap = Some(FrameWriter::new(create(p)?).map_err(|e| Error::Output(p.clone(), e))?);
     }
-    let opt = RxOptions { profile: a.profile, mac: RxConfig { max_frame_length: max_frame(a.max_frame_length) } };
+    let opt = RxOptions {
+        profile: a.profile,
+        mac: RxConfig {
+            max_frame_length: max_frame(a.max_frame_length),
+        },
+    };
     let bar = progress_bar(&a.input, out);
-    let (pcs, counts) = pipeline::decode(&a.input, &opt, &mut sinks, a.max_report, &|n| bar.set(n))?;
+    let (pcs, counts) =
+        pipeline::decode(&a.input, &opt, &mut sinks, a.max_report, &|n| bar.set(n))?;
     bar.done();
     if let (Some(w), Some(p)) = (sinks.xgmii.take(), &a.xgmii) {
         w.finish().map_err(|e| Error::Output(p.clone(), e))?;
@@ -493,8 +570,20 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
     }
     if !out.quiet {
         print_pcs_summary(&a.input, &pcs, a.max_report);
-        let classes: Vec<String> = counts.by_class.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        println!("  frames: {} ({})", counts.total, if classes.is_empty() { "none".into() } else { classes.join(", ") });
+        let classes: Vec<String> = counts
+            .by_class
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        println!(
+            "  frames: {} ({})",
+            counts.total,
+            if classes.is_empty() {
+                "none".into()
+            } else {
+                classes.join(", ")
+            }
+        );
         println!("{}", if clean { "CLEAN" } else { "ERRORS (exit 1)" });
     }
     Ok(verdict)
@@ -518,7 +607,9 @@ fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize) {
             l.bit_offset, l.block, l.slips
         ),
         Some(_) => println!("  block boundaries given by the file (lock from block 0)"),
-        None if p.input == "xgmii" => println!("  XGMII input: no PCS (MAC RX and link fault only)"),
+        None if p.input == "xgmii" => {
+            println!("  XGMII input: no PCS (MAC RX and link fault only)")
+        }
         None => println!("  block lock never acquired"),
     }
     println!(
@@ -532,7 +623,10 @@ fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize) {
         println!("    block {}: {}", e.block, e.what);
     }
     if p.errored_blocks as usize > p.e_transitions.len().min(max) {
-        println!("    ... {} more", p.errored_blocks as usize - p.e_transitions.len().min(max));
+        println!(
+            "    ... {} more",
+            p.errored_blocks as usize - p.e_transitions.len().min(max)
+        );
     }
     println!("  link fault: {}", p.link_fault);
     for e in p.link_fault_changes.iter().take(max) {
@@ -564,7 +658,11 @@ fn progress_bar(path: &Path, out: Output) -> Bar {
         return Bar(None);
     }
     // .bits reports bytes read; the text formats report lines (about 19 bytes each).
-    let total = if path.extension().is_some_and(|e| e == "bits") { size } else { size / 19 };
+    let total = if path.extension().is_some_and(|e| e == "bits") {
+        size
+    } else {
+        size / 19
+    };
     let b = indicatif::ProgressBar::new(total);
     b.set_style(
         indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {percent}% {eta}")
@@ -637,14 +735,27 @@ pub struct BlockComparison {
 pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Result<Verdict, Error> {
     let kind = kind_of(&a.dut)?;
     if kind == Kind::Frames {
-        return Err(Error::Usage(format!("{}: the DUT stream must be .bits, .b66 or .xgmii", a.dut.display())));
+        return Err(Error::Usage(format!(
+            "{}: the DUT stream must be .bits, .b66 or .xgmii",
+            a.dut.display()
+        )));
     }
     let expected: Vec<Expected> = FrameReader::open(&a.frames, a.fcs_included)?
-        .map(|f| f.map(|f| Expected { index: f.index, data: f.data }))
+        .map(|f| {
+            f.map(|f| Expected {
+                index: f.index,
+                data: f.data,
+            })
+        })
         .collect::<Result<_, _>>()?;
     let longest = expected.iter().map(|e| e.data.len() + 4).max().unwrap_or(0);
     let limit = longest.max(1518).min(u16::MAX as usize) as u16;
-    let opt = RxOptions { profile: a.profile, mac: RxConfig { max_frame_length: max_frame(limit) } };
+    let opt = RxOptions {
+        profile: a.profile,
+        mac: RxConfig {
+            max_frame_length: max_frame(limit),
+        },
+    };
     let mut sinks = DecodeSinks {
         xgmii: None,
         pcap: None,
@@ -652,12 +763,17 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         blocks: a.blocks.then(Vec::new),
     };
     let bar = progress_bar(&a.dut, out);
-    let (pcs, counts) = pipeline::decode(&a.dut, &opt, &mut sinks, reports.max_report.max(20), &|n| bar.set(n))?;
+    let (pcs, counts) =
+        pipeline::decode(&a.dut, &opt, &mut sinks, reports.max_report.max(20), &|n| {
+            bar.set(n)
+        })?;
     bar.done();
     let received = sinks.frames.take().unwrap_or_default();
     let cmp = compare::compare(&expected, &received);
     let block_cmp = match sinks.blocks.take() {
-        Some(dut_blocks) if kind != Kind::Xgmii => Some(compare_blocks(&expected, &dut_blocks, a.profile)?),
+        Some(dut_blocks) if kind != Kind::Xgmii => {
+            Some(compare_blocks(&expected, &dut_blocks, a.profile)?)
+        }
         _ => None,
     };
     let cases = frame_cases(&cmp, &pcs, block_cmp.as_ref(), &a.dut);
@@ -665,12 +781,32 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     let summary = FrameCheckSummary {
         expected: expected.len(),
         received: counts.total,
-        matched: cmp.frames.iter().filter(|f| f.status == Status::Matched).count(),
-        reordered: cmp.frames.iter().filter(|f| f.status == Status::Reordered).count(),
-        corrupted: cmp.frames.iter().filter(|f| f.status == Status::Corrupted).count(),
-        missing: cmp.frames.iter().filter(|f| f.status == Status::Missing).count(),
+        matched: cmp
+            .frames
+            .iter()
+            .filter(|f| f.status == Status::Matched)
+            .count(),
+        reordered: cmp
+            .frames
+            .iter()
+            .filter(|f| f.status == Status::Reordered)
+            .count(),
+        corrupted: cmp
+            .frames
+            .iter()
+            .filter(|f| f.status == Status::Corrupted)
+            .count(),
+        missing: cmp
+            .frames
+            .iter()
+            .filter(|f| f.status == Status::Missing)
+            .count(),
         extra: cmp.extra.len(),
-        bad_class: cmp.frames.iter().filter(|f| f.class.is_some_and(|c| c != "ok")).count(),
+        bad_class: cmp
+            .frames
+            .iter()
+            .filter(|f| f.class.is_some_and(|c| c != "ok"))
+            .count(),
     };
     if !out.quiet {
         println!(
@@ -693,7 +829,10 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
             pcs.link_fault
         );
         if let Some(b) = &block_cmp {
-            println!("  blocks: {} compared after alignment, {} differ", b.compared, b.divergent);
+            println!(
+                "  blocks: {} compared after alignment, {} differ",
+                b.compared, b.divergent
+            );
         }
         let stdout = std::io::stdout();
         let _ = report::write_failures(&mut stdout.lock(), &cases, reports.max_report.max(1));
@@ -716,19 +855,42 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
 }
 
 /// One JUnit case per expected frame, one per extra frame, and one per PCS check.
-fn frame_cases(cmp: &Comparison, pcs: &PcsSummary, blocks: Option<&BlockComparison>, dut: &Path) -> Vec<Case> {
+fn frame_cases(
+    cmp: &Comparison,
+    pcs: &PcsSummary,
+    blocks: Option<&BlockComparison>,
+    dut: &Path,
+) -> Vec<Case> {
     let mut cases = Vec::new();
     for f in &cmp.frames {
         let name = format!("frame {} ({} octets)", f.expected_index, f.length);
         let at = |f: &compare::FrameResult| match (f.start_block, f.start_lane) {
-            (Some(b), Some(l)) => format!(" (DUT frame {} at block {b} lane {l})", f.received_index.unwrap_or(0)),
+            (Some(b), Some(l)) => format!(
+                " (DUT frame {} at block {b} lane {l})",
+                f.received_index.unwrap_or(0)
+            ),
             _ => String::new(),
         };
         let case = match (&f.status, f.class) {
             (Status::Matched, Some("ok")) => Case::pass("frames", name),
-            (Status::Matched, Some(c)) => Case::fail("frames", name, format!("received with MAC class {c}{}", at(f)), None),
-            (Status::Reordered, c) => Case::fail("frames", name, format!("received out of order{}, class {}", at(f), c.unwrap_or("?")), None),
-            (Status::Missing, _) => Case::fail("frames", name, "missing: no received frame matches it".to_string(), None),
+            (Status::Matched, Some(c)) => Case::fail(
+                "frames",
+                name,
+                format!("received with MAC class {c}{}", at(f)),
+                None,
+            ),
+            (Status::Reordered, c) => Case::fail(
+                "frames",
+                name,
+                format!("received out of order{}, class {}", at(f), c.unwrap_or("?")),
+                None,
+            ),
+            (Status::Missing, _) => Case::fail(
+                "frames",
+                name,
+                "missing: no received frame matches it".to_string(),
+                None,
+            ),
             (Status::Corrupted, c) => {
                 let detail = f.first_difference.as_ref().map(|d| {
                     format!(
@@ -740,7 +902,12 @@ fn frame_cases(cmp: &Comparison, pcs: &PcsSummary, blocks: Option<&BlockComparis
                         d.lane
                     )
                 });
-                Case::fail("frames", name, format!("corrupted{}, class {}", at(f), c.unwrap_or("?")), detail)
+                Case::fail(
+                    "frames",
+                    name,
+                    format!("corrupted{}, class {}", at(f), c.unwrap_or("?")),
+                    detail,
+                )
             }
             (Status::Matched, None) => Case::pass("frames", name),
         };
@@ -760,11 +927,18 @@ fn frame_cases(cmp: &Comparison, pcs: &PcsSummary, blocks: Option<&BlockComparis
                     x.start_lane,
                     x.length,
                     x.class,
-                    x.duplicate_of.map_or(String::new(), |d| format!(", duplicate of expected frame {d}"))
+                    x.duplicate_of.map_or(String::new(), |d| format!(
+                        ", duplicate of expected frame {d}"
+                    ))
                 )
             })
             .collect();
-        cases.push(Case::fail("frames", "no unexpected frames", format!("{} unexpected frames", cmp.extra.len()), Some(list.join("\n"))));
+        cases.push(Case::fail(
+            "frames",
+            "no unexpected frames",
+            format!("{} unexpected frames", cmp.extra.len()),
+            Some(list.join("\n")),
+        ));
     }
     let pcs_case = |name: &str, ok: bool, msg: String, detail: Option<String>| {
         if ok {
@@ -774,46 +948,120 @@ fn frame_cases(cmp: &Comparison, pcs: &PcsSummary, blocks: Option<&BlockComparis
         }
     };
     if pcs.input != "xgmii" {
-        cases.push(pcs_case("block lock acquired", pcs.lock_acquired.is_some(), format!("{}: block lock never acquired", dut.display()), None));
-        cases.push(pcs_case("no lock loss", pcs.lock_losses.is_empty(), format!("lock lost at blocks {:?}", pcs.lock_losses), None));
-        cases.push(pcs_case("no hi_ber", pcs.hi_ber_episodes.is_empty(), format!("hi_ber rose at blocks {:?}", pcs.hi_ber_episodes), None));
-        cases.push(pcs_case("no invalid sync headers", pcs.invalid_headers == 0, format!("{} invalid sync headers while locked", pcs.invalid_headers), None));
-        let e_detail = (!pcs.e_transitions.is_empty())
-            .then(|| pcs.e_transitions.iter().map(|e| format!("block {}: {}", e.block, e.what)).collect::<Vec<_>>().join("\n"));
-        cases.push(pcs_case("no errored blocks (RX_E)", pcs.errored_blocks == 0, format!("{} blocks entered RX_E", pcs.errored_blocks), e_detail));
+        cases.push(pcs_case(
+            "block lock acquired",
+            pcs.lock_acquired.is_some(),
+            format!("{}: block lock never acquired", dut.display()),
+            None,
+        ));
+        cases.push(pcs_case(
+            "no lock loss",
+            pcs.lock_losses.is_empty(),
+            format!("lock lost at blocks {:?}", pcs.lock_losses),
+            None,
+        ));
+        cases.push(pcs_case(
+            "no hi_ber",
+            pcs.hi_ber_episodes.is_empty(),
+            format!("hi_ber rose at blocks {:?}", pcs.hi_ber_episodes),
+            None,
+        ));
+        cases.push(pcs_case(
+            "no invalid sync headers",
+            pcs.invalid_headers == 0,
+            format!("{} invalid sync headers while locked", pcs.invalid_headers),
+            None,
+        ));
+        let e_detail = (!pcs.e_transitions.is_empty()).then(|| {
+            pcs.e_transitions
+                .iter()
+                .map(|e| format!("block {}: {}", e.block, e.what))
+                .collect::<Vec<_>>()
+                .join("\n")
+        });
+        cases.push(pcs_case(
+            "no errored blocks (RX_E)",
+            pcs.errored_blocks == 0,
+            format!("{} blocks entered RX_E", pcs.errored_blocks),
+            e_detail,
+        ));
     }
-    cases.push(pcs_case("no link fault", pcs.link_fault == "Ok", format!("link fault status at the end: {}", pcs.link_fault), None));
+    cases.push(pcs_case(
+        "no link fault",
+        pcs.link_fault == "Ok",
+        format!("link fault status at the end: {}", pcs.link_fault),
+        None,
+    ));
     if let Some(b) = blocks {
-        let detail = b.first.as_ref().map(|(i, m, d)| format!("DUT block {i}\nmodel  {m}\nDUT    {d}"));
-        cases.push(pcs_case("blocks bit exact", b.divergent == 0, format!("{} of {} blocks differ from the model's encoding", b.divergent, b.compared), detail));
+        let detail = b
+            .first
+            .as_ref()
+            .map(|(i, m, d)| format!("DUT block {i}\nmodel  {m}\nDUT    {d}"));
+        cases.push(pcs_case(
+            "blocks bit exact",
+            b.divergent == 0,
+            format!(
+                "{} of {} blocks differ from the model's encoding",
+                b.divergent, b.compared
+            ),
+            detail,
+        ));
     }
     cases
 }
 
 /// Encodes the expected frames with the model and compares the unscrambled blocks with the
 /// DUT's (descrambled) blocks, aligned at the first start block of each.
-fn compare_blocks(expected: &[Expected], dut: &[Block], profile: Profile) -> Result<BlockComparison, Error> {
+fn compare_blocks(
+    expected: &[Expected],
+    dut: &[Block],
+    profile: Profile,
+) -> Result<BlockComparison, Error> {
     let opt = TxOptions {
-        mac: TxConfig { dic: profile.dic(), ..TxConfig::default() },
+        mac: TxConfig {
+            dic: profile.dic(),
+            ..TxConfig::default()
+        },
         profile,
         seed: pcs_core::scramble::DEFAULT_STATE,
         idle_blocks: 0,
     };
-    let mut chain = TxChain::new(&opt, pipeline::VecSink::default()).map_err(|e| Error::Output(PathBuf::new(), e))?;
+    let mut chain = TxChain::new(&opt, pipeline::VecSink::default())
+        .map_err(|e| Error::Output(PathBuf::new(), e))?;
     for e in expected {
-        chain.frame(&e.data, None).map_err(|m| Error::Usage(format!("expected frame {}: {m}", e.index)))?;
+        chain
+            .frame(&e.data, None)
+            .map_err(|m| Error::Usage(format!("expected frame {}: {m}", e.index)))?;
     }
-    let (model, _, _) = chain.finish().map_err(|e| Error::Output(PathBuf::new(), e))?;
-    let is_start = |b: &Block| pcs_core::block::decode_block(*b).class == pcs_core::BlockClass::Start;
+    let (model, _, _) = chain
+        .finish()
+        .map_err(|e| Error::Output(PathBuf::new(), e))?;
+    let is_start =
+        |b: &Block| pcs_core::block::decode_block(*b).class == pcs_core::BlockClass::Start;
     let m0 = model.blocks.iter().position(is_start).unwrap_or(0);
     let d0 = dut.iter().position(is_start).unwrap_or(0);
-    let mut cmp = BlockComparison { aligned_at: (m0 as u64, d0 as u64), compared: 0, divergent: 0, first: None };
-    for (k, (m, d)) in model.blocks.iter().skip(m0).zip(dut.iter().skip(d0)).enumerate() {
+    let mut cmp = BlockComparison {
+        aligned_at: (m0 as u64, d0 as u64),
+        compared: 0,
+        divergent: 0,
+        first: None,
+    };
+    for (k, (m, d)) in model
+        .blocks
+        .iter()
+        .skip(m0)
+        .zip(dut.iter().skip(d0))
+        .enumerate()
+    {
         cmp.compared += 1;
         if m != d {
             cmp.divergent += 1;
             if cmp.first.is_none() {
-                cmp.first = Some(((d0 + k) as u64, crate::describe::block(*m), crate::describe::block(*d)));
+                cmp.first = Some((
+                    (d0 + k) as u64,
+                    crate::describe::block(*m),
+                    crate::describe::block(*d),
+                ));
             }
         }
     }

@@ -204,21 +204,23 @@ pub fn compare(expected: &[Expected], received: &[ReceivedFrame]) -> Comparison 
         .enumerate()
         .filter_map(|(ri, e)| e.map(|e| (ri, e)))
         .collect();
-    let in_order: std::collections::HashSet<usize> = longest_increasing(&pairs.iter().map(|p| p.1).collect::<Vec<_>>())
-        .into_iter()
-        .map(|k| pairs[k].0)
-        .collect();
+    let in_order: std::collections::HashSet<usize> =
+        longest_increasing(&pairs.iter().map(|p| p.1).collect::<Vec<_>>())
+            .into_iter()
+            .map(|k| pairs[k].0)
+            .collect();
     let mut results: Vec<Option<FrameResult>> = vec![None; expected.len()];
-    let result = |ei: usize, r: &ReceivedFrame, status: Status, diff: Option<Difference>| FrameResult {
-        expected_index: expected[ei].index,
-        length: expected[ei].data.len(),
-        status,
-        received_index: Some(r.index),
-        class: Some(class_name(r.class)),
-        start_block: Some(r.start.block),
-        start_lane: Some(r.start.lane),
-        first_difference: diff,
-    };
+    let result =
+        |ei: usize, r: &ReceivedFrame, status: Status, diff: Option<Difference>| FrameResult {
+            expected_index: expected[ei].index,
+            length: expected[ei].data.len(),
+            status,
+            received_index: Some(r.index),
+            class: Some(class_name(r.class)),
+            start_block: Some(r.start.block),
+            start_lane: Some(r.start.lane),
+            first_difference: diff,
+        };
     for &(ri, ei) in &pairs {
         let status = if in_order.contains(&ri) {
             Status::Matched
@@ -231,7 +233,9 @@ pub fn compare(expected: &[Expected], received: &[ReceivedFrame]) -> Comparison 
     //    between the in-order matches around it.
     let mut anchor_e: Option<usize> = None; // expected index of the last in-order match
     let next_anchor = |from: usize| -> Option<usize> {
-        (from..received.len()).find(|ri| in_order.contains(ri)).and_then(|ri| matched_e[ri])
+        (from..received.len())
+            .find(|ri| in_order.contains(ri))
+            .and_then(|ri| matched_e[ri])
     };
     let mut extra = Vec::new();
     for (ri, r) in received.iter().enumerate() {
@@ -248,13 +252,10 @@ pub fn compare(expected: &[Expected], received: &[ReceivedFrame]) -> Comparison 
         let candidate = duplicate[ri]
             .is_none()
             .then(|| {
-                (lo..hi)
-                    .filter(|&e| !used[e])
-                    .take(256)
-                    .max_by_key(|&e| {
-                        let same = padded[e].iter().zip(got).filter(|(a, b)| a == b).count();
-                        (same, std::cmp::Reverse(e))
-                    })
+                (lo..hi).filter(|&e| !used[e]).take(256).max_by_key(|&e| {
+                    let same = padded[e].iter().zip(got).filter(|(a, b)| a == b).count();
+                    (same, std::cmp::Reverse(e))
+                })
             })
             .flatten();
         match candidate {
@@ -305,7 +306,10 @@ mod tests {
     use crate::pipeline::Placement;
 
     fn exp(i: u64, fill: u8, len: usize) -> Expected {
-        Expected { index: i, data: vec![fill; len] }
+        Expected {
+            index: i,
+            data: vec![fill; len],
+        }
     }
 
     fn rcv(i: u64, fill: u8, len: usize, block: u64) -> ReceivedFrame {
@@ -337,7 +341,10 @@ mod tests {
 
     #[test]
     fn short_expected_frames_match_their_padded_form() {
-        let e = vec![Expected { index: 0, data: vec![7; 20] }];
+        let e = vec![Expected {
+            index: 0,
+            data: vec![7; 20],
+        }];
         let mut r = rcv(0, 0, 60, 0);
         r.data[..20].fill(7);
         assert_eq!(statuses(&compare(&e, &[r])), [Status::Matched]);
@@ -372,7 +379,16 @@ mod tests {
         );
         let d = c.frames[4].first_difference.clone().unwrap();
         // /S/ at block 40 lane 0: octet 320 + 8 + 10 = 338 -> block 42, lane 2.
-        assert_eq!(d, Difference { offset: 10, expected: Some(5), actual: Some(5 ^ 0x80), block: 42, lane: 2 });
+        assert_eq!(
+            d,
+            Difference {
+                offset: 10,
+                expected: Some(5),
+                actual: Some(5 ^ 0x80),
+                block: 42,
+                lane: 2
+            }
+        );
         assert_eq!(c.extra.len(), 1);
         assert_eq!(c.extra[0].received_index, 5);
     }

@@ -19,7 +19,7 @@ use mac_core::rx::{MacRx, RxClass, RxConfig, RxFrame};
 use mac_core::tx::{MacTx, TxConfig};
 use pcs_core::decode::RxEvent;
 use pcs_core::lock::BlockAligner;
-use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsTx, PcsRxStep};
+use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsRxStep, PcsTx};
 use pcs_core::scramble::DEFAULT_STATE;
 use pcs_core::{Block, ControlChar, SyncHeader, XgmiiWord};
 use serde::Serialize;
@@ -128,7 +128,8 @@ impl<S: TxSink> TxChain<S> {
             None => data.len(),
         };
         self.buf.clear();
-        self.buf.resize(self.mac.words_needed(len) + 2, XgmiiWord::IDLE);
+        self.buf
+            .resize(self.mac.words_needed(len) + 2, XgmiiWord::IDLE);
         let n = match fcs {
             Some(_) => self.mac.encode_frame_with_fcs(&with_fcs, &mut self.buf),
             None => self.mac.encode_frame(data, &mut self.buf),
@@ -307,7 +308,12 @@ pub trait RxSink {
     ///
     /// # Errors
     /// The sink could not write.
-    fn word(&mut self, _index: u64, _word: XgmiiWord, _block: Option<Block>) -> std::io::Result<()> {
+    fn word(
+        &mut self,
+        _index: u64,
+        _word: XgmiiWord,
+        _block: Option<Block>,
+    ) -> std::io::Result<()> {
         Ok(())
     }
 
@@ -352,7 +358,12 @@ impl<K: RxSink> RxBack<'_, K> {
                 });
             }
         }
-        let (frames, counts, sink, error) = (&mut self.frames, &mut self.counts, &mut *self.sink, &mut self.error);
+        let (frames, counts, sink, error) = (
+            &mut self.frames,
+            &mut self.counts,
+            &mut *self.sink,
+            &mut self.error,
+        );
         self.mac.push(w, |f: &RxFrame<'_>| {
             let rf = ReceivedFrame {
                 index: *frames,
@@ -368,7 +379,10 @@ impl<K: RxSink> RxBack<'_, K> {
             };
             *frames += 1;
             counts.total += 1;
-            *counts.by_class.entry(class_name(f.class).into()).or_default() += 1;
+            *counts
+                .by_class
+                .entry(class_name(f.class).into())
+                .or_default() += 1;
             if let Err(e) = sink.frame(&rf) {
                 error.get_or_insert(e);
             }
@@ -485,7 +499,9 @@ pub fn decode<K: RxSink>(
             let mut locked = false;
             let mut hi_ber = false;
             loop {
-                let got = file.read(&mut chunk).map_err(|e| InputError::io(path, &e))?;
+                let got = file
+                    .read(&mut chunk)
+                    .map_err(|e| InputError::io(path, &e))?;
                 if got == 0 {
                     break;
                 }
@@ -514,7 +530,10 @@ pub fn decode<K: RxSink>(
                 progress(total);
             }
             if total == 0 {
-                return Err(InputError::file(path, "0-byte .bits file: no bits to decode"));
+                return Err(InputError::file(
+                    path,
+                    "0-byte .bits file: no bits to decode",
+                ));
             }
             if let Some(e) = pcs.flush() {
                 back.pcs_event(&e, n.saturating_sub(1));
