@@ -179,9 +179,17 @@ fn longest_increasing(seq: &[usize]) -> Vec<usize> {
 /// Compares expected and received frames.
 pub fn compare(expected: &[Expected], received: &[ReceivedFrame]) -> Comparison {
     let padded: Vec<Vec<u8>> = expected.iter().map(Expected::padded).collect();
+    // Each expected frame is found by its padded form and, when it is short, by its exact
+    // form too (a DUT sending runts delivers them unpadded).
     let mut by_content: HashMap<&[u8], std::collections::VecDeque<usize>> = HashMap::new();
     for (i, d) in padded.iter().enumerate() {
         by_content.entry(d.as_slice()).or_default().push_back(i);
+        if expected[i].data.len() < MIN_UNPADDED {
+            by_content
+                .entry(expected[i].data.as_slice())
+                .or_default()
+                .push_back(i);
+        }
     }
     // 1. Content matches, in receive order.
     let mut matched_e: Vec<Option<usize>> = vec![None; received.len()];
@@ -190,10 +198,15 @@ pub fn compare(expected: &[Expected], received: &[ReceivedFrame]) -> Comparison 
     for (ri, r) in received.iter().enumerate() {
         let c = content(r);
         if let Some(q) = by_content.get_mut(c) {
+            while q.front().is_some_and(|&e| used[e]) {
+                q.pop_front();
+            }
             if let Some(ei) = q.pop_front() {
                 matched_e[ri] = Some(ei);
                 used[ei] = true;
-            } else if let Some(first) = padded.iter().position(|p| p.as_slice() == c) {
+            } else if let Some(first) =
+                (0..expected.len()).find(|&e| padded[e] == c || expected[e].data == c)
+            {
                 duplicate[ri] = Some(expected[first].index);
             }
         }

@@ -57,28 +57,52 @@ pub fn differing_bit(a: u64, b: u64) -> Option<u32> {
     (x != 0).then(|| x.trailing_zeros())
 }
 
-/// Which field of a control block a payload bit belongs to.
+/// Which field of a block a payload bit belongs to (Figure 49-7 layouts).
 pub fn field_of_bit(b: Block, bit: u32) -> String {
     if b.sync == pcs_core::SyncHeader::DATA {
-        return format!("lane {}", bit / 8);
+        return format!("lane {} (data)", bit / 8);
     }
     if bit < 8 {
         return "block type field".into();
     }
+    let code = |bit: u32| format!("lane {} (control code)", (bit - 8) / 7);
+    let data = |bit: u32| format!("lane {} (data)", bit / 8);
+    let o = |lane: u32| format!("lane {lane} (O code)");
     match b.block_type() {
-        Some(t) if t.terminate_lane().is_some() => {
+        Some(BlockType::Control) => code(bit),
+        Some(BlockType::ControlOrdered) => match bit {
+            8..=35 => code(bit),
+            36..=39 => o(4),
+            _ => data(bit),
+        },
+        Some(BlockType::ControlStart) => match bit {
+            8..=35 => code(bit),
+            36..=39 => "pad bits".into(),
+            _ => data(bit),
+        },
+        Some(BlockType::OrderedStart | BlockType::OrderedOrdered) => match bit {
+            32..=35 => o(0),
+            36..=39 if b.block_type() == Some(BlockType::OrderedOrdered) => o(4),
+            36..=39 => "pad bits".into(),
+            _ => data(bit),
+        },
+        Some(BlockType::Start) => data(bit),
+        Some(BlockType::OrderedControl) => match bit {
+            8..=31 => data(bit),
+            32..=35 => o(0),
+            _ => code(bit),
+        },
+        Some(t) => {
             let k = t.terminate_lane().unwrap_or(0) as u32;
             if bit < 8 + 8 * k {
                 format!("lane {} (data)", (bit - 8) / 8)
+            } else if (bit - 8) / 7 > k {
+                code(bit)
             } else {
-                match (bit.saturating_sub(8) / 7) as usize {
-                    j if j > k as usize => format!("lane {j} (control code)"),
-                    _ => "pad bits".into(),
-                }
+                "pad bits".into()
             }
         }
-        Some(BlockType::Control) => format!("lane {} (control code)", (bit - 8) / 7),
-        _ => format!("payload bit {bit}"),
+        None => format!("payload bit {bit}"),
     }
 }
 
@@ -115,6 +139,13 @@ mod tests {
         assert_eq!(field_of_bit(t3, 20), "lane 1 (data)");
         assert_eq!(field_of_bit(t3, 33), "pad bits");
         assert_eq!(field_of_bit(t3, 40), "lane 4 (control code)");
-        assert_eq!(field_of_bit(Block::data(0), 63), "lane 7");
+        assert_eq!(field_of_bit(Block::data(0), 63), "lane 7 (data)");
+        let oo = Block::control(0x55);
+        assert_eq!(field_of_bit(oo, 40), "lane 5 (data)");
+        assert_eq!(field_of_bit(oo, 37), "lane 4 (O code)");
+        assert_eq!(
+            field_of_bit(Block::control(0x4b), 50),
+            "lane 6 (control code)"
+        );
     }
 }

@@ -452,6 +452,9 @@ pub fn decode<K: RxSink>(
                 }
             }
             back.summary.blocks = back.index;
+            if back.index == 0 {
+                return Err(InputError::file(path, "no transfers in the file"));
+            }
         }
         "b66" => {
             let reader = B66Reader::new(BufReader::with_capacity(1 << 16, file), path)?;
@@ -481,6 +484,9 @@ pub fn decode<K: RxSink>(
                 if n % (1 << 20) == 0 {
                     progress(n);
                 }
+            }
+            if n == 0 {
+                return Err(InputError::file(path, "no blocks in the file"));
             }
             if let Some(e) = pcs.flush() {
                 back.pcs_event(&e, n.saturating_sub(1));

@@ -1,0 +1,406 @@
+//! The real `baser` binary on the golden vectors and on malformed inputs: exit codes,
+//! messages, reports, and tshark reading our pcap output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn baser(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_baser"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A scratch folder, removed at the end of the test.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("baser-cli-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&p).unwrap();
+        Self(p)
+    }
+
+    fn file(&self, name: &str, content: &[u8]) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, content).unwrap();
+        p.to_string_lossy().into_owned()
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+#[test]
+fn demo_check_finds_exactly_the_three_deliberate_faults() {
+    for dut in ["vectors/demo/dut.b66", "vectors/demo/dut.bits"] {
+        let o = baser(&[
+            "check",
+            "--frames",
+            "vectors/demo/frames.pcap",
+            "--dut",
+            dut,
+        ]);
+        let (out, _) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        let fails: Vec<&str> = out.lines().filter(|l| l.starts_with("FAIL ")).collect();
+        assert_eq!(fails.len(), 4, "{out}");
+        assert!(
+            fails[0].starts_with("FAIL frames: frame 2 (1514 octets): corrupted"),
+            "{out}"
+        );
+        assert!(fails[0].ends_with("class fcs_error"), "{out}");
+        assert!(
+            out.contains("first difference at octet 310: expected 0xb9, got 0xa9"),
+            "{out}"
+        );
+        assert_eq!(
+            fails[1],
+            "FAIL frames: frame 6 (300 octets): missing: no received frame matches it"
+        );
+        assert_eq!(
+            fails[2],
+            "FAIL pcs: no invalid sync headers: 1 invalid sync headers while locked"
+        );
+        assert!(
+            fails[3].starts_with("FAIL pcs: no errored blocks (RX_E): 1 blocks entered RX_E"),
+            "{out}"
+        );
+        assert!(
+            out.contains("RX_C --E--> RX_E: invalid sync header 0"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn clean_streams_pass_in_every_format() {
+    for dut in [
+        "expected.b66",
+        "expected-unscrambled.b66",
+        "expected.bits",
+        "expected.xgmii",
+    ] {
+        for case in ["demo", "dic", "terminate-lanes", "short-frames", "jumbo"] {
+            let o = baser(&[
+                "check",
+                "--frames",
+                &format!("vectors/{case}/frames.pcap"),
+                "--dut",
+                &format!("vectors/{case}/{dut}"),
+            ]);
+            let (out, err) = text(&o);
+            assert_eq!(o.status.code(), Some(0), "{case}/{dut}\n{out}{err}");
+            assert!(out.ends_with("PASS\n"), "{out}");
+        }
+    }
+}
+
+#[test]
+fn runts_are_reported_as_runts() {
+    let o = baser(&[
+        "check",
+        "--frames",
+        "vectors/runts/frames.pcap",
+        "--dut",
+        "vectors/runts/expected.b66",
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("FAIL frames: frame 0 (20 octets): received with MAC class runt"),
+        "{out}"
+    );
+    assert!(
+        out.contains("FAIL frames: frame 1 (59 octets): received with MAC class runt"),
+        "{out}"
+    );
+    assert!(!out.contains("frame 2 (60"), "{out}");
+}
+
+#[test]
+fn json_and_junit_reports_carry_the_verdicts() {
+    let s = Scratch::new("reports");
+    let (json, junit) = (s.path("r.json"), s.path("r.xml"));
+    let o = baser(&[
+        "check",
+        "--frames",
+        "vectors/demo/frames.pcap",
+        "--dut",
+        "vectors/demo/dut.b66",
+        "--json",
+        &json,
+        "--junit",
+        &junit,
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty(), "--quiet prints nothing");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["verdict"], "fail");
+    assert_eq!(doc["summary"]["expected"], 10);
+    assert_eq!(doc["summary"]["matched"], 8);
+    assert_eq!(doc["summary"]["corrupted"], 1);
+    assert_eq!(doc["summary"]["missing"], 1);
+    assert_eq!(doc["frames"][2]["status"], "corrupted");
+    assert_eq!(doc["frames"][2]["first_difference"]["offset"], 310);
+    assert_eq!(doc["frames"][6]["status"], "missing");
+    assert_eq!(doc["pcs"]["invalid_headers"], 1);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    // 10 frames + "no unexpected frames" + 6 PCS checks.
+    assert!(xml.contains(r#"<testsuite name="baser check --frames" tests="17" skipped="0" errors="0" failures="4">"#), "{xml}");
+    assert!(
+        xml.contains(r#"<testcase name="frame 6 (300 octets)" classname="baser.frames">"#),
+        "{xml}"
+    );
+}
+
+#[test]
+fn pcs_check_is_bit_exact_and_names_the_first_divergent_block() {
+    for case in ["control-blocks", "link-fault", "invalid-xgmii", "p802.3df"] {
+        for dut in ["expected.b66", "expected-unscrambled.b66"] {
+            let o = baser(&[
+                "check",
+                "--xgmii",
+                &format!("vectors/{case}/input.xgmii"),
+                "--dut",
+                &format!("vectors/{case}/{dut}"),
+            ]);
+            let (out, err) = text(&o);
+            assert_eq!(o.status.code(), Some(0), "{case}/{dut}\n{out}{err}");
+        }
+    }
+    // Change one payload bit of block 5 of the unscrambled control-blocks stream.
+    let s = Scratch::new("pcs");
+    let orig =
+        std::fs::read_to_string("../vectors/control-blocks/expected-unscrambled.b66").unwrap();
+    let mut lines: Vec<String> = orig.lines().map(String::from).collect();
+    // Line 1 is the header comment; block 5 is line 7.
+    let l = &lines[6];
+    let p = u64::from_str_radix(&l[2..], 16).unwrap() ^ (1 << 40);
+    lines[6] = format!("{} {p:016x}", &l[..1]);
+    let dut = s.file("dut.b66", (lines.join("\n") + "\n").as_bytes());
+    let o = baser(&[
+        "check",
+        "--xgmii",
+        "vectors/control-blocks/input.xgmii",
+        "--dut",
+        &dut,
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("1 of 44 blocks differ; first at block 5 (DUT line 7), lane 5 (data)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("DUT    1 000000f002000055  (type 0x55: /Q/ 00 00 02 /Fsig/ 00 00 00)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn decode_finds_lock_from_an_odd_bit_offset_and_summarises() {
+    let s = Scratch::new("decode");
+    let json = s.path("d.json");
+    let o = baser(&["decode", "vectors/demo/dut.bits", "--json", &json]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("block lock at bit offset 5616 after 85 blocks and 6 slips"),
+        "{out}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["frames"]["by_class"]["fcs_error"], 1);
+    assert_eq!(doc["frames"]["by_class"]["ok"], 8);
+    assert_eq!(doc["pcs"]["lock_acquired"]["slips"], 6);
+    let o = baser(&["decode", "vectors/dic/expected.bits"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
+}
+
+#[test]
+fn tshark_reads_our_pcap_output_as_the_same_frames() {
+    if Command::new("tshark").arg("-v").output().is_err() {
+        eprintln!("SKIP: tshark is not installed (.ci/run installs it)");
+        return;
+    }
+    let s = Scratch::new("tshark");
+    let pcap = s.path("dic.pcap");
+    let o = baser(&["decode", "vectors/dic/expected.bits", "--pcap", &pcap, "-q"]);
+    assert_eq!(o.status.code(), Some(0));
+    let fields = |f: &str| {
+        let o = Command::new("tshark")
+            .args([
+                "-r",
+                f,
+                "-T",
+                "fields",
+                "-e",
+                "frame.len",
+                "-e",
+                "eth.dst",
+                "-e",
+                "eth.type",
+                "-e",
+                "data",
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let ours = fields(&pcap);
+    let input = fields("../vectors/dic/frames.pcap");
+    assert_eq!(ours.lines().count(), 72);
+    assert_eq!(ours, input);
+}
+
+#[test]
+fn encode_round_trips_through_decode() {
+    let s = Scratch::new("encode");
+    let (b66, xg, pcap) = (s.path("o.b66"), s.path("o.xgmii"), s.path("o.pcap"));
+    let o = baser(&[
+        "encode",
+        "vectors/jumbo/frames.pcap",
+        "--b66",
+        &b66,
+        "--xgmii",
+        &xg,
+        "--seed",
+        "0x123456789abcdef",
+        "--ifg",
+        "16",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let head = std::fs::read_to_string(&b66).unwrap();
+    assert!(
+        head.starts_with("# scrambled\n# scrambler_state=0x123456789abcdef\n"),
+        "{}",
+        &head[..80]
+    );
+    let o = baser(&[
+        "decode",
+        &b66,
+        "--pcap",
+        &pcap,
+        "--max-frame-length",
+        "9018",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
+    let o = baser(&[
+        "check",
+        "--frames",
+        "vectors/jumbo/frames.pcap",
+        "--dut",
+        &b66,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
+}
+
+/// Runs `baser` and expects exit 2 with `message` in stderr.
+fn refused(args: &[&str], message: &str) {
+    let o = baser(args);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}\n{out}{err}");
+    assert!(
+        err.contains(message),
+        "{args:?}: expected `{message}` in:\n{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn malformed_inputs_are_refused_with_file_and_line() {
+    let s = Scratch::new("bad");
+    let good = std::fs::read("../vectors/demo/frames.pcap").unwrap();
+    let truncated = s.file("truncated.pcap", &good[..good.len() - 7]);
+    refused(&["encode", &truncated], "truncated.pcap: byte ");
+    refused(
+        &["encode", &truncated],
+        "the file ends inside a record (truncated capture)",
+    );
+    let magic = s.file("magic.pcap", b"\x00\x01\x02\x03rest of a file");
+    refused(
+        &["encode", &magic],
+        "magic.pcap: byte 0: not a pcap or pcapng file: magic 00010203",
+    );
+    let mut snap = good.clone();
+    snap[16..20].copy_from_slice(&63u32.to_le_bytes());
+    let snap = s.file("snap.pcap", &snap);
+    refused(
+        &["encode", &snap],
+        "record 0: 64 octets captured, larger than the file's snaplen 63",
+    );
+    let empty_pcap = s.file("empty.pcap", b"");
+    refused(
+        &["encode", &empty_pcap],
+        "empty.pcap: empty file: expected a pcap or pcapng capture",
+    );
+    let odd = s.file("odd.xgmii", b"ff 0707070707070707\nff 070707070707070\n");
+    refused(
+        &["decode", &odd],
+        "odd.xgmii:2: data `070707070707070` has 15 hex digits, expected 16",
+    );
+    let digits15 = s.file("d15.b66", b"# scrambled\n1 000000000000001\n");
+    refused(
+        &["decode", &digits15],
+        "d15.b66:2: payload `000000000000001` has 15 hex digits, expected 16",
+    );
+    let h7 = s.file("h7.b66", b"1 000000000000001e\n7 000000000000001e\n");
+    refused(
+        &["decode", &h7],
+        "h7.b66:2: sync header digit `7` is not 0..3",
+    );
+    let empty = s.file("empty.b66", b"");
+    refused(&["decode", &empty], "empty.b66: no blocks in the file");
+    let empty_x = s.file("empty.xgmii", b"# only a comment\n");
+    refused(
+        &["decode", &empty_x],
+        "empty.xgmii: no transfers in the file",
+    );
+    let zero = s.file("zero.bits", b"");
+    refused(
+        &["decode", &zero],
+        "zero.bits: 0-byte .bits file: no bits to decode",
+    );
+    refused(
+        &["decode", "no/such/file.b66"],
+        "no/such/file.b66: No such file or directory",
+    );
+    refused(
+        &["check", "--dut", "vectors/demo/dut.b66"],
+        "check needs --frames EXPECTED.pcap or --xgmii INPUT.xgmii",
+    );
+    refused(
+        &["decode", "vectors/demo/frames.pcap"],
+        "decode reads .bits, .b66 or .xgmii",
+    );
+    refused(&["decode", "README.md"], "README.md: unknown file kind");
+    refused(
+        &[
+            "encode",
+            "vectors/demo/frames.pcap",
+            "--seed",
+            "0x7ffffffffffffff",
+        ],
+        "more than 58 bits",
+    );
+}
