@@ -298,8 +298,27 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         || a.input.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
+    let mut options = String::new();
+    for (on, flag) in [
+        (a.no_dic, " --no-dic"),
+        (a.no_pad, " --no-pad"),
+        (a.fcs_included, " --fcs-included"),
+    ] {
+        if on {
+            options.push_str(flag);
+        }
+    }
+    if a.ifg != 12 {
+        options.push_str(&format!(" --ifg {}", a.ifg));
+    }
+    if a.idle_blocks != 128 {
+        options.push_str(&format!(" --idle-blocks {}", a.idle_blocks));
+    }
+    if a.profile != Profile::Ieee {
+        options.push_str(&format!(" --profile {}", a.profile.name()));
+    }
     let made_by = format!(
-        "made by baser {} encode {input_name}",
+        "made by baser {} encode {input_name}{options}",
         env!("CARGO_PKG_VERSION")
     );
     let mut sinks = FileSinks {
