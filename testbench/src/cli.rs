@@ -176,6 +176,7 @@ use crate::format::bits::BitsWriter;
 use crate::format::pcap::{FrameReader, FrameWriter};
 use crate::format::vcd::VcdWriter;
 use crate::format::xgmii::{XgmiiReader, XgmiiWriter};
+use crate::inject::{Fault, FaultChannel};
 use crate::pipeline::{
     self, FrameCounts, PcsSummary, ReceivedFrame, RxOptions, RxSink, TxChain, TxOptions, TxSink,
 };
@@ -229,6 +230,14 @@ pub struct EncodeArgs {
     /// Compatibility profile.
     #[arg(long, value_enum, default_value_t = Profile::Ieee)]
     pub profile: Profile,
+    /// Put a fault on the line (.b66 and .bits outputs): flip:BIT, burst:BIT:LEN,
+    /// ber:RATE[:SEED], header:BLOCK, slip:BIT:+N|-N, drop:BLOCK, dup:BLOCK. Repeatable.
+    #[arg(long, value_parser = parse_fault)]
+    pub inject: Vec<Fault>,
+}
+
+fn parse_fault(s: &str) -> Result<Fault, String> {
+    Fault::parse(s)
 }
 
 fn parse_seed(s: &str) -> Result<u64, String> {
@@ -247,6 +256,8 @@ struct FileSinks {
     b66u: Option<(PathBuf, B66Writer<BufWriter<File>>)>,
     bits: Option<(PathBuf, BitsWriter<BufWriter<File>>)>,
     vcd: Option<(PathBuf, VcdWriter<BufWriter<File>>)>,
+    /// With `--inject`, the line blocks go through this channel before `.b66`/`.bits`.
+    channel: Option<FaultChannel>,
     failed: Option<PathBuf>,
 }
 
@@ -273,10 +284,14 @@ impl TxSink for FileSinks {
             };
         }
         put!(xgmii, |w: &mut XgmiiWriter<_>| w.write(word));
-        put!(b66, |w: &mut B66Writer<_>| w.write(line));
         put!(b66u, |w: &mut B66Writer<_>| w.write(block));
-        put!(bits, |w: &mut BitsWriter<_>| w.write(line));
         put!(vcd, |w: &mut VcdWriter<_>| w.write(word, line));
+        if let Some(c) = self.channel.as_mut() {
+            c.push(line);
+            return Ok(());
+        }
+        put!(b66, |w: &mut B66Writer<_>| w.write(line));
+        put!(bits, |w: &mut BitsWriter<_>| w.write(line));
         Ok(())
     }
 }
@@ -321,12 +336,19 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         "made by baser {} encode {input_name}{options}",
         env!("CARGO_PKG_VERSION")
     );
+    if a.b66.is_some() && a.inject.iter().any(Fault::moves_boundary) {
+        return Err(Error::Usage(
+            "--inject slip moves the block boundary, which a .b66 file cannot hold: write --bits"
+                .into(),
+        ));
+    }
     let mut sinks = FileSinks {
         xgmii: None,
         b66: None,
         b66u: None,
         bits: None,
         vcd: None,
+        channel: (!a.inject.is_empty()).then(|| FaultChannel::new(&a.inject)),
         failed: None,
     };
     if let Some(p) = &a.xgmii {
@@ -411,12 +433,30 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
     };
     let FileSinks {
         xgmii,
-        b66,
+        mut b66,
         b66u,
         bits,
         vcd,
+        channel,
         ..
     } = sinks;
+    let mut flipped = 0;
+    if let Some(mut c) = channel {
+        // The faulty line: bytes for .bits, re-cut into 66-bit blocks for .b66.
+        flipped = c.flipped.len();
+        let bytes = c.finish();
+        if let Some((p, w)) = &bits {
+            let _ = w;
+            std::fs::write(p, &bytes).map_err(io_err(p))?;
+        }
+        if let Some((p, w)) = b66.as_mut() {
+            let mut gb = pcs_core::gearbox::RxGearbox::<u8>::new();
+            for rb in gb.blocks(&bytes) {
+                w.write(rb.block).map_err(io_err(p))?;
+            }
+        }
+    }
+    let bits = if a.inject.is_empty() { bits } else { None };
     if let Some((p, w)) = xgmii {
         w.finish().map_err(io_err(&p))?;
     }
@@ -443,6 +483,12 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
             if a.no_dic { "off" } else { "on" },
             a.profile.name()
         );
+        if !a.inject.is_empty() {
+            println!(
+                "  --inject: {} fault(s) on the line (.b66/.bits), {flipped} line bits flipped",
+                a.inject.len()
+            );
+        }
     }
     Ok(Verdict::Pass)
 }
@@ -474,6 +520,10 @@ pub struct DecodeArgs {
     /// Events (E transitions, link fault changes) listed in detail.
     #[arg(long, default_value_t = 20)]
     pub max_report: usize,
+    /// Put a fault on the line before the receiver (see `encode --inject`). For .bits input,
+    /// block numbers count 66-bit chunks from the file's first bit. Reads the input whole.
+    #[arg(long, value_parser = parse_fault)]
+    pub inject: Vec<Fault>,
 }
 
 fn max_frame(n: u16) -> MaxFrameLength {
@@ -566,8 +616,21 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
         },
     };
     let bar = progress_bar(&a.input, out);
-    let (pcs, counts) =
-        pipeline::decode(&a.input, &opt, &mut sinks, a.max_report, &|n| bar.set(n))?;
+    let (pcs, counts) = if a.inject.is_empty() {
+        pipeline::decode(&a.input, &opt, &mut sinks, a.max_report, &|n| bar.set(n))?
+    } else {
+        let bytes = injected_line(&a.input, kind, &a.inject)?;
+        let label = a.input.with_extension("bits");
+        pipeline::decode_reader(
+            "bits",
+            &bytes[..],
+            &label,
+            &opt,
+            &mut sinks,
+            a.max_report,
+            &|n| bar.set(n),
+        )?
+    };
     bar.done();
     if let (Some(w), Some(p)) = (sinks.xgmii.take(), &a.xgmii) {
         w.finish().map_err(|e| Error::Output(p.clone(), e))?;
@@ -608,6 +671,47 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
     Ok(verdict)
 }
 
+/// The line bits of a `.b66` or `.bits` input after the fault channel.
+fn injected_line(path: &Path, kind: Kind, faults: &[Fault]) -> Result<Vec<u8>, Error> {
+    let mut channel = FaultChannel::new(faults);
+    match kind {
+        Kind::B66 => {
+            let file = File::open(path).map_err(|e| InputError::io(path, &e))?;
+            let reader = crate::format::b66::B66Reader::new(std::io::BufReader::new(file), path)?;
+            let header = reader.header();
+            // Unscrambled dumps are scrambled first: the channel is the line.
+            let mut scrambler = (header.scrambling == Scrambling::Unscrambled).then(|| {
+                pcs_core::scramble::Scrambler::new(
+                    header
+                        .scrambler_state
+                        .unwrap_or(pcs_core::scramble::DEFAULT_STATE),
+                )
+            });
+            for b in reader {
+                let mut b = b?;
+                if let Some(s) = scrambler.as_mut() {
+                    b.payload = s.scramble(b.payload);
+                }
+                channel.push(b);
+            }
+        }
+        Kind::Bits => {
+            let bytes = std::fs::read(path).map_err(|e| InputError::io(path, &e))?;
+            let mut gb = pcs_core::gearbox::RxGearbox::<u8>::new();
+            for rb in gb.blocks(&bytes) {
+                channel.push(rb.block);
+            }
+        }
+        _ => {
+            return Err(Error::Usage(format!(
+                "{}: --inject needs a .b66 or .bits input",
+                path.display()
+            )));
+        }
+    }
+    Ok(channel.finish())
+}
+
 /// True when the PCS saw nothing wrong.
 pub fn pcs_clean(p: &PcsSummary) -> bool {
     (p.lock_acquired.is_some() || p.input == "xgmii")
@@ -630,6 +734,18 @@ fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize) {
             println!("  XGMII input: no PCS (MAC RX and link fault only)")
         }
         None => println!("  block lock never acquired"),
+    }
+    for (loss, re) in p.lock_losses.iter().zip(&p.relocks) {
+        println!(
+            "  lock lost at block {loss}, regained at block {} (bit offset {}, {} slips so far)",
+            re.block, re.bit_offset, re.slips
+        );
+    }
+    for (i, rise) in p.hi_ber_episodes.iter().enumerate() {
+        match p.hi_ber_clears.get(i) {
+            Some(c) => println!("  hi_ber from block {rise} to block {c}"),
+            None => println!("  hi_ber from block {rise} to the end"),
+        }
     }
     println!(
         "  lock losses {}, hi_ber episodes {}, invalid sync headers {}, errored blocks (RX_E) {}",

@@ -6,6 +6,7 @@ pub mod cli;
 pub mod compare;
 pub mod describe;
 pub mod format;
+pub mod inject;
 pub mod pcs_check;
 pub mod pipeline;
 pub mod profile;

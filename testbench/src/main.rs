@@ -71,6 +71,13 @@ struct CheckArgs {
 }
 
 fn main() -> ExitCode {
+    // Like other command-line tools, end quietly when stdout is closed early (`| head`)
+    // instead of failing on EPIPE.
+    // SAFETY: setting a signal's disposition to the default, before any thread exists.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = Args::parse();
     let out = cli::Output {
         quiet: args.quiet,

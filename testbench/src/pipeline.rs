@@ -42,12 +42,15 @@ pub struct VecSink {
     pub words: Vec<XgmiiWord>,
     /// The unscrambled blocks.
     pub blocks: Vec<Block>,
+    /// The line (scrambled) blocks.
+    pub lines: Vec<Block>,
 }
 
 impl TxSink for VecSink {
-    fn put(&mut self, word: XgmiiWord, block: Block, _line: Block) -> std::io::Result<()> {
+    fn put(&mut self, word: XgmiiWord, block: Block, line: Block) -> std::io::Result<()> {
         self.words.push(word);
         self.blocks.push(block);
+        self.lines.push(line);
         Ok(())
     }
 }
@@ -279,6 +282,10 @@ pub struct PcsSummary {
     pub lock_losses: Vec<u64>,
     /// Block indices where `hi_ber` rose.
     pub hi_ber_episodes: Vec<u64>,
+    /// Block indices where `hi_ber` fell again.
+    pub hi_ber_clears: Vec<u64>,
+    /// Block lock regained after a loss: block, bit offset, slips since the stream began.
+    pub relocks: Vec<LockAcquired>,
     /// Invalid sync headers while locked.
     pub invalid_headers: u64,
     /// Blocks that entered `RX_E` while the link was up.
@@ -421,6 +428,24 @@ pub fn decode<K: RxSink>(
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
     let file = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
+    decode_reader(&kind, file, path, opt, sink, max_events, progress)
+}
+
+/// As [`decode`], from any reader of a stream of kind `kind` (`bits`, `b66` or `xgmii`);
+/// `path` names it in errors.
+///
+/// # Errors
+/// The input cannot be read or parsed, or the sink failed.
+pub fn decode_reader<K: RxSink, R: Read>(
+    kind: &str,
+    file: R,
+    path: &Path,
+    opt: &RxOptions,
+    sink: &mut K,
+    max_events: usize,
+    progress: &dyn Fn(u64),
+) -> Result<(PcsSummary, FrameCounts), InputError> {
+    let kind = kind.to_string();
     let mut back = RxBack {
         mac: MacRx::new(opt.mac),
         fault: LinkFaultMonitor::new(),
@@ -512,15 +537,18 @@ pub fn decode<K: RxSink>(
                     break;
                 }
                 total += got as u64;
-                let mut blocks = aligner.blocks(chunk.get(..got).unwrap_or_default());
-                for ab in blocks.by_ref() {
+                let mut words = chunk.get(..got).unwrap_or_default();
+                while let Some(ab) = next_aligned(&mut aligner, &mut words) {
                     if ab.block_lock && !locked {
+                        let at = LockAcquired {
+                            bit_offset: ab.bit_offset,
+                            block: n,
+                            slips: aligner.slips(),
+                        };
                         if back.summary.lock_acquired.is_none() {
-                            back.summary.lock_acquired = Some(LockAcquired {
-                                bit_offset: ab.bit_offset,
-                                block: n,
-                                slips: 0,
-                            });
+                            back.summary.lock_acquired = Some(at);
+                        } else {
+                            back.summary.relocks.push(at);
                         }
                     } else if !ab.block_lock && locked {
                         back.summary.lock_losses.push(n);
@@ -546,9 +574,6 @@ pub fn decode<K: RxSink>(
                 let block = back.pending_block.take();
                 back.word(e.word, block);
             }
-            if let Some(l) = back.summary.lock_acquired.as_mut() {
-                l.slips = aligner.slips();
-            }
             back.summary.blocks = n;
         }
         _ => {
@@ -566,10 +591,30 @@ pub fn decode<K: RxSink>(
     Ok((back.summary, back.counts))
 }
 
+/// The next aligned block, feeding bytes from `words` as the aligner needs them.
+fn next_aligned(
+    aligner: &mut BlockAligner<u8>,
+    words: &mut &[u8],
+) -> Option<pcs_core::lock::AlignedBlock> {
+    loop {
+        if let Some(b) = aligner.next_block() {
+            return Some(b);
+        }
+        let (first, rest) = words.split_first()?;
+        if aligner.feed(*first).is_err() {
+            return None;
+        }
+        *words = rest;
+    }
+}
+
 /// Books one PCS step: the event of the previous block, `hi_ber` edges.
 fn account<K: RxSink>(back: &mut RxBack<'_, K>, step: &PcsRxStep, n: u64, hi_ber: &mut bool) {
     if step.hi_ber && !*hi_ber {
         back.summary.hi_ber_episodes.push(n);
+    }
+    if !step.hi_ber && *hi_ber {
+        back.summary.hi_ber_clears.push(n);
     }
     *hi_ber = step.hi_ber;
     let block = back.pending_block.replace(step.block);

@@ -404,3 +404,65 @@ fn malformed_inputs_are_refused_with_file_and_line() {
         "more than 58 bits",
     );
 }
+
+#[test]
+fn inject_puts_predictable_faults_on_the_line() {
+    let s = Scratch::new("inject");
+    let (bits, b66) = (s.path("f.bits"), s.path("f.b66"));
+    // Block 300 of the dic stream is inside frame 15 (its /S/ is at block 298).
+    let o = baser(&[
+        "encode",
+        "vectors/dic/frames.pcap",
+        "--bits",
+        &bits,
+        "--b66",
+        &b66,
+        "--inject",
+        "header:300",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    assert!(text(&o).0.contains("--inject: 1 fault(s) on the line"));
+    for dut in [&bits, &b66] {
+        let o = baser(&["check", "--frames", "vectors/dic/frames.pcap", "--dut", dut]);
+        let (out, _) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        assert!(
+            out.contains("71 matched, 0 reordered, 1 corrupted"),
+            "{out}"
+        );
+        assert!(
+            out.contains("FAIL frames: frame 15 (75 octets): corrupted"),
+            "{out}"
+        );
+        assert!(
+            out.contains("RX_D --E--> RX_E: invalid sync header 0"),
+            "{out}"
+        );
+    }
+    // A one-bit slip: lock is lost and regained at the new boundary.
+    let o = baser(&[
+        "decode",
+        "vectors/dic/expected.b66",
+        "--inject",
+        "slip:30000:+1",
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("lock losses 1"), "{out}");
+    assert!(out.contains("lock lost at block"), "{out}");
+    refused(
+        &[
+            "encode",
+            "vectors/dic/frames.pcap",
+            "--b66",
+            &b66,
+            "--inject",
+            "slip:10:+1",
+        ],
+        "a .b66 file cannot hold",
+    );
+    refused(
+        &["encode", "vectors/dic/frames.pcap", "--inject", "zap:1"],
+        "expected flip:BIT",
+    );
+}

@@ -257,6 +257,7 @@ fn generate(case: &Case, dir: &Path) {
         idle_blocks: 128,
         no_pad: !pad,
         profile: Profile::Ieee,
+        inject: Vec::new(),
     };
     let quiet = Output {
         quiet: true,
