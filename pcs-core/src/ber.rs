@@ -227,6 +227,22 @@ impl BerMonitor {
                 hi_ber: self.hi_ber,
             };
         }
+        // Fast path, the steady state: waiting in BER_TEST_SH, a valid header, the window not
+        // over. The diagram takes BER_TEST_SH --ber_test_sh * sh_valid * !timer_done-->
+        // BER_TEST_SH, which changes nothing but time.
+        if self.state == BerState::BerTestSh
+            && self.sh_valid
+            && sync.is_valid()
+            && self.timer_running
+            && !self.timer_done
+            && self.timer_ticks < u64::from(self.config.window_ticks)
+        {
+            self.timer_ticks += u64::from(self.config.ticks_per_block);
+            return BerStep {
+                ber_bad_sh: false,
+                hi_ber: self.hi_ber,
+            };
+        }
         if self.timer_running && self.timer_ticks >= u64::from(self.config.window_ticks) {
             self.timer_done = true;
         }

@@ -22,7 +22,7 @@
 //! Spec: IEEE 802.3 §49.2.11, §49.2.13.2, receive state diagram (Figure 49-15 in 802.3-2008,
 //! renumbered in later editions).
 
-use crate::block::{decode_block, Block, BlockClass, DecodeBlockError};
+use crate::block::{decode_block, Block, BlockClass, DecodeBlockError, Decoded};
 use crate::xgmii::XgmiiWord;
 
 /// Receive state.
@@ -194,7 +194,8 @@ impl core::fmt::Display for RxEvent {
 pub struct Decoder {
     state: RxState,
     config: DecoderConfig,
-    pending: Option<(Block, RxLink)>,
+    /// The block waiting for its successor, decoded once on arrival.
+    pending: Option<(Decoded, RxLink)>,
 }
 
 impl Default for Decoder {
@@ -244,15 +245,17 @@ impl Decoder {
     /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
     #[inline]
     pub fn push(&mut self, block: Block, link: RxLink) -> Option<RxEvent> {
-        let prev = self.pending.replace((block, link));
-        prev.map(|(b, l)| self.decide(b, l, Some(block)))
+        let dec = decode_block(block);
+        let next_class = dec.class;
+        let prev = self.pending.replace((dec, link));
+        prev.map(|(d, l)| self.decide(d, l, Some(next_class)))
     }
 
     /// Decides the pending block, if any, with no block after it.
     ///
     /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
     pub fn flush(&mut self) -> Option<RxEvent> {
-        self.pending.take().map(|(b, l)| self.decide(b, l, None))
+        self.pending.take().map(|(d, l)| self.decide(d, l, None))
     }
 
     /// Decodes `blocks` (all received with the same link conditions) into `words`; returns how
@@ -292,17 +295,16 @@ impl Decoder {
                     None => break,
                 }
             } else {
-                self.pending = Some((b, link));
+                self.pending = Some((decode_block(b), link));
             }
             consumed += 1;
         }
         (consumed, written)
     }
 
-    /// Runs the state machine for `block`, whose successor is `next`.
-    fn decide(&mut self, block: Block, link: RxLink, next: Option<Block>) -> RxEvent {
+    /// Runs the state machine for the decoded block `dec`, whose successor has class `next`.
+    fn decide(&mut self, dec: Decoded, link: RxLink, next: Option<BlockClass>) -> RxEvent {
         use {BlockClass as R, RxState as S};
-        let dec = decode_block(block);
         let from = self.state;
         let link_down =
             !link.is_up() && matches!(self.config.link_down, LinkDownOutput::LocalFault);
@@ -320,7 +322,7 @@ impl Decoder {
         }
         // R_TYPE_NEXT is only looked at for a terminate block.
         let next_class = match (dec.class, self.config.look_ahead) {
-            (R::Terminate, LookAhead::On) => next.map(|n| decode_block(n).class),
+            (R::Terminate, LookAhead::On) => next,
             _ => None,
         };
         let next_ok = match self.config.look_ahead {

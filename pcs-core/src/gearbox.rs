@@ -242,6 +242,20 @@ impl<W: SerdesWord> TxGearbox<W> {
         }
     }
 
+    /// Moves completed words from the accumulator into `out` from `*at` on (the caller has
+    /// checked the room).
+    #[inline]
+    fn drain_into(&mut self, out: &mut [W], at: &mut usize) {
+        while self.len >= W::BITS {
+            if let Some(slot) = out.get_mut(*at) {
+                *slot = W::from_u64_truncating(self.acc as u64);
+            }
+            *at += 1;
+            self.acc = self.acc.checked_shr(W::BITS).unwrap_or(0);
+            self.len -= W::BITS;
+        }
+    }
+
     /// Pushes one block; returns the words it completed (none to nine, by width).
     ///
     /// Spec: IEEE 802.3 §49.2.4.
@@ -275,11 +289,14 @@ impl<W: SerdesWord> TxGearbox<W> {
             if self.words_for_next_block() > room {
                 break;
             }
-            let rest = out.get_mut(progress.produced..).unwrap_or(&mut []);
-            for (slot, word) in rest.iter_mut().zip(self.push_block(block)) {
-                *slot = word;
-                progress.produced += 1;
-            }
+            // The same two steps as `push_block`, writing straight into `out`.
+            self.acc |= u128::from(block.sync.to_bits()) << self.len;
+            self.len += 2;
+            self.drain_into(out, &mut progress.produced);
+            self.acc |= u128::from(block.payload) << self.len;
+            self.len += 64;
+            self.drain_into(out, &mut progress.produced);
+            self.bits_in = self.bits_in.wrapping_add(u64::from(BLOCK_BITS));
             progress.consumed += 1;
         }
         progress

@@ -2,6 +2,7 @@
 //! `baser` command.
 #![deny(unsafe_code)]
 
+pub mod bench;
 pub mod cli;
 pub mod compare;
 pub mod describe;

@@ -34,6 +34,8 @@ enum Command {
     Decode(cli::DecodeArgs),
     /// Compare what a DUT produced with what the model says must come out.
     Check(CheckArgs),
+    /// TX and RX chain throughput as multiples of the 10.3125 Gb/s line rate.
+    Bench(cli::BenchArgs),
 }
 
 #[derive(clap::Args)]
@@ -87,6 +89,7 @@ fn main() -> ExitCode {
         Command::Encode(a) => cli::encode(&a, out),
         Command::Decode(a) => cli::decode(&a, out),
         Command::Check(a) => check(a, out),
+        Command::Bench(a) => cli::bench(&a, out),
     };
     match result {
         Ok(cli::Verdict::Pass) => ExitCode::SUCCESS,
