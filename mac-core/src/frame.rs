@@ -86,78 +86,68 @@ pub const MAX_FRAME_OCTETS: usize = 16 * 1024;
 /// Spec: IEEE 802.3 §3.5; IEEE 802.1Q §9.5.
 pub const TPID_VLAN: u16 = 0x8100;
 
-/// An FCS computation in progress. By default it is the `crc` crate's table-driven digest
-/// ([`FCS`]); the `fast-fcs` feature swaps in `crc32fast` (carry-less multiply where the CPU has
-/// it, several times faster), which the tests check gives the same value.
+/// A CRC-32 engine (the ISO-HDLC CRC of the FCS): how the MAC computes and checks the FCS.
+/// [`TableFcs`], the `crc` crate's table-driven CRC, is the default and needs nothing from
+/// the platform; a host can plug in a faster engine (carry-less multiply, e.g. `crc32fast`)
+/// as the type parameter of [`crate::tx::MacTx`] and [`crate::rx::MacRx`].
 ///
 /// Spec: IEEE 802.3 §3.2.9.
-#[derive(Clone)]
-pub struct FcsDigest {
-    #[cfg(not(feature = "fast-fcs"))]
-    inner: crc::Digest<'static, u32, Table<16>>,
-    #[cfg(feature = "fast-fcs")]
-    inner: crc32fast::Hasher,
-}
-
-impl Default for FcsDigest {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl core::fmt::Debug for FcsDigest {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("FcsDigest").finish_non_exhaustive()
-    }
-}
-
-impl FcsDigest {
+pub trait FcsEngine {
+    /// A computation in progress.
+    type Digest: Clone;
     /// A digest over no octets yet.
-    ///
-    /// Spec: IEEE 802.3 §3.2.9.
-    #[must_use]
-    pub fn new() -> Self {
-        Self {
-            #[cfg(not(feature = "fast-fcs"))]
-            inner: FCS.digest(),
-            #[cfg(feature = "fast-fcs")]
-            inner: crc32fast::Hasher::new(),
-        }
-    }
-
+    fn digest() -> Self::Digest;
     /// Adds octets.
-    ///
-    /// Spec: IEEE 802.3 §3.2.9.
+    fn update(digest: &mut Self::Digest, bytes: &[u8]);
+    /// The CRC of everything added.
+    fn finalize(digest: Self::Digest) -> u32;
+    /// The CRC of `bytes`.
     #[inline]
-    pub fn update(&mut self, bytes: &[u8]) {
-        self.inner.update(bytes);
-    }
-
-    /// The CRC of everything added: the FCS of a frame, or [`FCS_RESIDUE`] over a frame
-    /// followed by its correct FCS.
-    ///
-    /// Spec: IEEE 802.3 §3.2.9.
-    #[must_use]
-    #[inline]
-    pub fn finalize(self) -> u32 {
-        self.inner.finalize()
+    fn checksum(bytes: &[u8]) -> u32 {
+        let mut d = Self::digest();
+        Self::update(&mut d, bytes);
+        Self::finalize(d)
     }
 }
 
-/// The CRC-32 of `bytes` with the configured engine (see [`FcsDigest`]).
+/// The default FCS engine: the `crc` crate's CRC_32_ISO_HDLC with a 16-way table ([`FCS`]).
+///
+/// Spec: IEEE 802.3 §3.2.9.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct TableFcs;
+
+impl FcsEngine for TableFcs {
+    type Digest = crc::Digest<'static, u32, Table<16>>;
+
+    #[inline]
+    fn digest() -> Self::Digest {
+        FCS.digest()
+    }
+
+    #[inline]
+    fn update(digest: &mut Self::Digest, bytes: &[u8]) {
+        digest.update(bytes);
+    }
+
+    #[inline]
+    fn finalize(digest: Self::Digest) -> u32 {
+        digest.finalize()
+    }
+
+    #[inline]
+    fn checksum(bytes: &[u8]) -> u32 {
+        FCS.checksum(bytes)
+    }
+}
+
+/// The CRC-32 of `bytes` with the default engine.
 ///
 /// Spec: IEEE 802.3 §3.2.9.
 #[must_use]
 #[inline]
 pub fn crc32(bytes: &[u8]) -> u32 {
-    #[cfg(not(feature = "fast-fcs"))]
-    {
-        FCS.checksum(bytes)
-    }
-    #[cfg(feature = "fast-fcs")]
-    {
-        crc32fast::hash(bytes)
-    }
+    TableFcs::checksum(bytes)
 }
 
 /// The FCS of `frame` (DA through the last pad octet): append it with `to_le_bytes`.
@@ -173,16 +163,27 @@ pub fn fcs(frame: &[u8]) -> u32 {
 /// Spec: IEEE 802.3 §3.2.9, §4.2.3.3.
 #[must_use]
 pub fn fcs_padded(frame: &[u8], pad_octets: usize) -> u32 {
+    fcs_padded_with::<TableFcs>(frame, pad_octets)
+}
+
+/// [`fcs_padded`] with engine `E`.
+///
+/// Spec: IEEE 802.3 §3.2.9, §4.2.3.3.
+#[must_use]
+pub fn fcs_padded_with<E: FcsEngine>(frame: &[u8], pad_octets: usize) -> u32 {
     const ZEROS: [u8; 64] = [0; 64];
-    let mut digest = FcsDigest::new();
-    digest.update(frame);
+    if pad_octets == 0 {
+        return E::checksum(frame);
+    }
+    let mut digest = E::digest();
+    E::update(&mut digest, frame);
     let mut left = pad_octets;
     while left > 0 {
         let n = left.min(ZEROS.len());
-        digest.update(ZEROS.get(..n).unwrap_or(&[]));
+        E::update(&mut digest, ZEROS.get(..n).unwrap_or(&[]));
         left -= n;
     }
-    digest.finalize()
+    E::finalize(digest)
 }
 
 /// True if `frame_with_fcs` ends in the correct FCS of the octets before it (residue check).
@@ -514,11 +515,12 @@ mod tests {
     #[test]
     fn digest_in_pieces_equals_one_shot() {
         let data: std::vec::Vec<u8> = (0..300u32).map(|i| (i * 31) as u8).collect();
-        let mut d = FcsDigest::new();
+        let mut d = TableFcs::digest();
         for chunk in data.chunks(7) {
-            d.update(chunk);
+            TableFcs::update(&mut d, chunk);
         }
-        assert_eq!(d.finalize(), fcs(&data));
+        assert_eq!(TableFcs::finalize(d), fcs(&data));
+        assert_eq!(fcs_padded_with::<TableFcs>(&data, 0), fcs(&data));
     }
 
     proptest::proptest! {

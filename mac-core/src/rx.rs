@@ -20,7 +20,7 @@ use pcs_core::{ControlChar, XgmiiWord};
 
 use crate::control::{MacControl, OPCODE_PAUSE, OPCODE_PFC};
 use crate::frame::{
-    crc32, ether_type, AddressKind, FcsDigest, MaxFrameLength, FCS_RESIDUE, MAX_FRAME_OCTETS,
+    ether_type, AddressKind, FcsEngine, MaxFrameLength, TableFcs, FCS_RESIDUE, MAX_FRAME_OCTETS,
     MIN_FRAME_OCTETS, PREAMBLE_OCTET, SFD, TPID_VLAN,
 };
 use crate::stats::RxStats;
@@ -155,14 +155,14 @@ pub enum RxState {
 ///
 /// Spec: IEEE 802.3 §4.2.4.2, §46.3.3.
 #[derive(Clone)]
-pub struct MacRx<const N: usize = MAX_FRAME_OCTETS> {
+pub struct MacRx<const N: usize = MAX_FRAME_OCTETS, E: FcsEngine = TableFcs> {
     config: RxConfig,
     state: RxState,
     /// The first `N` octets after the SFD; `buf[..len.min(N)]` is valid.
     buf: [u8; N],
     len: usize,
     /// CRC over the octets that did not fit in `buf`, seeded with `buf`.
-    overflow: Option<FcsDigest>,
+    overflow: Option<E::Digest>,
     preamble_ok: bool,
     error_char: bool,
     start: StartPosition,
@@ -171,7 +171,7 @@ pub struct MacRx<const N: usize = MAX_FRAME_OCTETS> {
     stats: RxStats,
 }
 
-impl<const N: usize> core::fmt::Debug for MacRx<N> {
+impl<const N: usize, E: FcsEngine> core::fmt::Debug for MacRx<N, E> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("MacRx")
             .field("config", &self.config)
@@ -185,7 +185,7 @@ impl<const N: usize> core::fmt::Debug for MacRx<N> {
 }
 
 #[cfg(feature = "defmt")]
-impl<const N: usize> defmt::Format for MacRx<N> {
+impl<const N: usize, E: FcsEngine> defmt::Format for MacRx<N, E> {
     fn format(&self, f: defmt::Formatter<'_>) {
         defmt::write!(
             f,
@@ -205,11 +205,21 @@ impl<const N: usize> Default for MacRx<N> {
 }
 
 impl<const N: usize> MacRx<N> {
-    /// A receiver waiting for the first `/S/`.
+    /// A receiver waiting for the first `/S/`, with the default FCS engine.
     ///
     /// Spec: IEEE 802.3 §46.3.3.
     #[must_use]
     pub fn new(config: RxConfig) -> Self {
+        Self::with_engine(config)
+    }
+}
+
+impl<const N: usize, E: FcsEngine> MacRx<N, E> {
+    /// A receiver waiting for the first `/S/`, checking the FCS with engine `E`.
+    ///
+    /// Spec: IEEE 802.3 §46.3.3.
+    #[must_use]
+    pub fn with_engine(config: RxConfig) -> Self {
         Self {
             config,
             state: RxState::Idle,
@@ -426,13 +436,13 @@ impl<const N: usize> MacRx<N> {
     #[inline]
     fn take_data_octet(&mut self, b: u8) {
         if let Some(d) = &mut self.overflow {
-            d.update(&[b]);
+            E::update(d, &[b]);
         } else if let Some(slot) = self.buf.get_mut(self.len) {
             *slot = b;
         } else {
-            let mut d = FcsDigest::new();
-            d.update(&self.buf);
-            d.update(&[b]);
+            let mut d = E::digest();
+            E::update(&mut d, &self.buf);
+            E::update(&mut d, &[b]);
             self.overflow = Some(d);
         }
         self.len = self.len.saturating_add(1);
@@ -499,8 +509,8 @@ impl<const N: usize> MacRx<N> {
         let sfd_seen = matches!(self.state, RxState::Data);
         self.state = RxState::Idle;
         let fcs_ok = match self.overflow.take() {
-            Some(d) => d.finalize() == FCS_RESIDUE,
-            None => self.len >= 4 && crc32(self.data()) == FCS_RESIDUE,
+            Some(d) => E::finalize(d) == FCS_RESIDUE,
+            None => self.len >= 4 && E::checksum(self.data()) == FCS_RESIDUE,
         };
         let max = self
             .config

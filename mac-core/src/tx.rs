@@ -23,8 +23,8 @@ use pcs_core::{ControlChar, XgmiiWord};
 
 use crate::control::{MacControl, OPCODE_PAUSE, OPCODE_PFC};
 use crate::frame::{
-    ether_type, fcs_padded, AddressKind, Padding, FCS_OCTETS, MAX_FRAME_OCTETS, PREAMBLE_OCTET,
-    PREAMBLE_SFD_OCTETS, SFD, TPID_VLAN,
+    ether_type, fcs_padded_with, AddressKind, FcsEngine, Padding, TableFcs, FCS_OCTETS,
+    MAX_FRAME_OCTETS, PREAMBLE_OCTET, PREAMBLE_SFD_OCTETS, SFD, TPID_VLAN,
 };
 use crate::stats::TxStats;
 
@@ -252,7 +252,7 @@ impl<'o> Emitter<'o> {
 /// Spec: IEEE 802.3 §4.2.3, §46.3.1.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct MacTx {
+pub struct MacTx<E: FcsEngine = TableFcs> {
     config: TxConfig,
     /// Idle octets still owed before the next `/S/` (a multiple of 4).
     owed_idle_octets: usize,
@@ -260,6 +260,7 @@ pub struct MacTx {
     deficit_idle_count: u8,
     last_gap_octets: Option<usize>,
     stats: TxStats,
+    engine: core::marker::PhantomData<E>,
 }
 
 impl Default for MacTx {
@@ -269,12 +270,24 @@ impl Default for MacTx {
 }
 
 impl MacTx {
-    /// A transmitter at initialisation: no gap owed, deficit idle count 0.
+    /// A transmitter at initialisation (no gap owed, deficit idle count 0) with the default
+    /// FCS engine.
     ///
     /// Spec: IEEE 802.3 §46.3.1.4.
     #[must_use]
     pub const fn new(config: TxConfig) -> Self {
+        Self::with_engine(config)
+    }
+}
+
+impl<E: FcsEngine> MacTx<E> {
+    /// A transmitter at initialisation computing the FCS with engine `E`.
+    ///
+    /// Spec: IEEE 802.3 §46.3.1.4.
+    #[must_use]
+    pub const fn with_engine(config: TxConfig) -> Self {
         Self {
+            engine: core::marker::PhantomData,
             config,
             owed_idle_octets: 0,
             deficit_idle_count: 0,
@@ -391,7 +404,7 @@ impl MacTx {
             fcs: 0, // computed after the checks
         };
         self.check(frame, ending, out.len())?;
-        let fcs = fcs_padded(frame, pad);
+        let fcs = fcs_padded_with::<E>(frame, pad);
         let n = self.emit(frame, Ending::Fcs { pad, fcs }, out);
         self.count_sent(frame, frame.len() + pad + FCS_OCTETS, pad > 0);
         Ok(n)

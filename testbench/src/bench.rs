@@ -8,8 +8,9 @@
 //! Throughput is line data: 66 bits per block, compared with the 10.3125 Gb/s line rate. Each
 //! chain runs on one core, whole slices at a time; nothing is written to files.
 
-use mac_core::rx::MacRx;
-use mac_core::tx::{MacTx, TxConfig};
+use crate::fcs::MacRx;
+use crate::fcs::MacTx;
+use mac_core::tx::TxConfig;
 use pcs_core::gearbox::TxGearbox;
 use pcs_core::lock::{AlignedBlock, BlockAligner};
 use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsTx};
@@ -85,7 +86,7 @@ pub struct TxChainBench {
 impl Default for TxChainBench {
     fn default() -> Self {
         Self {
-            mac: MacTx::new(TxConfig::default()),
+            mac: MacTx::with_engine(TxConfig::default()),
             pcs: PcsTx::new(Default::default(), pcs_core::scramble::DEFAULT_STATE),
             gearbox: TxGearbox::new(),
             words: vec![XgmiiWord::IDLE; 4096],
@@ -170,7 +171,7 @@ impl Default for RxChainBench {
         Self {
             aligner: BlockAligner::new(),
             pcs: PcsRx::new(PcsRxConfig::default()),
-            mac: MacRx::default(),
+            mac: MacRx::with_engine(Default::default()),
             aligned: vec![
                 AlignedBlock {
                     block: Block::IDLE,

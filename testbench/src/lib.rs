@@ -6,6 +6,7 @@ pub mod bench;
 pub mod cli;
 pub mod compare;
 pub mod describe;
+pub mod fcs;
 pub mod format;
 pub mod inject;
 pub mod pcs_check;

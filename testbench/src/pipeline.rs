@@ -10,13 +10,15 @@
 //! Positions: transfer i of an XGMII stream and block i of the 66-bit stream it came from (or
 //! went to) are the same index; the decoder's one block of latency is absorbed here.
 
+use crate::fcs::MacRx;
+use crate::fcs::MacTx;
 use crate::format::b66::{B66Reader, Scrambling};
 use crate::format::xgmii::XgmiiReader;
 use crate::format::InputError;
 use crate::profile::Profile;
 use mac_core::fault::{LinkFault, LinkFaultMonitor};
-use mac_core::rx::{MacRx, RxClass, RxConfig, RxFrame};
-use mac_core::tx::{MacTx, TxConfig};
+use mac_core::rx::{RxClass, RxConfig, RxFrame};
+use mac_core::tx::TxConfig;
 use pcs_core::decode::RxEvent;
 use pcs_core::lock::BlockAligner;
 use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsRxStep, PcsTx};
@@ -94,7 +96,7 @@ impl<S: TxSink> TxChain<S> {
     /// The sink failed.
     pub fn new(opt: &TxOptions, sink: S) -> std::io::Result<Self> {
         let mut c = Self {
-            mac: MacTx::new(opt.mac),
+            mac: MacTx::with_engine(opt.mac),
             pcs: PcsTx::new(opt.profile.encoder(), opt.seed),
             sink,
             buf: Vec::with_capacity(4096),
@@ -447,7 +449,7 @@ pub fn decode_reader<K: RxSink, R: Read>(
 ) -> Result<(PcsSummary, FrameCounts), InputError> {
     let kind = kind.to_string();
     let mut back = RxBack {
-        mac: MacRx::new(opt.mac),
+        mac: MacRx::with_engine(opt.mac),
         fault: LinkFaultMonitor::new(),
         fault_state: LinkFault::Ok,
         index: 0,
