@@ -34,6 +34,10 @@ enum Command {
     Decode(cli::DecodeArgs),
     /// Compare what a DUT produced with what the model says must come out.
     Check(CheckArgs),
+    /// Push a pcap out of a port, capture what comes back, judge every frame.
+    Wire(Box<testbench::wire::WireArgs>),
+    /// Software stand-in for the DUT: return every frame, with optional faults.
+    Reflect(testbench::wire::reflect::ReflectArgs),
 }
 
 #[derive(clap::Args)]
@@ -80,6 +84,8 @@ fn main() -> ExitCode {
         Command::Encode(a) => cli::encode(&a, out),
         Command::Decode(a) => cli::decode(&a, out),
         Command::Check(a) => check(a, out),
+        Command::Wire(a) => testbench::wire::run(&a, out),
+        Command::Reflect(a) => testbench::wire::reflect::run(&a, out),
     };
     match result {
         Ok(cli::Verdict::Pass) => ExitCode::SUCCESS,
