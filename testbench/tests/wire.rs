@@ -589,3 +589,19 @@ fn ctrl_c_stops_cleanly_and_still_reports() {
     // Only what was sent is expected; everything sent came back.
     assert_eq!(j["counts"]["expected"].as_u64().unwrap(), sent);
 }
+
+#[test]
+fn tx_fcs_on_a_driver_without_nofcs_support_is_refused_by_name() {
+    // veth, like most drivers, does not set IFF_SUPP_NOFCS: the kernel refuses SO_NOFCS sends.
+    let Some(l) = Link::new("nofcs", "nf", false, 1500) else {
+        return;
+    };
+    let pcap = l.pcap("f.pcap", &frames(3, 64));
+    let o = l.wire(&[&pcap, "--rx", &l.if_w, "--tx-fcs", "model"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("does not support sending frames with their own FCS (SO_NOFCS"),
+        "{}",
+        text(&o)
+    );
+}

@@ -420,7 +420,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         (None, l) => n.saturating_mul(l.unwrap_or(1)),
         (Some(c), Some(l)) => c.min(n.saturating_mul(l)),
     };
-    if !(a.duration > 0.0) {
+    if a.duration.is_nan() || a.duration <= 0.0 {
         return Err(Error::Usage("--duration must be positive".into()));
     }
     if let Some(off) = a.tag_offset {
@@ -562,7 +562,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     let mut scratch = Vec::with_capacity(max_len);
     let mut wire_octets = 0u64;
     let mut send_error = None;
-    let batch = if pace == Pace::TopSpeed { 64 } else { 1 };
+    let batch = if pace == Pace::TopSpeed { 256 } else { 1 };
     for p in 0..planned {
         if sys::stop_requested() || (p % 64 == 0 && Instant::now() > deadline) {
             break;
