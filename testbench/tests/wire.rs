@@ -605,3 +605,27 @@ fn tx_fcs_on_a_driver_without_nofcs_support_is_refused_by_name() {
         text(&o)
     );
 }
+
+#[test]
+fn expect_mode_judges_what_the_dut_must_deliver() {
+    // The "DUT" drops every 10th frame; the expected capture says exactly that: all matched.
+    let Some(l) = Link::new("expect", "ex", false, 1500) else {
+        return;
+    };
+    let f = frames(200, 90);
+    let pcap = l.pcap("f.pcap", &f);
+    let kept: Vec<Vec<u8>> = (0..200)
+        .filter(|i| (i + 1) % 10 != 0)
+        .map(|i| f[i].clone())
+        .collect();
+    let exp = l.pcap("e.pcap", &kept);
+    let js = l.path("r.json");
+    let r = l.reflect(&["--drop-every", "10"]);
+    let o = l.wire(&[&pcap, "--expect", &exp, "--pps", "20000", "--json", &js]);
+    stop(r);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let j = json(&js);
+    assert_eq!(j["mode"], "expect");
+    assert_eq!(counts(&j), [180, 180, 0, 0, 0, 0, 0]);
+    assert!(j["latency"].is_null());
+}
