@@ -13,3 +13,4 @@ pub mod pcs_check;
 pub mod pipeline;
 pub mod profile;
 pub mod report;
+pub mod wire;

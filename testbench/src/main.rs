@@ -36,6 +36,10 @@ enum Command {
     Check(CheckArgs),
     /// TX and RX chain throughput as multiples of the 10.3125 Gb/s line rate.
     Bench(cli::BenchArgs),
+    /// Push a pcap out of a port, capture what comes back, judge every frame.
+    Wire(Box<testbench::wire::WireArgs>),
+    /// Software stand-in for the DUT: return every frame, with optional faults.
+    Reflect(testbench::wire::reflect::ReflectArgs),
 }
 
 #[derive(clap::Args)]
@@ -90,6 +94,8 @@ fn main() -> ExitCode {
         Command::Decode(a) => cli::decode(&a, out),
         Command::Check(a) => check(a, out),
         Command::Bench(a) => cli::bench(&a, out),
+        Command::Wire(a) => testbench::wire::run(&a, out),
+        Command::Reflect(a) => testbench::wire::reflect::run(&a, out),
     };
     match result {
         Ok(cli::Verdict::Pass) => ExitCode::SUCCESS,

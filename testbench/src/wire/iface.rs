@@ -1,0 +1,235 @@
+//! What baser learns about an interface before and after a run: that it may be used (named
+//! explicitly, no default route, no global address), its MTU, its offload features and its
+//! counters (`/sys/class/net/IF/statistics` and `ethtool -S`).
+
+use super::sys;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::process::Command;
+
+/// An interface that passed the safety checks.
+#[derive(Clone, Debug, Serialize)]
+pub struct Interface {
+    /// Its name.
+    pub name: String,
+    /// Its index.
+    #[serde(skip)]
+    pub index: u32,
+    /// Its MTU (octets of payload after the 14-octet Ethernet header).
+    pub mtu: usize,
+}
+
+/// Looks `name` up and refuses it when it carries the default route or a global address
+/// (unless `force`).
+///
+/// # Errors
+/// A message saying why the interface cannot be used.
+pub fn check(name: &str, force: bool) -> Result<Interface, String> {
+    let Some(index) = sys::if_index(name) else {
+        return Err(format!(
+            "no interface named {name:?} in this network namespace (see `ip link`)"
+        ));
+    };
+    if !force {
+        if let Some(r) = default_route_on(name) {
+            return Err(format!(
+                "{name} carries the default route ({r}): baser sends raw test frames only to a \
+                 dedicated test port; use --force if {name} really is one"
+            ));
+        }
+        let globals: Vec<String> = sys::addresses(name)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(is_global)
+            .map(|a| a.to_string())
+            .collect();
+        if !globals.is_empty() {
+            return Err(format!(
+                "{name} has a global address ({}): baser sends raw test frames only to a \
+                 dedicated test port; use --force if {name} really is one",
+                globals.join(", ")
+            ));
+        }
+    }
+    let mtu = std::fs::read_to_string(format!("/sys/class/net/{name}/mtu"))
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(1500);
+    Ok(Interface {
+        name: name.to_string(),
+        index,
+        mtu,
+    })
+}
+
+/// Addresses that reach beyond the link: not loopback, link-local or multicast.
+fn is_global(a: &IpAddr) -> bool {
+    match a {
+        IpAddr::V4(v) => !(v.is_loopback() || v.is_link_local() || v.is_multicast()),
+        IpAddr::V6(v) => {
+            let link_local = (v.segments()[0] & 0xffc0) == 0xfe80;
+            !(v.is_loopback() || link_local || v.is_multicast() || v.is_unspecified())
+        }
+    }
+}
+
+/// The default route through `name`, if any (IPv4 `/proc/net/route`, IPv6
+/// `/proc/net/ipv6_route`).
+pub fn default_route_on(name: &str) -> Option<String> {
+    if let Ok(t) = std::fs::read_to_string("/proc/net/route") {
+        for l in t.lines().skip(1) {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            if let [iface, dest, _gw, _flags, _, _, _, mask, ..] = f.as_slice() {
+                if *iface == name && *dest == "00000000" && *mask == "00000000" {
+                    return Some("IPv4 0.0.0.0/0".into());
+                }
+            }
+        }
+    }
+    if let Ok(t) = std::fs::read_to_string("/proc/net/ipv6_route") {
+        for l in t.lines() {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            if let (Some(dest), Some(len), Some(iface)) = (f.first(), f.get(1), f.last()) {
+                if *iface == name && dest.bytes().all(|b| b == b'0') && *len == "00" {
+                    return Some("IPv6 ::/0".into());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A snapshot of an interface's counters.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    /// `/sys/class/net/IF/statistics/*`.
+    pub sysfs: BTreeMap<String, u64>,
+    /// `ethtool -S IF` (empty when ethtool is missing or the driver has none).
+    pub ethtool: BTreeMap<String, u64>,
+}
+
+impl Counters {
+    /// Reads them now.
+    pub fn read(name: &str) -> Self {
+        let mut sysfs = BTreeMap::new();
+        if let Ok(dir) = std::fs::read_dir(format!("/sys/class/net/{name}/statistics")) {
+            for e in dir.flatten() {
+                let v = std::fs::read_to_string(e.path())
+                    .ok()
+                    .and_then(|s| s.trim().parse().ok());
+                if let (Some(v), Some(k)) = (v, e.file_name().to_str()) {
+                    sysfs.insert(k.to_string(), v);
+                }
+            }
+        }
+        let mut ethtool = BTreeMap::new();
+        if let Ok(o) = Command::new("ethtool").arg("-S").arg(name).output() {
+            for l in String::from_utf8_lossy(&o.stdout).lines() {
+                if let Some((k, v)) = l.trim().rsplit_once(':') {
+                    if let Ok(v) = v.trim().parse() {
+                        ethtool.insert(k.trim().to_string(), v);
+                    }
+                }
+            }
+        }
+        Self { sysfs, ethtool }
+    }
+
+    /// The counters that changed from `before` to `self`, `sysfs:` or `ethtool:` prefixed.
+    pub fn delta(&self, before: &Self) -> BTreeMap<String, i128> {
+        let mut d = BTreeMap::new();
+        for (src, now, then) in [
+            ("sysfs", &self.sysfs, &before.sysfs),
+            ("ethtool", &self.ethtool, &before.ethtool),
+        ] {
+            for (k, &v) in now {
+                let old = then.get(k).copied().unwrap_or(0);
+                if v != old {
+                    d.insert(format!("{src}:{k}"), i128::from(v) - i128::from(old));
+                }
+            }
+        }
+        d
+    }
+}
+
+/// Counters that mean frames arrived damaged (FCS, length, alignment, missed by the NIC).
+pub const ERROR_COUNTERS: [&str; 8] = [
+    "sysfs:rx_crc_errors",
+    "sysfs:rx_length_errors",
+    "sysfs:rx_frame_errors",
+    "sysfs:rx_errors",
+    "sysfs:rx_missed_errors",
+    "sysfs:rx_over_errors",
+    "ethtool:rx_crc_errors",
+    "ethtool:rx_length_errors",
+];
+
+/// An offload feature as `ethtool -k` shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// On.
+    On,
+    /// Off, can be switched on.
+    Off,
+    /// Off and fixed (the driver cannot do it).
+    Fixed,
+    /// ethtool is missing or does not list it.
+    Unknown,
+}
+
+/// The state of feature `feature` (e.g. `rx-all`, `rx-fcs`) on `name`.
+pub fn feature(name: &str, feature: &str) -> Feature {
+    let Ok(o) = Command::new("ethtool").arg("-k").arg(name).output() else {
+        return Feature::Unknown;
+    };
+    let text = String::from_utf8_lossy(&o.stdout);
+    for l in text.lines() {
+        if let Some(rest) = l
+            .trim()
+            .strip_prefix(feature)
+            .and_then(|r| r.strip_prefix(':'))
+        {
+            let r = rest.trim();
+            return match (r.starts_with("on"), r.contains("[fixed]")) {
+                (true, _) => Feature::On,
+                (false, true) => Feature::Fixed,
+                (false, false) => Feature::Off,
+            };
+        }
+    }
+    Feature::Unknown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_local_and_loopback_addresses_are_not_global() {
+        let g = |s: &str| is_global(&s.parse().unwrap());
+        assert!(g("192.168.1.2") && g("10.0.0.1") && g("2001:db8::1") && g("fd00::1"));
+        assert!(!g("127.0.0.1") && !g("169.254.3.4") && !g("fe80::1") && !g("::1"));
+    }
+
+    #[test]
+    fn a_missing_interface_is_named_in_the_refusal() {
+        let e = check("bsr-no-such0", false).unwrap_err();
+        assert!(e.starts_with("no interface named \"bsr-no-such0\""), "{e}");
+    }
+
+    #[test]
+    fn counter_deltas_list_only_changes() {
+        let mut a = Counters::default();
+        a.sysfs.insert("rx_packets".into(), 10);
+        a.sysfs.insert("rx_crc_errors".into(), 1);
+        let mut b = a.clone();
+        b.sysfs.insert("rx_packets".into(), 15);
+        b.ethtool.insert("rx_crc_errors".into(), 2);
+        let d = b.delta(&a);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d["sysfs:rx_packets"], 5);
+        assert_eq!(d["ethtool:rx_crc_errors"], 2);
+    }
+}

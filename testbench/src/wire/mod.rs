@@ -1,0 +1,942 @@
+//! `baser wire`: push the frames of a pcap out of one interface, capture what arrives on
+//! another (or the same one, for a DUT that loops back), and judge every frame by content
+//! ([`matcher`]). `baser reflect` ([`reflect`]) is a software stand-in for the DUT.
+//!
+//! I/O is AF_PACKET ([`sys`], the crate's only `unsafe`): a TPACKET_V3 receive ring with
+//! PACKET_IGNORE_OUTGOING and promiscuous mode, a TPACKET_V2 transmit ring with
+//! PACKET_QDISC_BYPASS (or plain `send()` with `--no-tx-ring` and for `--tx-fcs`, which needs
+//! SO_NOFCS). The kernel strips VLAN tags from received frames; they are re-inserted from the
+//! ring's auxiliary data.
+
+pub mod iface;
+pub mod matcher;
+pub mod pace;
+pub mod reflect;
+pub mod sys;
+
+use crate::cli::{Error, Output, Reports, Verdict};
+use crate::format::pcap::FrameReader;
+use crate::report::{self, Case};
+use iface::{Counters, Feature, Interface};
+use matcher::{Class, Expectation, Ident, Received};
+use pace::{Pace, Pacer};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How the frames sent carry their FCS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TxFcs {
+    /// The NIC appends it.
+    Nic,
+    /// baser appends the FCS computed by mac-core (SO_NOFCS).
+    Model,
+    /// baser appends a deliberately wrong FCS (one bit flipped), to test the DUT's FCS check.
+    Bad,
+}
+
+/// Options of `baser wire`.
+#[derive(clap::Args, Debug)]
+pub struct WireArgs {
+    /// Frames to send (.pcap/.pcapng).
+    pub frames: PathBuf,
+    /// Interface to send on.
+    #[arg(long)]
+    pub tx: String,
+    /// Interface to capture on (default: the --tx interface).
+    #[arg(long)]
+    pub rx: Option<String>,
+    /// The DUT must deliver exactly these frames (default: --loopback).
+    #[arg(long, conflicts_with = "loopback")]
+    pub expect: Option<PathBuf>,
+    /// The DUT must return what was sent (the default).
+    #[arg(long)]
+    pub loopback: bool,
+    /// Do not judge order (reordered frames count as matched).
+    #[arg(long)]
+    pub unordered: bool,
+    /// Write a 32-bit big-endian sequence number at this octet offset of every frame sent
+    /// (loopback only): unambiguous matching of identical frames.
+    #[arg(long, conflicts_with = "expect")]
+    pub tag_offset: Option<usize>,
+    /// Rate in bit/s on the wire, counting preamble, FCS and IFG (e.g. 1e9, 2.5G, 100M).
+    #[arg(long, conflicts_with_all = ["pps", "topspeed"], value_parser = parse_rate)]
+    pub rate: Option<f64>,
+    /// Frames per second.
+    #[arg(long, conflicts_with = "topspeed")]
+    pub pps: Option<f64>,
+    /// As fast as the interface takes them (the default).
+    #[arg(long)]
+    pub topspeed: bool,
+    /// Frames to send, cycling through the capture (default: one pass times --loop).
+    #[arg(long)]
+    pub count: Option<u64>,
+    /// Passes through the capture.
+    #[arg(long = "loop")]
+    pub loops: Option<u64>,
+    /// Stop sending after this many seconds.
+    #[arg(long, default_value_t = 60.0)]
+    pub duration: f64,
+    /// Keep capturing this long after the last frame sent, ms.
+    #[arg(long, default_value_t = 1000)]
+    pub timeout_ms: u64,
+    /// Who appends the FCS of the frames sent.
+    #[arg(long, value_enum, default_value_t = TxFcs::Nic)]
+    pub tx_fcs: TxFcs,
+    /// The capture's records include the FCS.
+    #[arg(long)]
+    pub fcs_included: bool,
+    /// Send with plain send() calls instead of the PACKET_MMAP transmit ring.
+    #[arg(long)]
+    pub no_tx_ring: bool,
+    /// Ask for hardware receive timestamps (PACKET_TIMESTAMP; used where the NIC stamps).
+    #[arg(long)]
+    pub hw_timestamps: bool,
+    /// Do not put the capture interface into promiscuous mode.
+    #[arg(long)]
+    pub no_promisc: bool,
+    /// Unexpected frames (unrelated traffic) fail the run too.
+    #[arg(long)]
+    pub strict: bool,
+    /// Use an interface even if it carries the default route or a global address.
+    #[arg(long)]
+    pub force: bool,
+    /// Divergences shown in detail.
+    #[arg(long, default_value_t = 10)]
+    pub max_report: usize,
+    /// Write the JSON report here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write the JUnit XML report here.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+}
+
+/// Parses `1e9`, `2.5G`, `100M`, `10k` (bit/s).
+///
+/// # Errors
+/// Not a positive number.
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    let (num, mul) = match s.chars().last() {
+        Some('k' | 'K') => (&s[..s.len() - 1], 1e3),
+        Some('m' | 'M') => (&s[..s.len() - 1], 1e6),
+        Some('g' | 'G') => (&s[..s.len() - 1], 1e9),
+        _ => (s, 1.0),
+    };
+    match num.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v * mul),
+        _ => Err(format!(
+            "{s:?}: expected a rate in bit/s such as 1e9, 2.5G or 100M"
+        )),
+    }
+}
+
+/// Realtime clock in ns (comparable with the kernel's software receive timestamps).
+pub fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+/// Re-inserts a VLAN tag the kernel stripped: `out` = DA, SA, TPID, TCI, rest.
+pub fn with_vlan(data: &[u8], vlan: Option<(u16, u16)>, out: &mut Vec<u8>) {
+    out.clear();
+    match (vlan, data.split_at_checked(12)) {
+        (Some((tpid, tci)), Some((macs, rest))) => {
+            out.extend_from_slice(macs);
+            out.extend_from_slice(&tpid.to_be_bytes());
+            out.extend_from_slice(&tci.to_be_bytes());
+            out.extend_from_slice(rest);
+        }
+        _ => out.extend_from_slice(data),
+    }
+}
+
+/// The message for a socket that could not be opened.
+pub fn socket_error(ifname: &str, e: &std::io::Error) -> Error {
+    match e.raw_os_error() {
+        Some(libc::EPERM | libc::EACCES) => Error::Usage(format!(
+            "{ifname}: raw sockets need CAP_NET_RAW (and CAP_NET_ADMIN for promiscuous mode): \
+             run as root, or `setcap cap_net_raw,cap_net_admin=eip` on the baser binary"
+        )),
+        _ => Error::Usage(format!("{ifname}: cannot open an AF_PACKET socket: {e}")),
+    }
+}
+
+/// Opens the capture ring on `i`. Returns it and the warnings.
+///
+/// # Errors
+/// No capability, or the kernel refused the ring.
+pub fn open_capture(
+    i: &Interface,
+    promisc: bool,
+    hw_timestamps: bool,
+    blocks: usize,
+    same_as_tx: bool,
+    warnings: &mut Vec<String>,
+) -> Result<sys::RxRing, Error> {
+    let s = sys::PacketSocket::open(i.index).map_err(|e| socket_error(&i.name, &e))?;
+    if let Err(e) = s.set_ignore_outgoing() {
+        if same_as_tx {
+            return Err(Error::Usage(format!(
+                "{}: the kernel refuses PACKET_IGNORE_OUTGOING ({e}; needs Linux 4.20): capturing \
+                 on the sending interface would see every frame sent",
+                i.name
+            )));
+        }
+        warnings.push(format!("{}: PACKET_IGNORE_OUTGOING refused ({e})", i.name));
+    }
+    if promisc {
+        if let Err(e) = s.set_promiscuous() {
+            warnings.push(format!(
+                "{}: promiscuous mode refused ({e}): frames to other MAC addresses may be dropped",
+                i.name
+            ));
+        }
+    }
+    if hw_timestamps {
+        if let Err(e) = s.set_hw_timestamps() {
+            warnings.push(format!("{}: PACKET_TIMESTAMP refused ({e})", i.name));
+        }
+    }
+    sys::RxRing::new(s, 1 << 20, blocks).map_err(|e| {
+        Error::Usage(format!(
+            "{}: the kernel refused a TPACKET_V3 receive ring: {e}",
+            i.name
+        ))
+    })
+}
+
+/// Reads a capture's records (DA to end of payload).
+///
+/// # Errors
+/// Unreadable or malformed.
+pub fn read_frames(path: &std::path::Path, fcs_included: bool) -> Result<Vec<Vec<u8>>, Error> {
+    let frames = FrameReader::open(path, fcs_included)?
+        .map(|f| f.map(|f| f.data))
+        .collect::<Result<Vec<_>, _>>()?;
+    if frames.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}: the capture holds no frames",
+            path.display()
+        )));
+    }
+    Ok(frames)
+}
+
+/// Latency statistics, µs.
+#[derive(Clone, Debug, Serialize)]
+pub struct Latency {
+    /// Frames with a latency.
+    pub frames: u64,
+    /// Minimum.
+    pub min_us: f64,
+    /// Median.
+    pub median_us: f64,
+    /// 99th percentile.
+    pub p99_us: f64,
+    /// Maximum.
+    pub max_us: f64,
+    /// Where the receive times come from: `software` or `hardware`.
+    pub rx_clock: &'static str,
+}
+
+/// The JSON report of `baser wire`.
+#[derive(Clone, Debug, Serialize)]
+pub struct WireReport {
+    /// Frames file.
+    pub frames_file: String,
+    /// Expected frames file (None: loopback).
+    pub expect_file: Option<String>,
+    /// Send interface.
+    pub tx: Interface,
+    /// Capture interface.
+    pub rx: Interface,
+    /// `loopback` or `expect`.
+    pub mode: &'static str,
+    /// Order judged.
+    pub ordered: bool,
+    /// Tag offset.
+    pub tag_offset: Option<usize>,
+    /// FCS handling.
+    pub tx_fcs: TxFcs,
+    /// Transmit path: `ring` or `send`.
+    pub tx_path: &'static str,
+    /// Frames sent.
+    pub sent: u64,
+    /// Frames planned.
+    pub planned: u64,
+    /// Seconds from the first to the last frame sent.
+    pub send_seconds: f64,
+    /// Frames per second sent.
+    pub tx_pps: f64,
+    /// Bits per second on the wire (preamble, FCS, IFG counted).
+    pub tx_wire_bps: f64,
+    /// Frames per second received (first to last arrival).
+    pub rx_pps: f64,
+    /// Frames the capture ring lost (the capture could not keep up).
+    pub capture_dropped: u64,
+    /// Stopped by Ctrl-C.
+    pub interrupted: bool,
+    /// The verdict counts.
+    pub counts: matcher::Counts,
+    /// Latency (loopback only).
+    pub latency: Option<Latency>,
+    /// Failing frames (at most 10 000).
+    pub failures: Vec<matcher::FrameVerdict>,
+    /// Extra copies.
+    pub duplicates: Vec<matcher::Duplicate>,
+    /// Unrelated frames (at most 10 000).
+    pub unexpected: Vec<matcher::Unexpected>,
+    /// Interface counter deltas, `sysfs:NAME` / `ethtool:NAME`, per interface.
+    pub counters: BTreeMap<String, BTreeMap<String, i128>>,
+    /// What baser could not do as asked, and why.
+    pub warnings: Vec<String>,
+}
+
+struct Shared {
+    sent: AtomicU64,
+    done: AtomicBool,
+    done_ns: AtomicI64,
+}
+
+struct Capture {
+    received: Vec<Received>,
+    dropped: u64,
+    hardware_time: bool,
+    first_ns: i64,
+    last_ns: i64,
+}
+
+/// Frames with unknown content kept for the report; beyond this only counted.
+const KEEP_UNKNOWN: usize = 100_000;
+
+fn capture(
+    mut ring: sys::RxRing,
+    exp: &Expectation,
+    shared: &Shared,
+    expected: u64,
+    loopback: bool,
+    timeout: Duration,
+) -> Capture {
+    let mut c = Capture {
+        received: Vec::new(),
+        dropped: 0,
+        hardware_time: false,
+        first_ns: 0,
+        last_ns: 0,
+    };
+    let _ = ring.socket().statistics(); // reset
+    let mut buf = Vec::with_capacity(16384);
+    let mut identified = 0u64;
+    let mut kept = 0usize;
+    let mut last_rx = Instant::now();
+    let grace = Duration::from_millis(50).min(timeout);
+    loop {
+        let n = ring
+            .next_block(Duration::from_millis(5), |f| {
+                with_vlan(f.data, f.vlan, &mut buf);
+                let ident = exp.identify(&buf);
+                if ident != Ident::Unknown {
+                    identified += 1;
+                }
+                let data = (ident == Ident::Unknown && kept < KEEP_UNKNOWN).then(|| {
+                    kept += 1;
+                    buf.clone()
+                });
+                c.hardware_time |= f.hardware_time;
+                c.received.push(Received {
+                    ident,
+                    length: buf.len(),
+                    time_ns: f.time_ns,
+                    data,
+                });
+            })
+            .unwrap_or(0);
+        if n > 0 {
+            last_rx = Instant::now();
+        }
+        // After Ctrl-C the sender stops and sets `done`: frames in flight still arrive.
+        if shared.done.load(Ordering::Acquire) {
+            let sent = shared.sent.load(Ordering::Acquire);
+            let done_ns = shared.done_ns.load(Ordering::Acquire);
+            let waited = Duration::from_nanos((now_ns() - done_ns).max(0) as u64);
+            let target = if loopback {
+                expected.min(sent)
+            } else {
+                expected
+            };
+            let all = identified >= target;
+            if waited > timeout || (all && n == 0 && last_rx.elapsed() >= grace) {
+                break;
+            }
+        }
+    }
+    // Whatever is still in the ring.
+    while ring
+        .next_block(Duration::ZERO, |f| {
+            with_vlan(f.data, f.vlan, &mut buf);
+            let ident = exp.identify(&buf);
+            c.received.push(Received {
+                ident,
+                length: buf.len(),
+                time_ns: f.time_ns,
+                data: (ident == Ident::Unknown).then(|| buf.clone()),
+            });
+        })
+        .unwrap_or(0)
+        > 0
+    {}
+    c.dropped = ring.socket().statistics().map_or(0, |(_, d)| d);
+    c.first_ns = c.received.first().map_or(0, |r| r.time_ns);
+    c.last_ns = c.received.last().map_or(0, |r| r.time_ns);
+    c
+}
+
+enum Sender {
+    Ring(sys::TxRing),
+    Plain(sys::PacketSocket),
+}
+
+/// Runs `baser wire`.
+///
+/// # Errors
+/// Bad usage, unreadable input, a refused interface or socket.
+pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
+    let mut warnings = Vec::new();
+    let base = read_frames(&a.frames, a.fcs_included)?;
+    let expect_frames = match &a.expect {
+        Some(p) => Some(read_frames(p, a.fcs_included)?),
+        None => None,
+    };
+    let n = base.len() as u64;
+    let planned = match (a.count, a.loops) {
+        (Some(c), None) => c,
+        (None, l) => n.saturating_mul(l.unwrap_or(1)),
+        (Some(c), Some(l)) => c.min(n.saturating_mul(l)),
+    };
+    if a.duration.is_nan() || a.duration <= 0.0 {
+        return Err(Error::Usage("--duration must be positive".into()));
+    }
+    if let Some(off) = a.tag_offset {
+        if let Some((i, f)) = base.iter().enumerate().find(|(_, f)| f.len() < off + 4) {
+            return Err(Error::Usage(format!(
+                "--tag-offset {off}: record {i} has only {} octets (the tag needs {})",
+                f.len(),
+                off + 4
+            )));
+        }
+    }
+    let pace = match (a.rate, a.pps) {
+        (Some(r), _) => Pace::Rate(r),
+        (None, Some(p)) if p > 0.0 => Pace::Pps(p),
+        (None, Some(_)) => return Err(Error::Usage("--pps must be positive".into())),
+        (None, None) => Pace::TopSpeed,
+    };
+    let txi = iface::check(&a.tx, a.force).map_err(Error::Usage)?;
+    let rxname = a.rx.clone().unwrap_or_else(|| a.tx.clone());
+    let rxi = if rxname == a.tx {
+        txi.clone()
+    } else {
+        iface::check(&rxname, a.force).map_err(Error::Usage)?
+    };
+    // Frames as they go on the wire.
+    let own_fcs = a.tx_fcs != TxFcs::Nic;
+    let wire_frame = |f: &[u8]| -> Vec<u8> {
+        let mut v = f.to_vec();
+        if own_fcs {
+            if v.len() < matcher::MIN_UNPADDED {
+                v.resize(matcher::MIN_UNPADDED, 0);
+            }
+            let mut fcs = mac_core::frame::fcs(&v);
+            if a.tx_fcs == TxFcs::Bad {
+                fcs ^= 1;
+            }
+            v.extend_from_slice(&fcs.to_le_bytes());
+        }
+        v
+    };
+    let sent_frames: Vec<Vec<u8>> = base.iter().map(|f| wire_frame(f)).collect();
+    for (i, f) in sent_frames.iter().enumerate() {
+        let tagged = matches!(f.get(12..14), Some([0x81, 0x00] | [0x88, 0xa8]));
+        let limit = txi.mtu + 14 + if tagged { 4 } else { 0 };
+        if f.len() > limit {
+            return Err(Error::Usage(format!(
+                "{}: record {i} is {} octets{}: {}'s MTU {} allows at most {limit} octets from the \
+                 destination address to the end of the payload (the socket refuses larger \
+                 frames); raise it with `ip link set {} mtu N`",
+                a.frames.display(),
+                f.len(),
+                if own_fcs { " with its FCS" } else { "" },
+                txi.name,
+                txi.mtu,
+                txi.name
+            )));
+        }
+    }
+    let max_len = sent_frames.iter().map(Vec::len).max().unwrap_or(60);
+    // What must arrive.
+    let (exp_records, exp_total) = match &expect_frames {
+        Some(e) => (e.clone(), e.len() as u64 * a.loops.unwrap_or(1)),
+        None => (base.clone(), planned),
+    };
+    let expectation = Expectation::new(&exp_records, exp_total, a.tag_offset, own_fcs);
+    let lengths: Vec<usize> = exp_records.iter().map(Vec::len).collect();
+    // Offloads and counters.
+    match iface::feature(&rxi.name, "rx-all") {
+        Feature::Off => warnings.push(format!(
+            "{}: rx-all is off: frames with a bad FCS or length are dropped by the NIC and only \
+             counted (rx_crc_errors, rx_length_errors); `ethtool -K {} rx-all on` delivers them",
+            rxi.name, rxi.name
+        )),
+        Feature::On | Feature::Fixed | Feature::Unknown => {}
+    }
+    if iface::feature(&rxi.name, "rx-fcs") == Feature::On {
+        warnings.push(format!(
+            "{}: rx-fcs is on: received frames carry their FCS (compared without it)",
+            rxi.name
+        ));
+    }
+    let before_tx = Counters::read(&txi.name);
+    let before_rx = Counters::read(&rxi.name);
+    // Sockets.
+    let blocks = if planned > 100_000 { 64 } else { 16 };
+    let ring = open_capture(
+        &rxi,
+        !a.no_promisc,
+        a.hw_timestamps,
+        blocks,
+        rxi.name == txi.name,
+        &mut warnings,
+    )?;
+    let txs = sys::PacketSocket::open(txi.index).map_err(|e| socket_error(&txi.name, &e))?;
+    if let Err(e) = txs.set_qdisc_bypass() {
+        warnings.push(format!("{}: PACKET_QDISC_BYPASS refused ({e})", txi.name));
+    }
+    let use_ring = !a.no_tx_ring && !own_fcs;
+    let mut sender = if own_fcs {
+        txs.set_no_fcs().map_err(|e| {
+            Error::Usage(format!(
+                "{}: the kernel refuses SO_NOFCS ({e}): --tx-fcs cannot be used",
+                txi.name
+            ))
+        })?;
+        txs.bind(false).map_err(|e| socket_error(&txi.name, &e))?;
+        Sender::Plain(txs)
+    } else if use_ring {
+        Sender::Ring(sys::TxRing::new(txs, max_len, 8 << 20).map_err(|e| {
+            Error::Usage(format!(
+                "{}: the kernel refused a PACKET_MMAP transmit ring ({e}); try --no-tx-ring",
+                txi.name
+            ))
+        })?)
+    } else {
+        txs.bind(false).map_err(|e| socket_error(&txi.name, &e))?;
+        Sender::Plain(txs)
+    };
+    sys::catch_interrupt();
+    let shared = Arc::new(Shared {
+        sent: AtomicU64::new(0),
+        done: AtomicBool::new(false),
+        done_ns: AtomicI64::new(0),
+    });
+    let exp = Arc::new(expectation);
+    let timeout = Duration::from_millis(a.timeout_ms);
+    let rx_thread = {
+        let exp = Arc::clone(&exp);
+        let shared = Arc::clone(&shared);
+        let loopback = a.expect.is_none();
+        let expected = if loopback { planned } else { exp_total };
+        std::thread::spawn(move || capture(ring, &exp, &shared, expected, loopback, timeout))
+    };
+    // Send.
+    let mut sent_ns: Vec<i64> = Vec::with_capacity(planned.min(1 << 26) as usize);
+    let mut pacer = Pacer::new(pace);
+    let deadline = Instant::now() + Duration::from_secs_f64(a.duration);
+    let t0 = Instant::now();
+    let mut scratch = Vec::with_capacity(max_len);
+    let mut wire_octets = 0u64;
+    let mut send_error = None;
+    let batch = if pace == Pace::TopSpeed { 256 } else { 1 };
+    for p in 0..planned {
+        if sys::stop_requested() || (p % 64 == 0 && Instant::now() > deadline) {
+            break;
+        }
+        let rec = (p % n) as usize;
+        let Some(f) = sent_frames.get(rec) else { break };
+        let frame: &[u8] = match a.tag_offset {
+            Some(off) => {
+                scratch.clear();
+                scratch.extend_from_slice(f);
+                if let Some(t) = scratch.get_mut(off..off + 4) {
+                    t.copy_from_slice(&(p as u32).to_be_bytes());
+                }
+                &scratch
+            }
+            None => f,
+        };
+        let octets = pace::wire_octets(frame.len(), own_fcs);
+        if let Some(at) = pacer.book(octets) {
+            pace::wait_until(at);
+        }
+        sent_ns.push(now_ns());
+        let r = match &mut sender {
+            Sender::Ring(r) => match r.push(frame) {
+                Ok(true) => {
+                    if r.queued() >= batch {
+                        r.flush()
+                    } else {
+                        Ok(())
+                    }
+                }
+                Ok(false) => break,
+                Err(e) => Err(e),
+            },
+            Sender::Plain(s) => send_plain(s, frame, deadline),
+        };
+        if let Err(e) = r {
+            send_error = Some(e);
+            sent_ns.pop();
+            break;
+        }
+        wire_octets += octets;
+        shared.sent.store(p + 1, Ordering::Release);
+    }
+    if let Sender::Ring(r) = &mut sender {
+        if let Err(e) = r.drain(Duration::from_secs(2)) {
+            send_error.get_or_insert(e);
+        }
+    }
+    let send_seconds = t0.elapsed().as_secs_f64();
+    let sent = sent_ns.len() as u64;
+    shared.sent.store(sent, Ordering::Release);
+    shared.done_ns.store(now_ns(), Ordering::Release);
+    shared.done.store(true, Ordering::Release);
+    let cap = rx_thread
+        .join()
+        .map_err(|_| Error::Usage("the capture thread failed".into()))?;
+    if let Some(e) = send_error {
+        let msg =
+            match e.raw_os_error() {
+                Some(libc::EMSGSIZE) => format!(
+                    "{}: the socket refused a frame as too large (EMSGSIZE) after {sent} frames: \
+                 frames may be at most MTU {} + 14 octets",
+                    txi.name, txi.mtu
+                ),
+                Some(libc::EPROTONOSUPPORT) if own_fcs => {
+                    format!(
+                "{}: the driver does not support sending frames with their own FCS (SO_NOFCS \
+                 needs IFF_SUPP_NOFCS): --tx-fcs {} cannot be used on this interface",
+                txi.name,
+                if a.tx_fcs == TxFcs::Bad { "bad" } else { "model" }
+            )
+                }
+                _ => format!("{}: sending failed after {sent} frames: {e}", txi.name),
+            };
+        return Err(Error::Usage(msg));
+    }
+    let interrupted = sys::stop_requested();
+    let after_tx = Counters::read(&txi.name);
+    let after_rx = Counters::read(&rxi.name);
+    // Judge: in loopback only what was sent can come back.
+    let exp = Arc::try_unwrap(exp)
+        .unwrap_or_else(|e| Expectation::new(&exp_records, e.total(), a.tag_offset, own_fcs));
+    let exp = if a.expect.is_none() && sent < exp.total() {
+        Expectation::new(&exp_records, sent, a.tag_offset, own_fcs)
+    } else {
+        exp
+    };
+    let stamps: &[i64] = if a.expect.is_none() { &sent_ns } else { &[] };
+    let j = matcher::judge(&exp, &lengths, &cap.received, stamps, !a.unordered);
+    let mut counters = BTreeMap::new();
+    counters.insert(txi.name.clone(), after_tx.delta(&before_tx));
+    if rxi.name != txi.name {
+        counters.insert(rxi.name.clone(), after_rx.delta(&before_rx));
+    }
+    let rx_errors: Vec<(String, i128)> = counters
+        .get(&rxi.name)
+        .map(|d| {
+            iface::ERROR_COUNTERS
+                .iter()
+                .filter_map(|k| {
+                    d.get(*k)
+                        .filter(|v| **v > 0)
+                        .map(|v| ((*k).to_string(), *v))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut lat: Vec<i64> = j.frames.iter().filter_map(|f| f.latency_ns).collect();
+    lat.sort_unstable();
+    let q = |x: f64| {
+        let i = ((lat.len() as f64 - 1.0) * x).round() as usize;
+        lat.get(i).copied().unwrap_or(0) as f64 / 1e3
+    };
+    let latency = (!lat.is_empty()).then(|| Latency {
+        frames: lat.len() as u64,
+        min_us: q(0.0),
+        median_us: q(0.5),
+        p99_us: q(0.99),
+        max_us: q(1.0),
+        rx_clock: if cap.hardware_time {
+            "hardware"
+        } else {
+            "software"
+        },
+    });
+    let rx_span = (cap.last_ns - cap.first_ns) as f64 / 1e9;
+    let rep = WireReport {
+        frames_file: a.frames.display().to_string(),
+        expect_file: a.expect.as_ref().map(|p| p.display().to_string()),
+        tx: txi.clone(),
+        rx: rxi.clone(),
+        mode: if a.expect.is_some() {
+            "expect"
+        } else {
+            "loopback"
+        },
+        ordered: !a.unordered,
+        tag_offset: a.tag_offset,
+        tx_fcs: a.tx_fcs,
+        tx_path: if matches!(sender, Sender::Ring(_)) {
+            "ring"
+        } else {
+            "send"
+        },
+        sent,
+        planned,
+        send_seconds,
+        tx_pps: if send_seconds > 0.0 {
+            sent as f64 / send_seconds
+        } else {
+            0.0
+        },
+        tx_wire_bps: if send_seconds > 0.0 {
+            wire_octets as f64 * 8.0 / send_seconds
+        } else {
+            0.0
+        },
+        rx_pps: if rx_span > 0.0 {
+            cap.received.len() as f64 / rx_span
+        } else {
+            0.0
+        },
+        capture_dropped: cap.dropped,
+        interrupted,
+        counts: j.counts.clone(),
+        latency,
+        failures: j
+            .frames
+            .iter()
+            .filter(|f| f.failed())
+            .take(10_000)
+            .cloned()
+            .collect(),
+        duplicates: j.duplicates.iter().take(10_000).cloned().collect(),
+        unexpected: j.unexpected.iter().take(10_000).cloned().collect(),
+        counters,
+        warnings,
+    };
+    // Cases.
+    let mut cases = Vec::new();
+    let per_frame = j.frames.len() <= 10_000;
+    for f in &j.frames {
+        let name = format!(
+            "frame {} (record {}, {} octets)",
+            f.position, f.record, f.length
+        );
+        if !f.failed() {
+            if per_frame {
+                cases.push(Case::pass("wire.frames", name));
+            }
+            continue;
+        }
+        let (msg, detail) = describe(f);
+        if cases.len() < 10_000 {
+            cases.push(Case::fail("wire.frames", name, msg, detail));
+        }
+    }
+    let c = &j.counts;
+    cases.push(summary_case(
+        "every expected frame matched",
+        c.matched == c.expected && c.duplicated == 0,
+        format!(
+            "{} of {} matched; missing {}, corrupted {}, reordered {}, duplicated {}",
+            c.matched, c.expected, c.missing, c.corrupted, c.reordered, c.duplicated
+        ),
+    ));
+    let unexpected_ok = !a.strict || c.unexpected == 0;
+    cases.push(summary_case(
+        "no unexpected frames",
+        unexpected_ok,
+        format!("{} frames matched no expected frame", c.unexpected),
+    ));
+    cases.push(summary_case(
+        "capture kept up",
+        cap.dropped == 0,
+        format!(
+            "the capture ring dropped {} frames: they count as missing",
+            cap.dropped
+        ),
+    ));
+    cases.push(summary_case(
+        "no receive errors counted by the capture interface",
+        rx_errors.is_empty(),
+        format!(
+            "{}: {}",
+            rxi.name,
+            rx_errors
+                .iter()
+                .map(|(k, v)| format!("{k} +{v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    ));
+    cases.push(summary_case(
+        "run completed",
+        !interrupted,
+        format!("interrupted after {sent} of {planned} frames"),
+    ));
+    let reports = Reports {
+        json: a.json.clone(),
+        junit: a.junit.clone(),
+        max_report: a.max_report,
+    };
+    reports.write("baser wire", &rep, &cases)?;
+    let failed = cases.iter().any(Case::failed);
+    if !out.quiet {
+        print_summary(&rep, &cases, a.max_report, failed);
+    }
+    Ok(if failed { Verdict::Fail } else { Verdict::Pass })
+}
+
+fn send_plain(s: &sys::PacketSocket, frame: &[u8], deadline: Instant) -> std::io::Result<()> {
+    loop {
+        match s.send(frame) {
+            Ok(_) => return Ok(()),
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR)
+                ) =>
+            {
+                if Instant::now() > deadline || sys::stop_requested() {
+                    return Err(e);
+                }
+                std::thread::sleep(Duration::from_micros(20));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn summary_case(name: &str, pass: bool, msg: String) -> Case {
+    if pass {
+        Case::pass("wire", name)
+    } else {
+        Case::fail("wire", name, msg, None)
+    }
+}
+
+fn describe(f: &matcher::FrameVerdict) -> (String, Option<String>) {
+    let dup = if f.duplicates > 0 {
+        format!(" and duplicated ({} extra copies)", f.duplicates)
+    } else {
+        String::new()
+    };
+    match f.class {
+        Class::Matched => (format!("duplicated ({} extra copies)", f.duplicates), None),
+        Class::Reordered => (
+            format!(
+                "reordered (arrived as frame {}){dup}",
+                f.received_index.unwrap_or(0)
+            ),
+            None,
+        ),
+        Class::Missing => ("missing".into(), None),
+        Class::Corrupted => {
+            let d = f.first_difference.as_ref();
+            let hex = |b: Option<u8>| b.map_or("end".to_string(), |b| format!("{b:02x}"));
+            (
+                format!(
+                    "corrupted: first difference at octet {}: expected {}, received {}",
+                    d.map_or(0, |d| d.offset),
+                    hex(d.and_then(|d| d.expected)),
+                    hex(d.and_then(|d| d.actual))
+                ),
+                Some(format!(
+                    "received as frame {}",
+                    f.received_index.unwrap_or(0)
+                )),
+            )
+        }
+    }
+}
+
+fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bool) {
+    let stdout = std::io::stdout();
+    let mut o = stdout.lock();
+    for w in &rep.warnings {
+        let _ = writeln!(o, "warning: {w}");
+    }
+    let c = &rep.counts;
+    let _ = writeln!(
+        o,
+        "baser wire: {} -> {} ({}, {}, tx {}): sent {} of {} frames in {:.3} s ({:.0} frames/s, {:.3} Gb/s on the wire){}",
+        rep.tx.name,
+        rep.rx.name,
+        rep.mode,
+        if rep.ordered { "ordered" } else { "unordered" },
+        rep.tx_path,
+        rep.sent,
+        rep.planned,
+        rep.send_seconds,
+        rep.tx_pps,
+        rep.tx_wire_bps / 1e9,
+        if rep.interrupted { " (interrupted)" } else { "" }
+    );
+    let _ = writeln!(
+        o,
+        "  received {}: matched {}, missing {}, corrupted {}, reordered {}, duplicated {}, unexpected {} (of {} expected); capture dropped {}",
+        c.received, c.matched, c.missing, c.corrupted, c.reordered, c.duplicated, c.unexpected, c.expected, rep.capture_dropped
+    );
+    if let Some(l) = &rep.latency {
+        let _ = writeln!(
+            o,
+            "  latency ({} clock, {} frames): min {:.1} us, median {:.1} us, p99 {:.1} us, max {:.1} us",
+            l.rx_clock, l.frames, l.min_us, l.median_us, l.p99_us, l.max_us
+        );
+    }
+    for (ifname, d) in &rep.counters {
+        let interesting: Vec<String> = d
+            .iter()
+            .filter(|(k, _)| {
+                k.contains("err")
+                    || k.contains("drop")
+                    || k.contains("packets")
+                    || k.contains("crc")
+            })
+            .map(|(k, v)| format!("{k} {v:+}"))
+            .collect();
+        if !interesting.is_empty() {
+            let _ = writeln!(o, "  {ifname} counters: {}", interesting.join(", "));
+        }
+    }
+    for u in rep.unexpected.iter().take(max_report) {
+        let _ = writeln!(
+            o,
+            "  unexpected frame {} ({} octets, type {}): {}",
+            u.received_index,
+            u.length,
+            u.ether_type.as_deref().unwrap_or("?"),
+            u.head.get(..64.min(u.head.len())).unwrap_or("")
+        );
+    }
+    let _ = report::write_failures(&mut o, cases, max_report.max(1));
+    let _ = writeln!(o, "{}", if failed { "FAIL" } else { "PASS" });
+}

@@ -1,0 +1,655 @@
+//! The only `unsafe` of the test bench: AF_PACKET sockets, their PACKET_MMAP rings
+//! (TPACKET_V3 receive ring, TPACKET_V2 transmit ring), interface look-ups and the SIGINT flag.
+//!
+//! Everything here is a thin, total wrapper: errors come back as `io::Error` with the errno, the
+//! callers in `wire` turn them into messages a user can act on.
+#![allow(unsafe_code)]
+
+use std::ffi::CString;
+use std::io;
+use std::net::IpAddr;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::time::Duration;
+
+/// `ETH_P_ALL` in network byte order, as `socket`/`bind` want it.
+const ETH_P_ALL_BE: u16 = (libc::ETH_P_ALL as u16).to_be();
+
+/// The index of interface `name` in this network namespace, or `None` when there is none.
+pub fn if_index(name: &str) -> Option<u32> {
+    let c = CString::new(name).ok()?;
+    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
+    let i = unsafe { libc::if_nametoindex(c.as_ptr()) };
+    (i != 0).then_some(i)
+}
+
+/// The IP addresses configured on interface `name` (getifaddrs).
+///
+/// # Errors
+/// getifaddrs failed.
+pub fn addresses(name: &str) -> io::Result<Vec<IpAddr>> {
+    let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
+    // SAFETY: `head` is a valid out-pointer; the list is freed below with freeifaddrs.
+    if unsafe { libc::getifaddrs(&mut head) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut out = Vec::new();
+    let mut p = head;
+    while !p.is_null() {
+        // SAFETY: `p` is a node of the list getifaddrs returned, not yet freed.
+        let ifa = unsafe { &*p };
+        p = ifa.ifa_next;
+        if ifa.ifa_name.is_null() || ifa.ifa_addr.is_null() {
+            continue;
+        }
+        // SAFETY: getifaddrs gives NUL-terminated names.
+        let n = unsafe { std::ffi::CStr::from_ptr(ifa.ifa_name) };
+        if n.to_bytes() != name.as_bytes() {
+            continue;
+        }
+        // SAFETY: ifa_addr is non-null and points at a sockaddr whose family says its type.
+        let family = i32::from(unsafe { (*ifa.ifa_addr).sa_family });
+        if family == libc::AF_INET {
+            // SAFETY: family AF_INET means the storage is a sockaddr_in.
+            let sa = unsafe { &*(ifa.ifa_addr as *const libc::sockaddr_in) };
+            out.push(IpAddr::from(u32::from_be(sa.sin_addr.s_addr).to_be_bytes()));
+        } else if family == libc::AF_INET6 {
+            // SAFETY: family AF_INET6 means the storage is a sockaddr_in6.
+            let sa = unsafe { &*(ifa.ifa_addr as *const libc::sockaddr_in6) };
+            out.push(IpAddr::from(sa.sin6_addr.s6_addr));
+        }
+    }
+    // SAFETY: `head` came from getifaddrs and is freed once.
+    unsafe { libc::freeifaddrs(head) };
+    Ok(out)
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Makes the first SIGINT (Ctrl-C) or SIGTERM set [`stop_requested`] instead of killing the
+/// process; a second one kills it as usual. Blocking calls return EINTR (no SA_RESTART).
+pub fn catch_interrupt() {
+    // SAFETY: a zeroed sigaction is a valid value; the handler only stores to an atomic, which
+    // is async-signal-safe.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigint as *const () as usize;
+        sa.sa_flags = libc::SA_RESETHAND;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
+        libc::sigaction(libc::SIGTERM, &sa, std::ptr::null_mut());
+    }
+}
+
+/// True once Ctrl-C (or SIGTERM) arrived.
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
+
+fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+fn setsockopt<T>(fd: &OwnedFd, level: libc::c_int, name: libc::c_int, v: &T) -> io::Result<()> {
+    // SAFETY: `v` points at a live T of the size passed.
+    cvt(unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            level,
+            name,
+            (v as *const T).cast(),
+            std::mem::size_of::<T>() as libc::socklen_t,
+        )
+    })
+    .map(drop)
+}
+
+/// An AF_PACKET raw socket bound to one interface.
+pub struct PacketSocket {
+    fd: OwnedFd,
+    ifindex: u32,
+}
+
+impl PacketSocket {
+    /// Opens an unbound raw socket (no frames are queued to it until [`Self::bind`]).
+    ///
+    /// # Errors
+    /// socket() failed: EPERM/EACCES without CAP_NET_RAW.
+    pub fn open(ifindex: u32) -> io::Result<Self> {
+        // SAFETY: plain syscall; the result is checked before use.
+        let fd =
+            cvt(unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) })?;
+        // SAFETY: `fd` is a fresh descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        Ok(Self { fd, ifindex })
+    }
+
+    /// Binds to the interface; `receive` says whether frames of every protocol are queued.
+    ///
+    /// # Errors
+    /// bind() failed.
+    pub fn bind(&self, receive: bool) -> io::Result<()> {
+        // SAFETY: a zeroed sockaddr_ll is valid; fields set below.
+        let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+        sll.sll_family = libc::AF_PACKET as u16;
+        sll.sll_protocol = if receive { ETH_P_ALL_BE } else { 0 };
+        sll.sll_ifindex = self.ifindex as i32;
+        // SAFETY: `sll` is a valid sockaddr_ll of the size passed.
+        cvt(unsafe {
+            libc::bind(
+                self.fd.as_raw_fd(),
+                (&sll as *const libc::sockaddr_ll).cast(),
+                std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        })
+        .map(drop)
+    }
+
+    /// Promiscuous mode for as long as this socket lives (PACKET_ADD_MEMBERSHIP).
+    ///
+    /// # Errors
+    /// The kernel refused.
+    pub fn set_promiscuous(&self) -> io::Result<()> {
+        let mreq = libc::packet_mreq {
+            mr_ifindex: self.ifindex as i32,
+            mr_type: libc::PACKET_MR_PROMISC as u16,
+            mr_alen: 0,
+            mr_address: [0; 8],
+        };
+        setsockopt(
+            &self.fd,
+            libc::SOL_PACKET,
+            libc::PACKET_ADD_MEMBERSHIP,
+            &mreq,
+        )
+    }
+
+    /// Frames this host sends are not captured (PACKET_IGNORE_OUTGOING, Linux 4.20).
+    ///
+    /// # Errors
+    /// The kernel refused.
+    pub fn set_ignore_outgoing(&self) -> io::Result<()> {
+        setsockopt(
+            &self.fd,
+            libc::SOL_PACKET,
+            libc::PACKET_IGNORE_OUTGOING,
+            &1i32,
+        )
+    }
+
+    /// Sends bypass the qdisc layer (PACKET_QDISC_BYPASS).
+    ///
+    /// # Errors
+    /// The kernel refused.
+    pub fn set_qdisc_bypass(&self) -> io::Result<()> {
+        setsockopt(&self.fd, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &1i32)
+    }
+
+    /// The driver must not append an FCS: the frame carries its own (SO_NOFCS).
+    ///
+    /// # Errors
+    /// The kernel refused.
+    pub fn set_no_fcs(&self) -> io::Result<()> {
+        setsockopt(&self.fd, libc::SOL_SOCKET, libc::SO_NOFCS, &1i32)
+    }
+
+    /// Asks for hardware receive timestamps in the ring (PACKET_TIMESTAMP); they appear only if
+    /// the NIC stamps (see [`enable_hw_timestamps`]).
+    ///
+    /// # Errors
+    /// The kernel refused.
+    pub fn set_hw_timestamps(&self) -> io::Result<()> {
+        let v = libc::SOF_TIMESTAMPING_RAW_HARDWARE as i32;
+        setsockopt(&self.fd, libc::SOL_PACKET, libc::PACKET_TIMESTAMP, &v)
+    }
+
+    /// Sends one frame (DA first).
+    ///
+    /// # Errors
+    /// send() failed (EMSGSIZE above the MTU, ENOBUFS when the device queue is full).
+    pub fn send(&self, frame: &[u8]) -> io::Result<usize> {
+        // SAFETY: `frame` is a live slice of the length passed.
+        let n = unsafe { libc::send(self.fd.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
+        if n < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(n as usize)
+        }
+    }
+
+    /// Frames the kernel received for this socket and frames it dropped (ring full) since the
+    /// last call (PACKET_STATISTICS).
+    ///
+    /// # Errors
+    /// getsockopt failed.
+    pub fn statistics(&self) -> io::Result<(u64, u64)> {
+        let mut st = libc::tpacket_stats_v3 {
+            tp_packets: 0,
+            tp_drops: 0,
+            tp_freeze_q_cnt: 0,
+        };
+        let mut len = std::mem::size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
+        // SAFETY: `st` and `len` are valid out-pointers of the sizes given.
+        cvt(unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                (&mut st as *mut libc::tpacket_stats_v3).cast(),
+                &mut len,
+            )
+        })?;
+        Ok((u64::from(st.tp_packets), u64::from(st.tp_drops)))
+    }
+
+    fn poll(&self, events: libc::c_short, timeout: Duration) -> io::Result<bool> {
+        let mut p = libc::pollfd {
+            fd: self.fd.as_raw_fd(),
+            events,
+            revents: 0,
+        };
+        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+        // SAFETY: one valid pollfd.
+        let r = unsafe { libc::poll(&mut p, 1, ms) };
+        match r {
+            r if r < 0 => {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    Ok(false)
+                } else {
+                    Err(e)
+                }
+            }
+            0 => Ok(false),
+            _ => Ok(true),
+        }
+    }
+}
+
+/// A shared memory region mapped from a packet socket's ring.
+struct Mapping {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is plain memory; access is synchronised through the ring status words.
+unsafe impl Send for Mapping {}
+
+impl Mapping {
+    fn new(fd: &OwnedFd, len: usize) -> io::Result<Self> {
+        // SAFETY: mapping a ring the kernel just set up on `fd`, length as configured.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_LOCKED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        let p = if p == libc::MAP_FAILED {
+            // MAP_LOCKED fails under a small RLIMIT_MEMLOCK: retry without it.
+            // SAFETY: as above.
+            unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED,
+                    fd.as_raw_fd(),
+                    0,
+                )
+            }
+        } else {
+            p
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Self { ptr: p.cast(), len })
+    }
+
+    /// The u32 status word at `offset` (4-aligned, inside the mapping: callers guarantee it).
+    fn status(&self, offset: usize) -> &AtomicU32 {
+        debug_assert!(offset % 4 == 0 && offset + 4 <= self.len);
+        // SAFETY: offset is 4-aligned and in bounds (ring geometry); the kernel and we share
+        // the word, so it is accessed atomically only.
+        unsafe { AtomicU32::from_ptr(self.ptr.add(offset).cast()) }
+    }
+
+    fn read_u32(&self, offset: usize) -> u32 {
+        if offset + 4 > self.len {
+            return 0;
+        }
+        // SAFETY: in bounds (checked); the kernel does not write a block we own.
+        unsafe { self.ptr.add(offset).cast::<u32>().read_unaligned() }
+    }
+
+    fn read_u16(&self, offset: usize) -> u16 {
+        if offset + 2 > self.len {
+            return 0;
+        }
+        // SAFETY: in bounds (checked).
+        unsafe { self.ptr.add(offset).cast::<u16>().read_unaligned() }
+    }
+
+    fn slice(&self, offset: usize, len: usize) -> &[u8] {
+        if offset.checked_add(len).is_none_or(|end| end > self.len) {
+            return &[];
+        }
+        // SAFETY: in bounds (checked); we own this block until we hand it back.
+        unsafe { std::slice::from_raw_parts(self.ptr.add(offset), len) }
+    }
+
+    fn write(&mut self, offset: usize, data: &[u8]) -> bool {
+        if offset
+            .checked_add(data.len())
+            .is_none_or(|end| end > self.len)
+        {
+            return false;
+        }
+        // SAFETY: in bounds (checked); we own this slot until we mark it SEND_REQUEST.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr.add(offset), data.len()) };
+        true
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly what `new` mapped, once.
+        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+    }
+}
+
+/// One frame from the receive ring.
+pub struct RxFrame<'a> {
+    /// DA onwards, as the kernel delivered it (a VLAN tag may have been stripped).
+    pub data: &'a [u8],
+    /// Length on the wire as the kernel saw it (may exceed `data` if truncated).
+    pub wire_len: u32,
+    /// The stripped VLAN tag: (TPID, TCI).
+    pub vlan: Option<(u16, u16)>,
+    /// Receive time, ns since the Unix epoch.
+    pub time_ns: i64,
+    /// The time came from the NIC's clock.
+    pub hardware_time: bool,
+}
+
+// Offsets into struct tpacket_block_desc (version, offset_to_priv, then tpacket_hdr_v1).
+const BLOCK_STATUS: usize = 8;
+const BLOCK_NUM_PKTS: usize = 12;
+const BLOCK_FIRST_PKT: usize = 16;
+// Offsets into struct tpacket3_hdr.
+const H3_NEXT: usize = 0;
+const H3_SEC: usize = 4;
+const H3_NSEC: usize = 8;
+const H3_SNAPLEN: usize = 12;
+const H3_LEN: usize = 16;
+const H3_STATUS: usize = 20;
+const H3_MAC: usize = 24;
+const H3_VLAN_TCI: usize = 32;
+const H3_VLAN_TPID: usize = 36;
+
+/// A TPACKET_V3 receive ring (blocks of frames the kernel fills and we hand back).
+pub struct RxRing {
+    sock: PacketSocket,
+    map: Mapping,
+    block_size: usize,
+    block_count: usize,
+    current: usize,
+}
+
+impl RxRing {
+    /// Sets up a receive ring of `block_count` blocks of `block_size` octets on `sock`,
+    /// then binds it for frames of every protocol.
+    ///
+    /// # Errors
+    /// A setsockopt, mmap or bind failed.
+    pub fn new(sock: PacketSocket, block_size: usize, block_count: usize) -> io::Result<Self> {
+        setsockopt(
+            &sock.fd,
+            libc::SOL_PACKET,
+            libc::PACKET_VERSION,
+            &(libc::tpacket_versions::TPACKET_V3 as i32),
+        )?;
+        let req = libc::tpacket_req3 {
+            tp_block_size: block_size as u32,
+            tp_block_nr: block_count as u32,
+            tp_frame_size: 2048,
+            tp_frame_nr: (block_size / 2048 * block_count) as u32,
+            tp_retire_blk_tov: 2,
+            tp_sizeof_priv: 0,
+            tp_feature_req_word: 0,
+        };
+        setsockopt(&sock.fd, libc::SOL_PACKET, libc::PACKET_RX_RING, &req)?;
+        let map = Mapping::new(&sock.fd, block_size * block_count)?;
+        sock.bind(true)?;
+        Ok(Self {
+            sock,
+            map,
+            block_size,
+            block_count,
+            current: 0,
+        })
+    }
+
+    /// The socket (statistics).
+    pub fn socket(&self) -> &PacketSocket {
+        &self.sock
+    }
+
+    /// Waits at most `timeout` for a filled block and hands each of its frames to `f`; returns
+    /// the number of frames.
+    ///
+    /// # Errors
+    /// poll() failed.
+    pub fn next_block(
+        &mut self,
+        timeout: Duration,
+        mut f: impl FnMut(RxFrame<'_>),
+    ) -> io::Result<usize> {
+        let base = self.current * self.block_size;
+        let status = self.map.status(base + BLOCK_STATUS);
+        if status.load(Ordering::Acquire) & libc::TP_STATUS_USER == 0 {
+            self.sock.poll(libc::POLLIN | libc::POLLERR, timeout)?;
+            if status.load(Ordering::Acquire) & libc::TP_STATUS_USER == 0 {
+                return Ok(0);
+            }
+        }
+        let n = self.map.read_u32(base + BLOCK_NUM_PKTS) as usize;
+        let mut off = base + self.map.read_u32(base + BLOCK_FIRST_PKT) as usize;
+        for _ in 0..n {
+            let st = self.map.read_u32(off + H3_STATUS);
+            let snap = self.map.read_u32(off + H3_SNAPLEN) as usize;
+            let mac = usize::from(self.map.read_u16(off + H3_MAC));
+            let vlan = (st & libc::TP_STATUS_VLAN_VALID != 0).then(|| {
+                let tpid = if st & libc::TP_STATUS_VLAN_TPID_VALID != 0 {
+                    self.map.read_u16(off + H3_VLAN_TPID)
+                } else {
+                    0x8100
+                };
+                (tpid, self.map.read_u32(off + H3_VLAN_TCI) as u16)
+            });
+            let sec = i64::from(self.map.read_u32(off + H3_SEC));
+            let nsec = i64::from(self.map.read_u32(off + H3_NSEC));
+            f(RxFrame {
+                data: self.map.slice(off + mac, snap),
+                wire_len: self.map.read_u32(off + H3_LEN),
+                vlan,
+                time_ns: sec * 1_000_000_000 + nsec,
+                hardware_time: st & libc::TP_STATUS_TS_RAW_HARDWARE != 0,
+            });
+            let next = self.map.read_u32(off + H3_NEXT) as usize;
+            if next == 0 {
+                break;
+            }
+            off += next;
+        }
+        status.store(0, Ordering::Release); // TP_STATUS_KERNEL: the block goes back
+        self.current = (self.current + 1) % self.block_count;
+        Ok(n)
+    }
+}
+
+// struct tpacket2_hdr: tp_status at 0, tp_len at 4; data at TPACKET_ALIGN(sizeof hdr) = 32.
+const H2_LEN: usize = 4;
+const H2_DATA: usize = 32;
+
+/// A TPACKET_V2 transmit ring: frames are written to slots and sent by one `send()` each batch.
+pub struct TxRing {
+    sock: PacketSocket,
+    map: Mapping,
+    frame_size: usize,
+    frame_count: usize,
+    next: usize,
+    queued: usize,
+}
+
+impl TxRing {
+    /// Sets up a transmit ring of slots that hold frames of up to `max_frame` octets, about
+    /// `total` octets in all, and binds it (sending only).
+    ///
+    /// # Errors
+    /// A setsockopt, mmap or bind failed.
+    pub fn new(sock: PacketSocket, max_frame: usize, total: usize) -> io::Result<Self> {
+        setsockopt(
+            &sock.fd,
+            libc::SOL_PACKET,
+            libc::PACKET_VERSION,
+            &(libc::tpacket_versions::TPACKET_V2 as i32),
+        )?;
+        let frame_size = (max_frame + H2_DATA).next_power_of_two().max(128);
+        let block_size = frame_size.max(4096);
+        let block_count = (total / block_size).max(4);
+        let frame_count = block_size / frame_size * block_count;
+        let req = libc::tpacket_req {
+            tp_block_size: block_size as u32,
+            tp_block_nr: block_count as u32,
+            tp_frame_size: frame_size as u32,
+            tp_frame_nr: frame_count as u32,
+        };
+        setsockopt(&sock.fd, libc::SOL_PACKET, libc::PACKET_TX_RING, &req)?;
+        let map = Mapping::new(&sock.fd, block_size * block_count)?;
+        sock.bind(false)?;
+        Ok(Self {
+            sock,
+            map,
+            frame_size,
+            frame_count,
+            next: 0,
+            queued: 0,
+        })
+    }
+
+    /// Slots in the ring.
+    pub fn capacity(&self) -> usize {
+        self.frame_count
+    }
+
+    /// Frames written but not yet handed to the kernel by [`Self::flush`].
+    pub fn queued(&self) -> usize {
+        self.queued
+    }
+
+    /// Writes `frame` into the next slot, waiting (flushing) while the ring is full.
+    /// Returns false if the frame does not fit a slot.
+    ///
+    /// # Errors
+    /// The kernel refused a frame of an earlier batch (e.g. EMSGSIZE), or poll failed.
+    pub fn push(&mut self, frame: &[u8]) -> io::Result<bool> {
+        if frame.len() + H2_DATA > self.frame_size {
+            return Ok(false);
+        }
+        let slot = self.next * self.frame_size;
+        loop {
+            let st = self.map.status(slot).load(Ordering::Acquire);
+            if st == libc::TP_STATUS_AVAILABLE {
+                break;
+            }
+            if st & libc::TP_STATUS_WRONG_FORMAT != 0 {
+                return Err(io::Error::from_raw_os_error(libc::EMSGSIZE));
+            }
+            if stop_requested() {
+                return Ok(false);
+            }
+            self.flush()?;
+            self.sock.poll(libc::POLLOUT, Duration::from_millis(10))?;
+        }
+        self.map.write(slot + H2_DATA, frame);
+        self.map
+            .status(slot + H2_LEN)
+            .store(frame.len() as u32, Ordering::Relaxed);
+        self.map
+            .status(slot)
+            .store(libc::TP_STATUS_SEND_REQUEST, Ordering::Release);
+        self.next = (self.next + 1) % self.frame_count;
+        self.queued += 1;
+        Ok(true)
+    }
+
+    /// Hands every written frame to the kernel (one `send()`; with PACKET_QDISC_BYPASS the
+    /// kernel transmits them in this call).
+    ///
+    /// # Errors
+    /// send() failed.
+    pub fn flush(&mut self) -> io::Result<()> {
+        if self.queued == 0 {
+            return Ok(());
+        }
+        // SAFETY: a zero-length send with a null buffer is how a TX ring is kicked.
+        let r = unsafe {
+            libc::send(
+                self.sock.fd.as_raw_fd(),
+                std::ptr::null(),
+                0,
+                libc::MSG_DONTWAIT,
+            )
+        };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EAGAIN | libc::ENOBUFS | libc::EINTR) => {}
+                _ => return Err(e),
+            }
+        }
+        self.queued = 0;
+        Ok(())
+    }
+
+    /// Flushes and waits (at most `timeout`) until the kernel has sent every slot.
+    ///
+    /// # Errors
+    /// send() failed or a frame was refused.
+    pub fn drain(&mut self, timeout: Duration) -> io::Result<()> {
+        let end = std::time::Instant::now() + timeout;
+        loop {
+            self.flush()?;
+            let mut busy = false;
+            for i in 0..self.frame_count {
+                let st = self.map.status(i * self.frame_size).load(Ordering::Acquire);
+                if st & libc::TP_STATUS_WRONG_FORMAT != 0 {
+                    return Err(io::Error::from_raw_os_error(libc::EMSGSIZE));
+                }
+                if st != libc::TP_STATUS_AVAILABLE {
+                    busy = true;
+                    // Still pending: kick again below.
+                    self.queued = self.queued.max(1);
+                    break;
+                }
+            }
+            if !busy || std::time::Instant::now() > end || stop_requested() {
+                return Ok(());
+            }
+            self.sock.poll(libc::POLLOUT, Duration::from_millis(1))?;
+        }
+    }
+}

@@ -1,0 +1,631 @@
+//! `baser wire` and `baser reflect` for real, on veth pairs between two network namespaces
+//! named `baser-<test>-<pid>-{w,d}` (wire side, DUT side), removed afterwards even on failure.
+//! Frames go nowhere else. Tests that need root print SKIP and return when not root.
+//!
+//! Fault accounting is exact: the reflector numbers frames from 1 and "every N" hits frames
+//! N, 2N, ...; the verdict must name exactly those positions (N-1, 2N-1, ...) in the class of
+//! the fault and nothing else.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+use testbench::format::pcap::FrameWriter;
+
+const BASER: &str = env!("CARGO_BIN_EXE_baser");
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+fn sh(args: &[&str]) {
+    let o = Command::new(args[0]).args(&args[1..]).output().unwrap();
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Two namespaces joined by a veth pair; dropped: namespaces (and so the pair) deleted.
+struct Link {
+    ns_w: String,
+    ns_d: String,
+    if_w: String,
+    if_d: String,
+    dir: PathBuf,
+}
+
+impl Link {
+    /// None (after printing SKIP) when not root.
+    fn new(test: &str, code: &str, ipv6: bool, mtu: u32) -> Option<Self> {
+        if !is_root() {
+            println!("SKIP {test}: needs root for network namespaces and raw sockets");
+            return None;
+        }
+        let pid = std::process::id() % 100_000;
+        let l = Self {
+            ns_w: format!("baser-{test}-{pid}-w"),
+            ns_d: format!("baser-{test}-{pid}-d"),
+            if_w: format!("bsr{pid}{code}w"),
+            if_d: format!("bsr{pid}{code}d"),
+            dir: std::env::temp_dir().join(format!("baser-wire-{test}-{pid}")),
+        };
+        assert!(l.if_w.len() <= 15);
+        std::fs::create_dir_all(&l.dir).unwrap();
+        for ns in [&l.ns_w, &l.ns_d] {
+            let _ = Command::new("ip").args(["netns", "del", ns]).output();
+            sh(&["ip", "netns", "add", ns]);
+            let v = if ipv6 { "0" } else { "1" };
+            for k in ["all", "default"] {
+                sh(&[
+                    "ip",
+                    "netns",
+                    "exec",
+                    ns,
+                    "sysctl",
+                    "-qw",
+                    &format!("net.ipv6.conf.{k}.disable_ipv6={v}"),
+                ]);
+            }
+        }
+        sh(&[
+            "ip", "link", "add", &l.if_w, "netns", &l.ns_w, "type", "veth", "peer", "name",
+            &l.if_d, "netns", &l.ns_d,
+        ]);
+        for (ns, i) in [(&l.ns_w, &l.if_w), (&l.ns_d, &l.if_d)] {
+            sh(&[
+                "ip",
+                "-n",
+                ns,
+                "link",
+                "set",
+                i,
+                "mtu",
+                &mtu.to_string(),
+                "up",
+            ]);
+        }
+        Some(l)
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.join(name).to_string_lossy().into_owned()
+    }
+
+    /// Writes a capture and returns its path.
+    fn pcap(&self, name: &str, frames: &[Vec<u8>]) -> String {
+        let p = self.path(name);
+        let mut w = FrameWriter::new(std::fs::File::create(&p).unwrap()).unwrap();
+        for (i, f) in frames.iter().enumerate() {
+            w.write(Duration::from_micros(i as u64), f).unwrap();
+        }
+        w.finish().unwrap();
+        p
+    }
+
+    /// Starts `baser reflect` on the DUT side and waits until it is ready.
+    fn reflect(&self, args: &[&str]) -> Child {
+        let mut c = Command::new("ip")
+            .args([
+                "netns", "exec", &self.ns_d, BASER, "reflect", "--iface", &self.if_d,
+            ])
+            .args(["--duration", "60"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        let out = c.stdout.as_mut().unwrap();
+        let mut r = BufReader::new(out);
+        loop {
+            line.clear();
+            if r.read_line(&mut line).unwrap() == 0 {
+                panic!("reflect exited before it was ready");
+            }
+            if line.contains("reflecting on") {
+                break;
+            }
+        }
+        c
+    }
+
+    fn wire(&self, args: &[&str]) -> Output {
+        Command::new("ip")
+            .args([
+                "netns", "exec", &self.ns_w, BASER, "wire", "--tx", &self.if_w,
+            ])
+            .args(args)
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        for ns in [&self.ns_w, &self.ns_d] {
+            let _ = Command::new("ip").args(["netns", "del", ns]).output();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Stops a reflector with SIGINT and returns its summary line.
+fn stop(c: Child) -> String {
+    let _ = Command::new("kill")
+        .args(["-INT", &c.id().to_string()])
+        .output();
+    let o = c.wait_with_output().unwrap();
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Distinct test frames: DA 02:..:02, SA 02:..:01, EtherType 0x88b5 (local experimental),
+/// the index at octets 14..18, a pattern after it.
+fn frames(n: usize, len: usize) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| {
+            let mut f = vec![0u8; len];
+            f[..6].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
+            f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
+            f[12..14].copy_from_slice(&[0x88, 0xb5]);
+            for (j, b) in f.iter_mut().enumerate().skip(18) {
+                *b = (i * 31 + j * 7) as u8;
+            }
+            f[14..18].copy_from_slice(&(i as u32).to_be_bytes());
+            f
+        })
+        .collect()
+}
+
+fn json(path: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn counts(j: &serde_json::Value) -> [u64; 7] {
+    let c = &j["counts"];
+    [
+        "expected",
+        "matched",
+        "missing",
+        "corrupted",
+        "reordered",
+        "duplicated",
+        "unexpected",
+    ]
+    .map(|k| c[k].as_u64().unwrap())
+}
+
+/// Positions of the failures of `class`.
+fn positions(j: &serde_json::Value, class: &str) -> Vec<u64> {
+    j["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["class"] == class)
+        .map(|f| f["position"].as_u64().unwrap())
+        .collect()
+}
+
+fn hits(n: u64, every: u64) -> Vec<u64> {
+    (1..=n).filter(|k| k % every == 0).map(|k| k - 1).collect()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Runs one fault against 300 distinct 100-octet frames; returns the JSON report.
+fn fault_run(
+    test: &str,
+    code: &str,
+    fault: &[&str],
+) -> Option<(serde_json::Value, Output, String)> {
+    let l = Link::new(test, code, false, 1500)?;
+    let pcap = l.pcap("f.pcap", &frames(300, 100));
+    let r = l.reflect(fault);
+    let js = l.path("r.json");
+    let o = l.wire(&[&pcap, "--loopback", "--pps", "20000", "--json", &js]);
+    let summary = stop(r);
+    Some((json(&js), o, summary))
+}
+
+#[test]
+fn without_faults_every_frame_is_matched_vlan_tags_and_runts_included() {
+    let Some(l) = Link::new("clean", "cl", false, 1500) else {
+        return;
+    };
+    let mut f = frames(500, 128);
+    // A VLAN-tagged frame (the kernel strips the tag on receive; baser puts it back) and a
+    // 20-octet runt (matches its zero-padded form).
+    f[10][12..18].copy_from_slice(&[0x81, 0x00, 0x20, 0x07, 0x88, 0xb5]);
+    f[20].truncate(20);
+    let pcap = l.pcap("f.pcap", &f);
+    let r = l.reflect(&[]);
+    let (js, ju) = (l.path("r.json"), l.path("r.xml"));
+    let o = l.wire(&[&pcap, "--json", &js, "--junit", &ju]);
+    let summary = stop(r);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let j = json(&js);
+    assert_eq!(counts(&j), [500, 500, 0, 0, 0, 0, 0], "{}", text(&o));
+    assert_eq!(j["sent"], 500);
+    assert_eq!(j["tx_path"], "ring");
+    assert_eq!(j["capture_dropped"], 0);
+    assert!(j["latency"]["frames"].as_u64().unwrap() == 500);
+    assert!(j["latency"]["min_us"].as_f64().unwrap() >= 0.0);
+    assert!(summary.contains("received 500, sent 500"), "{summary}");
+    let xml = std::fs::read_to_string(&ju).unwrap();
+    assert!(
+        xml.contains(r#"tests="505" skipped="0" errors="0" failures="0""#),
+        "{xml}"
+    );
+    assert!(text(&o).contains("PASS"));
+}
+
+#[test]
+fn dropped_frames_are_exactly_the_missing_ones() {
+    let Some((j, o, s)) = fault_run("drop", "dr", &["--drop-every", "10"]) else {
+        return;
+    };
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(counts(&j), [300, 270, 30, 0, 0, 0, 0], "{}", text(&o));
+    assert_eq!(positions(&j, "missing"), hits(300, 10));
+    assert!(s.contains("dropped 30"), "{s}");
+}
+
+#[test]
+fn corrupted_frames_are_exactly_the_flipped_ones_with_their_octet() {
+    let Some((j, o, _)) = fault_run("corrupt", "co", &["--corrupt-every", "25"]) else {
+        return;
+    };
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(counts(&j), [300, 288, 0, 12, 0, 0, 0], "{}", text(&o));
+    assert_eq!(positions(&j, "corrupted"), hits(300, 25));
+    let f = frames(300, 100);
+    for v in j["failures"].as_array().unwrap() {
+        let p = v["position"].as_u64().unwrap() as usize;
+        let d = &v["first_difference"];
+        assert_eq!(d["offset"], 50);
+        assert_eq!(d["expected"], f[p][50]);
+        assert_eq!(d["actual"], f[p][50] ^ 1);
+    }
+    assert!(text(&o).contains("corrupted: first difference at octet 50"));
+}
+
+#[test]
+fn duplicated_frames_are_exactly_the_repeated_ones() {
+    let Some((j, o, _)) = fault_run("dup", "du", &["--duplicate-every", "20"]) else {
+        return;
+    };
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(counts(&j), [300, 300, 0, 0, 0, 15, 0], "{}", text(&o));
+    let d: Vec<u64> = j["duplicates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["position"].as_u64().unwrap())
+        .collect();
+    assert_eq!(d, hits(300, 20));
+}
+
+#[test]
+fn reordered_frames_are_exactly_the_held_back_ones_and_unordered_mode_accepts_them() {
+    let Some(l) = Link::new("reorder", "ro", false, 1500) else {
+        return;
+    };
+    let pcap = l.pcap("f.pcap", &frames(300, 100));
+    let js = l.path("r.json");
+    let r = l.reflect(&["--reorder-every", "7"]);
+    let o = l.wire(&[&pcap, "--pps", "20000", "--json", &js]);
+    let s = stop(r);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let j = json(&js);
+    assert_eq!(counts(&j), [300, 258, 0, 0, 42, 0, 0], "{}\n{s}", text(&o));
+    assert_eq!(positions(&j, "reordered"), hits(300, 7));
+    let r = l.reflect(&["--reorder-every", "7"]);
+    let o = l.wire(&[&pcap, "--pps", "20000", "--unordered", "--json", &js]);
+    stop(r);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(counts(&json(&js)), [300, 300, 0, 0, 0, 0, 0]);
+}
+
+#[test]
+fn delayed_frames_match_and_the_latency_shows_the_delay() {
+    let Some(l) = Link::new("delay", "de", false, 1500) else {
+        return;
+    };
+    let pcap = l.pcap("f.pcap", &frames(100, 100));
+    let js = l.path("r.json");
+    let r = l.reflect(&["--delay-us", "3000"]);
+    let o = l.wire(&[&pcap, "--pps", "5000", "--json", &js]);
+    stop(r);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let j = json(&js);
+    assert_eq!(counts(&j)[1], 100);
+    // Latency is reported, not timed: only the sanity bound that it includes the delay.
+    assert!(j["latency"]["min_us"].as_f64().unwrap() >= 3000.0, "{j}");
+}
+
+#[test]
+fn tag_mode_tells_identical_frames_apart() {
+    let Some(l) = Link::new("tag", "tg", false, 1500) else {
+        return;
+    };
+    let one = l.pcap("one.pcap", &frames(1, 80));
+    let js = l.path("r.json");
+    let r = l.reflect(&["--drop-every", "50"]);
+    let o = l.wire(&[
+        &one,
+        "--count",
+        "400",
+        "--tag-offset",
+        "40",
+        "--pps",
+        "20000",
+        "--json",
+        &js,
+    ]);
+    stop(r);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let j = json(&js);
+    assert_eq!(counts(&j), [400, 392, 8, 0, 0, 0, 0], "{}", text(&o));
+    assert_eq!(positions(&j, "missing"), hits(400, 50));
+}
+
+#[test]
+fn unrelated_traffic_is_unexpected_and_does_not_break_matching() {
+    // IPv6 on: the kernels' own neighbour discovery and MLD may add more unexpected frames.
+    let Some(l) = Link::new("unrel", "un", true, 1500) else {
+        return;
+    };
+    let pcap = l.pcap("f.pcap", &frames(500, 86));
+    // A neighbour solicitation-like frame of the same length as the test frames.
+    let mut ns = vec![0u8; 86];
+    ns[..6].copy_from_slice(&[0x33, 0x33, 0xff, 0, 0, 1]);
+    ns[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 9]);
+    ns[12..14].copy_from_slice(&[0x86, 0xdd]);
+    ns[14] = 0x60;
+    let inject = l.pcap("nd.pcap", &[ns]);
+    let js = l.path("r.json");
+    let r = l.reflect(&["--inject", &inject, "--inject-every", "50"]);
+    let o = l.wire(&[&pcap, "--pps", "20000", "--json", &js]);
+    let s = stop(r);
+    let j = json(&js);
+    let c = counts(&j);
+    assert_eq!(&c[..6], &[500, 500, 0, 0, 0, 0], "{}", text(&o));
+    assert!(c[6] >= 10, "{}", text(&o));
+    let injected = j["unexpected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| {
+            u["head"]
+                .as_str()
+                .unwrap()
+                .starts_with("3333ff000001020000000009")
+        })
+        .count();
+    assert_eq!(injected, 10, "{s}");
+    assert!(s.contains("injected 10"), "{s}");
+    // Unexpected frames are reported; they fail the run only with --strict.
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("unexpected frame"), "{}", text(&o));
+}
+
+#[test]
+fn jumbo_frames_round_trip_at_mtu_9000_and_oversized_frames_are_refused_clearly() {
+    let Some(l) = Link::new("jumbo", "jb", false, 9000) else {
+        return;
+    };
+    let mut f = frames(40, 9014);
+    for (i, x) in f.iter_mut().enumerate() {
+        x.truncate(1000 + i * 200);
+    }
+    let pcap = l.pcap("f.pcap", &f);
+    let js = l.path("r.json");
+    let r = l.reflect(&[]);
+    let o = l.wire(&[&pcap, "--json", &js]);
+    stop(r);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(counts(&json(&js)), [40, 40, 0, 0, 0, 0, 0]);
+    let big = l.pcap("big.pcap", &frames(2, 9015));
+    let o = l.wire(&[&big]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("record 0 is 9015 octets: bsr")
+            && text(&o).contains("MTU 9000 allows at most 9014 octets"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn refusals_default_route_global_address_missing_interface_no_capability() {
+    let Some(l) = Link::new("refuse", "rf", false, 1500) else {
+        return;
+    };
+    let pcap = l.pcap("f.pcap", &frames(3, 64));
+    // Missing interface.
+    let o = Command::new("ip")
+        .args([
+            "netns",
+            "exec",
+            &l.ns_w,
+            BASER,
+            "wire",
+            "--tx",
+            "bsr-nothere",
+            &pcap,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("no interface named \"bsr-nothere\""),
+        "{}",
+        text(&o)
+    );
+    // No capability: CAP_NET_RAW dropped from the bounding and inheritable sets.
+    let o = Command::new("ip")
+        .args([
+            "netns",
+            "exec",
+            &l.ns_w,
+            "setpriv",
+            "--inh-caps=-net_raw,-net_admin",
+        ])
+        .args([
+            "--bounding-set=-net_raw,-net_admin",
+            BASER,
+            "wire",
+            "--tx",
+            &l.if_w,
+            &pcap,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("raw sockets need CAP_NET_RAW"),
+        "{}",
+        text(&o)
+    );
+    // A global address.
+    sh(&[
+        "ip",
+        "-n",
+        &l.ns_w,
+        "addr",
+        "add",
+        "192.0.2.1/24",
+        "dev",
+        &l.if_w,
+    ]);
+    let o = l.wire(&[&pcap]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("has a global address (192.0.2.1)"),
+        "{}",
+        text(&o)
+    );
+    // The default route.
+    sh(&[
+        "ip",
+        "-n",
+        &l.ns_w,
+        "route",
+        "add",
+        "default",
+        "via",
+        "192.0.2.2",
+    ]);
+    let o = l.wire(&[&pcap]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("carries the default route (IPv4 0.0.0.0/0)"),
+        "{}",
+        text(&o)
+    );
+    // The reflector refuses too.
+    let o = Command::new("ip")
+        .args([
+            "netns",
+            "exec",
+            &l.ns_w,
+            BASER,
+            "reflect",
+            "--iface",
+            &l.if_w,
+            "--duration",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("carries the default route"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_still_reports() {
+    let Some(l) = Link::new("intr", "ic", false, 1500) else {
+        return;
+    };
+    let pcap = l.pcap("f.pcap", &frames(100, 100));
+    let js = l.path("r.json");
+    let r = l.reflect(&[]);
+    let c = Command::new("ip")
+        .args([
+            "netns", "exec", &l.ns_w, BASER, "wire", "--tx", &l.if_w, &pcap,
+        ])
+        .args(["--loop", "100", "--pps", "500", "--json", &js])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let _ = Command::new("kill")
+        .args(["-INT", &c.id().to_string()])
+        .output();
+    let o = c.wait_with_output().unwrap();
+    stop(r);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("(interrupted)"), "{out}");
+    let j = json(&js);
+    assert_eq!(j["interrupted"], true);
+    let sent = j["sent"].as_u64().unwrap();
+    assert!(sent > 0 && sent < 10_000, "{sent}");
+    // Only what was sent is expected; everything sent came back.
+    assert_eq!(j["counts"]["expected"].as_u64().unwrap(), sent);
+}
+
+#[test]
+fn tx_fcs_on_a_driver_without_nofcs_support_is_refused_by_name() {
+    // veth, like most drivers, does not set IFF_SUPP_NOFCS: the kernel refuses SO_NOFCS sends.
+    let Some(l) = Link::new("nofcs", "nf", false, 1500) else {
+        return;
+    };
+    let pcap = l.pcap("f.pcap", &frames(3, 64));
+    let o = l.wire(&[&pcap, "--rx", &l.if_w, "--tx-fcs", "model"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("does not support sending frames with their own FCS (SO_NOFCS"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn expect_mode_judges_what_the_dut_must_deliver() {
+    // The "DUT" drops every 10th frame; the expected capture says exactly that: all matched.
+    let Some(l) = Link::new("expect", "ex", false, 1500) else {
+        return;
+    };
+    let f = frames(200, 90);
+    let pcap = l.pcap("f.pcap", &f);
+    let kept: Vec<Vec<u8>> = (0..200)
+        .filter(|i| (i + 1) % 10 != 0)
+        .map(|i| f[i].clone())
+        .collect();
+    let exp = l.pcap("e.pcap", &kept);
+    let js = l.path("r.json");
+    let r = l.reflect(&["--drop-every", "10"]);
+    let o = l.wire(&[&pcap, "--expect", &exp, "--pps", "20000", "--json", &js]);
+    stop(r);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let j = json(&js);
+    assert_eq!(j["mode"], "expect");
+    assert_eq!(counts(&j), [180, 180, 0, 0, 0, 0, 0]);
+    assert!(j["latency"].is_null());
+}
