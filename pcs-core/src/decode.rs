@@ -22,7 +22,7 @@
 //! Spec: IEEE 802.3 §49.2.11, §49.2.13.2, receive state diagram (Figure 49-15 in 802.3-2008,
 //! renumbered in later editions).
 
-use crate::block::{decode_block, Block, BlockClass, DecodeBlockError, Decoded};
+use crate::block::{decode_block, Block, BlockClass, DecodeBlockError, Decoded, SyncHeader};
 use crate::xgmii::XgmiiWord;
 
 /// Receive state.
@@ -194,8 +194,8 @@ impl core::fmt::Display for RxEvent {
 pub struct Decoder {
     state: RxState,
     config: DecoderConfig,
-    /// The block waiting for its successor, decoded once on arrival.
-    pending: Option<(Decoded, RxLink)>,
+    /// The block waiting for its successor.
+    pending: Option<(Block, RxLink)>,
 }
 
 impl Default for Decoder {
@@ -245,17 +245,32 @@ impl Decoder {
     /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
     #[inline]
     pub fn push(&mut self, block: Block, link: RxLink) -> Option<RxEvent> {
-        let dec = decode_block(block);
-        let next_class = dec.class;
-        let prev = self.pending.replace((dec, link));
-        prev.map(|(d, l)| self.decide(d, l, Some(next_class)))
+        let prev = self.pending.replace((block, link));
+        prev.map(|(b, l)| self.decide(decode_block(b), l, Some(block)))
+    }
+
+    /// As [`Decoder::push`], returning only the transfer and whether the block entered
+    /// `RX_E`; the common arrow `RX_D --D--> RX_D` with the link up takes a short path.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
+    #[inline]
+    pub fn push_word(&mut self, block: Block, link: RxLink) -> Option<(XgmiiWord, bool)> {
+        if let Some((prev, prev_link)) = self.pending {
+            if self.state == RxState::Data && prev.sync == SyncHeader::DATA && prev_link.is_up() {
+                self.pending = Some((block, link));
+                return Some((XgmiiWord::from_data(prev.payload), false));
+            }
+        }
+        self.push(block, link).map(|e| (e.word, e.is_errored()))
     }
 
     /// Decides the pending block, if any, with no block after it.
     ///
     /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
     pub fn flush(&mut self) -> Option<RxEvent> {
-        self.pending.take().map(|(d, l)| self.decide(d, l, None))
+        self.pending
+            .take()
+            .map(|(b, l)| self.decide(decode_block(b), l, None))
     }
 
     /// Decodes `blocks` (all received with the same link conditions) into `words`; returns how
@@ -295,15 +310,15 @@ impl Decoder {
                     None => break,
                 }
             } else {
-                self.pending = Some((decode_block(b), link));
+                self.pending = Some((b, link));
             }
             consumed += 1;
         }
         (consumed, written)
     }
 
-    /// Runs the state machine for the decoded block `dec`, whose successor has class `next`.
-    fn decide(&mut self, dec: Decoded, link: RxLink, next: Option<BlockClass>) -> RxEvent {
+    /// Runs the state machine for the decoded block `dec`, whose successor is `next`.
+    fn decide(&mut self, dec: Decoded, link: RxLink, next: Option<Block>) -> RxEvent {
         use {BlockClass as R, RxState as S};
         let from = self.state;
         let link_down =
@@ -322,7 +337,7 @@ impl Decoder {
         }
         // R_TYPE_NEXT is only looked at for a terminate block.
         let next_class = match (dec.class, self.config.look_ahead) {
-            (R::Terminate, LookAhead::On) => next,
+            (R::Terminate, LookAhead::On) => next.map(|n| decode_block(n).class),
             _ => None,
         };
         let next_ok = match self.config.look_ahead {

@@ -289,12 +289,19 @@ impl<W: SerdesWord> TxGearbox<W> {
             if self.words_for_next_block() > room {
                 break;
             }
-            // The same two steps as `push_block`, writing straight into `out`.
-            self.acc |= u128::from(block.sync.to_bits()) << self.len;
-            self.len += 2;
-            self.drain_into(out, &mut progress.produced);
-            self.acc |= u128::from(block.payload) << self.len;
-            self.len += 64;
+            if self.len + BLOCK_BITS <= ACC_BITS {
+                // All 66 bits fit at once (always so for 64-bit words: the count held stays
+                // even and below 64).
+                self.acc |= block_to_bits(block) << self.len;
+                self.len += BLOCK_BITS;
+            } else {
+                // The same two steps as `push_block`, writing straight into `out`.
+                self.acc |= u128::from(block.sync.to_bits()) << self.len;
+                self.len += 2;
+                self.drain_into(out, &mut progress.produced);
+                self.acc |= u128::from(block.payload) << self.len;
+                self.len += 64;
+            }
             self.drain_into(out, &mut progress.produced);
             self.bits_in = self.bits_in.wrapping_add(u64::from(BLOCK_BITS));
             progress.consumed += 1;
@@ -432,6 +439,12 @@ impl<W: SerdesWord> RxGearbox<W> {
     ///
     /// Spec: IEEE 802.3 §49.2.4.
     pub fn feed(&mut self, word: W) -> Result<(), W> {
+        // Fast path: nothing pending, no slip owed, room for the whole word.
+        if self.pending_len == 0 && self.owed_slips == 0 && ACC_BITS - self.len >= W::BITS {
+            self.acc |= u128::from(word.to_u64()) << self.len;
+            self.len += W::BITS;
+            return Ok(());
+        }
         self.settle();
         if self.pending_len != 0 {
             return Err(word);
@@ -446,6 +459,20 @@ impl<W: SerdesWord> RxGearbox<W> {
     ///
     /// Spec: IEEE 802.3 §49.2.4.
     pub fn next_block(&mut self) -> Option<RxBlock> {
+        // Fast path: nothing pending and no slip owed, so settling would change nothing.
+        if self.pending_len == 0 && self.owed_slips == 0 {
+            if self.len < BLOCK_BITS {
+                return None;
+            }
+            let out = RxBlock {
+                block: bits_to_block(self.acc),
+                bit_offset: self.bit_offset,
+            };
+            self.acc >>= BLOCK_BITS;
+            self.len -= BLOCK_BITS;
+            self.bit_offset = self.bit_offset.wrapping_add(u64::from(BLOCK_BITS));
+            return Some(out);
+        }
         self.settle();
         if self.len < BLOCK_BITS {
             return None;

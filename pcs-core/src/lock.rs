@@ -152,6 +152,14 @@ impl BlockLock {
     ///
     /// Spec: IEEE 802.3 §49.2.9, Fig. 49-12 (802.3-2008) / 49-14.
     pub fn step(&mut self, sync: SyncHeader) -> LockAction {
+        // Fast path, the steady state: waiting in VALID_SH mid-window, a valid header. The
+        // diagram takes VALID_SH --test_sh * sh_cnt < 64--> TEST_SH --sh_valid--> VALID_SH,
+        // which only counts the header.
+        if self.state == LockState::ValidSh && self.sh_cnt + 1 < SH_WINDOW && sync.is_valid() {
+            self.sh_cnt += 1;
+            self.sh_valid = true;
+            return LockAction::Hold;
+        }
         // reading: the diagram waits in SLIP for `slip_done`; the caller slips before handing
         // over the next header, so a header arriving in SLIP means the slip is done.
         if self.state == LockState::Slip {

@@ -166,12 +166,14 @@ impl PcsStatus {
         self.hi_ber = events.hi_ber;
         self.latched_block_lock &= events.block_lock;
         self.latched_hi_ber |= events.hi_ber;
-        let (ber_max, errored_max) = self.limits();
-        if events.ber_bad_sh {
-            self.ber_count = self.ber_count.saturating_add(1).min(ber_max);
-        }
-        if events.errored_block {
-            self.errored_count = self.errored_count.saturating_add(1).min(errored_max);
+        if events.ber_bad_sh || events.errored_block {
+            let (ber_max, errored_max) = self.limits();
+            if events.ber_bad_sh {
+                self.ber_count = self.ber_count.saturating_add(1).min(ber_max);
+            }
+            if events.errored_block {
+                self.errored_count = self.errored_count.saturating_add(1).min(errored_max);
+            }
         }
     }
 

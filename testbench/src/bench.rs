@@ -199,8 +199,8 @@ impl RxChainBench {
             rest = &rest[p.consumed..];
             self.words.clear();
             for a in &self.aligned[..p.produced] {
-                if let Some(e) = self.pcs.push(a.block, a.block_lock).rx {
-                    self.words.push(e.word);
+                if let Some(w) = self.pcs.push_word(a.block, a.block_lock) {
+                    self.words.push(w);
                 }
             }
             self.blocks_in += p.produced as u64;
