@@ -39,10 +39,14 @@ fn explain(line: &[u8]) -> String {
                 );
             }
             if let Err(i) = parse_hex(c.as_bytes()) {
-                return format!(
-                    "control mask `{c}`: `{}` is not a hex digit",
-                    &c[i..=i.min(c.len() - 1)]
-                );
+                // Name the offending character (the field may hold multi-byte UTF-8).
+                let bad = c.as_bytes().get(i).copied().unwrap_or(b'?');
+                let shown = if bad.is_ascii_graphic() {
+                    (bad as char).to_string()
+                } else {
+                    format!("\\x{bad:02x}")
+                };
+                return format!("control mask `{c}`: `{shown}` is not a hex digit");
             }
             if d.len() != 16 {
                 return format!(
@@ -184,6 +188,17 @@ mod tests {
         assert!(e.contains("(1 fields)"), "{e}");
         let e = read("ff 07070707070707z7").remove(0).unwrap_err();
         assert!(e.contains("character 15 is not a hex digit"), "{e}");
+    }
+
+    #[test]
+    fn non_ascii_fields_are_explained_not_panicked_on() {
+        let e = read("\u{e9} 0707070707070707").remove(0).unwrap_err();
+        assert!(
+            e.contains("control mask `\u{e9}`: `\\xc3` is not a hex digit"),
+            "{e}"
+        );
+        let e = read("ff 07070707070707\u{e9}").remove(0).unwrap_err();
+        assert!(e.contains("t.xgmii:1:"), "{e}");
     }
 
     #[test]
