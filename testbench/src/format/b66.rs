@@ -178,6 +178,19 @@ impl<R: BufRead> Iterator for B66Reader<R> {
         if self.failed {
             return None;
         }
+        // Fast path: a whole `H PPPPPPPPPPPPPPPP\n` line straight from the read buffer.
+        if let Ok(buf) = self.inner.fill_buf() {
+            if let Some(&[h @ b'0'..=b'3', b' ', ref p @ .., b'\n']) = buf.get(..19) {
+                if let Some(payload) = <&[u8; 16]>::try_from(p).ok().and_then(parse_hex16) {
+                    self.inner.consume(19);
+                    self.line_no += 1;
+                    return Some(Ok(Block {
+                        sync: SyncHeader::from_bits(h - b'0'),
+                        payload,
+                    }));
+                }
+            }
+        }
         loop {
             self.buf.clear();
             match self.inner.read_until(b'\n', &mut self.buf) {
@@ -289,6 +302,32 @@ mod tests {
         );
         let e = open("# scrambler_state=0xzz\n").err().unwrap().to_string();
         assert!(e.starts_with("d.b66:1: scrambler_state"), "{e}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_and_slow_line_paths_agree_with_any_buffering(
+            lines in proptest::collection::vec((0u8..4, proptest::prelude::any::<u64>(), 0u8..4), 1..60),
+            cap in 1usize..64,
+        ) {
+            // Lines in the fast form, with CRLF, with comments and blanks between them.
+            let mut text = String::from("# scrambled\n");
+            for (h, p, style) in &lines {
+                match style {
+                    0 => text.push_str(&format!("{h} {p:016x}\n")),
+                    1 => text.push_str(&format!("{h} {p:016X}\r\n")),
+                    2 => text.push_str(&format!("# c\n\n{h} {p:016x}\n")),
+                    _ => text.push_str(&format!("  {h} {p:016x}  \n")),
+                }
+            }
+            let whole: Vec<Block> = open(&text).unwrap().map(Result::unwrap).collect();
+            let small = std::io::BufReader::with_capacity(cap, text.as_bytes());
+            let mut r = B66Reader::new(small, Path::new("d.b66")).unwrap();
+            let pieces: Vec<Block> = r.by_ref().map(Result::unwrap).collect();
+            proptest::prop_assert_eq!(&pieces, &whole);
+            proptest::prop_assert_eq!(whole.len(), lines.len());
+            proptest::prop_assert_eq!(r.line_no(), text.lines().count() as u64);
+        }
     }
 
     #[test]

@@ -100,6 +100,18 @@ impl<R: BufRead> Iterator for XgmiiReader<R> {
         if self.failed {
             return None;
         }
+        // Fast path: a whole `CC DDDDDDDDDDDDDDDD\n` line straight from the read buffer.
+        if let Ok(buf) = self.inner.fill_buf() {
+            if let Some(&[c0, c1, b' ', ref d @ .., b'\n']) = buf.get(..20) {
+                let ctrl = parse_hex(&[c0, c1]).ok();
+                let data = <&[u8; 16]>::try_from(d).ok().and_then(parse_hex16);
+                if let (Some(ctrl), Some(data)) = (ctrl, data) {
+                    self.inner.consume(20);
+                    self.line_no += 1;
+                    return Some(Ok(XgmiiWord::new(data, ctrl as u8)));
+                }
+            }
+        }
         loop {
             self.buf.clear();
             match self.inner.read_until(b'\n', &mut self.buf) {
