@@ -157,6 +157,28 @@ impl BlockType {
         })
     }
 
+    /// The payload bits this format leaves zero (the pads of Figure 49-7); receivers ignore
+    /// them (see `decode_block`).
+    ///
+    /// Spec: IEEE 802.3 §49.2.4.4, Figure 49-7.
+    #[must_use]
+    pub const fn pad_mask(self) -> u64 {
+        const fn bits(lo: u32, hi: u32) -> u64 {
+            ((1u64 << (hi - lo + 1)) - 1) << lo
+        }
+        match self {
+            Self::ControlStart | Self::OrderedStart => bits(36, 39),
+            Self::Terminate0 => bits(8, 14),
+            Self::Terminate1 => bits(16, 21),
+            Self::Terminate2 => bits(24, 28),
+            Self::Terminate3 => bits(32, 35),
+            Self::Terminate4 => bits(40, 42),
+            Self::Terminate5 => bits(48, 49),
+            Self::Terminate6 => bits(56, 56),
+            _ => 0,
+        }
+    }
+
     /// The lane of the `/T/` for a terminate block type.
     #[must_use]
     pub const fn terminate_lane(self) -> Option<usize> {

@@ -12,7 +12,7 @@
 //!
 //! Spec: IEEE 802.3 §49.2 (PCS functions), Figure 49-5 (functional block diagram).
 
-use crate::ber::{BerConfig, BerMonitor, LockLossReset};
+use crate::ber::{BerConfig, BerMonitor, BerStep, LockLossReset};
 use crate::block::Block;
 use crate::decode::{Decoder, DecoderConfig, RxEvent, RxLink};
 use crate::encode::{Encoder, EncoderConfig, TxEvent};
@@ -153,19 +153,9 @@ impl PcsRx {
     ///
     /// Spec: IEEE 802.3 §49.2.13.
     pub fn push_descrambled(&mut self, block: Block, block_lock: bool) -> PcsRxStep {
-        self.block_lock = block_lock;
-        let ber = self.ber.step(block.sync, block_lock);
-        let link = RxLink {
-            block_lock,
-            hi_ber: ber.hi_ber,
-        };
+        let (ber, link) = self.monitor(block, block_lock);
         let rx = self.decoder.push(block, link);
-        self.status.update(PcsBlockEvents {
-            block_lock,
-            hi_ber: ber.hi_ber,
-            ber_bad_sh: ber.ber_bad_sh,
-            errored_block: rx.is_some_and(|e| e.is_errored()),
-        });
+        self.book(ber, block_lock, rx.is_some_and(|e| e.is_errored()));
         PcsRxStep {
             rx,
             ber_bad_sh: ber.ber_bad_sh,
@@ -184,20 +174,33 @@ impl PcsRx {
             sync: line.sync,
             payload: self.descrambler.descramble(line.payload),
         };
+        let (ber, link) = self.monitor(block, block_lock);
+        let rx = self.decoder.push_word(block, link);
+        self.book(ber, block_lock, rx.is_some_and(|(_, e)| e));
+        rx.map(|(w, _)| w)
+    }
+
+    /// The BER monitor's step on this block's header, and the link it gives the decoder.
+    #[inline]
+    fn monitor(&mut self, block: Block, block_lock: bool) -> (BerStep, RxLink) {
         self.block_lock = block_lock;
         let ber = self.ber.step(block.sync, block_lock);
         let link = RxLink {
             block_lock,
             hi_ber: ber.hi_ber,
         };
-        let rx = self.decoder.push_word(block, link);
+        (ber, link)
+    }
+
+    /// Books one block in the status registers.
+    #[inline]
+    fn book(&mut self, ber: BerStep, block_lock: bool, errored_block: bool) {
         self.status.update(PcsBlockEvents {
             block_lock,
             hi_ber: ber.hi_ber,
             ber_bad_sh: ber.ber_bad_sh,
-            errored_block: rx.is_some_and(|(_, e)| e),
+            errored_block,
         });
-        rx.map(|(w, _)| w)
     }
 
     /// Decides the last pending block (end of stream).

@@ -125,21 +125,7 @@ fn intact(sent: &Sent, got: &Got) -> BTreeSet<usize> {
 
 /// Payload bits of a block that carry nothing (the zero pads of Figure 49-7).
 fn pad_mask(b: Block) -> u64 {
-    let bits = |lo: u32, hi: u32| ((1u64 << (hi - lo + 1)) - 1) << lo;
-    if b.sync != pcs_core::SyncHeader::CONTROL {
-        return 0;
-    }
-    match b.payload as u8 {
-        0x33 | 0x66 => bits(36, 39),
-        0x87 => bits(8, 14),
-        0x99 => bits(16, 21),
-        0xaa => bits(24, 28),
-        0xb4 => bits(32, 35),
-        0xcc => bits(40, 42),
-        0xd2 => bits(48, 49),
-        0xe1 => bits(56, 56),
-        _ => 0,
-    }
+    b.block_type().map_or(0, pcs_core::BlockType::pad_mask)
 }
 
 /// Blocks whose meaning the prediction says must change (payload hits outside pad bits,

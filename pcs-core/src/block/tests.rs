@@ -330,6 +330,13 @@ fn pad_mask(t: u8) -> u64 {
     }
 }
 
+#[test]
+fn pad_mask_equals_the_hand_table() {
+    for t in BlockType::ALL {
+        assert_eq!(t.pad_mask(), pad_mask(t as u8), "{t:?}");
+    }
+}
+
 fn valid_code() -> impl Strategy<Value = u8> {
     prop::sample::select(vec![0x00u8, 0x06, 0x1e, 0x2d, 0x33, 0x4b, 0x55, 0x66, 0x78])
 }

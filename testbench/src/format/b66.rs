@@ -191,25 +191,18 @@ impl<R: BufRead> Iterator for B66Reader<R> {
                 }
             }
         }
-        loop {
-            self.buf.clear();
-            match self.inner.read_until(b'\n', &mut self.buf) {
-                Ok(0) => return None,
-                Ok(_) => {}
-                Err(e) => {
-                    self.failed = true;
-                    return Some(Err(InputError::io(&self.path, &e)));
-                }
+        let line = match super::next_content_line(&mut self.inner, &mut self.buf, &mut self.line_no)
+        {
+            Ok(Some(line)) => line,
+            Ok(None) => return None,
+            Err(e) => {
+                self.failed = true;
+                return Some(Err(InputError::io(&self.path, &e)));
             }
-            self.line_no += 1;
-            let line = self.buf.trim_ascii();
-            if line.is_empty() || line.first() == Some(&b'#') {
-                continue;
-            }
-            let r = parse_line(line).map_err(|m| InputError::line(&self.path, self.line_no, m));
-            self.failed = r.is_err();
-            return Some(r);
-        }
+        };
+        let r = parse_line(line).map_err(|m| InputError::line(&self.path, self.line_no, m));
+        self.failed = r.is_err();
+        Some(r)
     }
 }
 

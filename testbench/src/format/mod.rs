@@ -79,6 +79,32 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// Reads lines until one that is neither blank nor a `#` comment; returns it trimmed, or
+/// `None` at the end of the input. `line_no` counts every line read.
+///
+/// # Errors
+/// An I/O error of the reader.
+pub(crate) fn next_content_line<'b, R: std::io::BufRead>(
+    inner: &mut R,
+    buf: &'b mut Vec<u8>,
+    line_no: &mut u64,
+) -> std::io::Result<Option<&'b [u8]>> {
+    loop {
+        buf.clear();
+        if inner.read_until(b'\n', buf)? == 0 {
+            return Ok(None);
+        }
+        *line_no += 1;
+        let start = buf.iter().position(|b| !b.is_ascii_whitespace());
+        let end = buf.iter().rposition(|b| !b.is_ascii_whitespace());
+        if let (Some(start), Some(end)) = (start, end) {
+            if buf.get(start) != Some(&b'#') {
+                return Ok(buf.get(start..=end));
+            }
+        }
+    }
+}
+
 /// Hex digit values, 0xff for a non-digit.
 const HEX: [u8; 256] = {
     let mut t = [0xffu8; 256];
