@@ -118,15 +118,24 @@ fuzz_target!(|data: &[u8]| {
         let body = content(got);
         match r.status {
             Status::Matched | Status::Reordered => {
-                assert!(body == padded(e) || body == e.data, "matched with other content");
+                assert!(
+                    body == padded(e) || body == e.data,
+                    "matched with other content"
+                );
                 assert!(r.first_difference.is_none());
                 if r.status == Status::Matched {
-                    assert!(last_matched < Some(ri), "matched frames out of receive order");
+                    assert!(
+                        last_matched < Some(ri),
+                        "matched frames out of receive order"
+                    );
                     last_matched = Some(ri);
                 }
             }
             Status::Corrupted => {
-                let d = r.first_difference.as_ref().expect("a corrupted frame has a difference");
+                let d = r
+                    .first_difference
+                    .as_ref()
+                    .expect("a corrupted frame has a difference");
                 let p = padded(e);
                 assert_eq!(p[..d.offset.min(p.len())], body[..d.offset.min(body.len())]);
                 assert_eq!(d.expected, p.get(d.offset).copied());
@@ -135,19 +144,28 @@ fuzz_target!(|data: &[u8]| {
             }
             Status::Missing => unreachable!(),
         }
-        assert_eq!(r.failed(), r.status != Status::Matched || got.class != RxClass::Ok);
+        assert_eq!(
+            r.failed(),
+            r.status != Status::Matched || got.class != RxClass::Ok
+        );
     }
     for x in &c.extra {
         used[x.received_index as usize] += 1;
         let got = &recv[x.received_index as usize];
         assert_eq!(x.class, class_name(got.class));
         if let Some(dup) = x.duplicate_of {
-            let e = expected.iter().find(|e| e.index == dup).expect("a real index");
+            let e = expected
+                .iter()
+                .find(|e| e.index == dup)
+                .expect("a real index");
             let body = content(got);
             assert!(body == padded(e) || body == e.data);
         }
     }
-    assert!(used.iter().all(|&u| u == 1), "received frames used {used:?}");
+    assert!(
+        used.iter().all(|&u| u == 1),
+        "received frames used {used:?}"
+    );
     let count = |s: Status| c.frames.iter().filter(|r| r.status == s).count();
     let (m, o, x, l) = (
         count(Status::Matched),
@@ -166,5 +184,8 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     let c = compare(&expected, &intact);
     assert!(c.extra.is_empty());
-    assert!(c.frames.iter().all(|r| r.status == Status::Matched && !r.failed()));
+    assert!(c
+        .frames
+        .iter()
+        .all(|r| r.status == Status::Matched && !r.failed()));
 });

@@ -34,7 +34,10 @@ fn reference(line: &[u8]) -> Option<Block> {
 fuzz_target!(|data: &[u8]| {
     assert_eq!(parse_line(data).ok(), reference(data));
 
-    let lines: Vec<&[u8]> = data.split(|&b| b == b'\n').map(<[u8]>::trim_ascii).collect();
+    let lines: Vec<&[u8]> = data
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .collect();
     let path = Path::new("fuzz.b66");
     let reader = match B66Reader::new(data, path) {
         Ok(r) => r,

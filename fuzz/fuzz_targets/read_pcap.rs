@@ -55,7 +55,10 @@ fuzz_target!(|data: &[u8]| {
     if !is_pcap && !is_ng {
         assert!(frames.is_empty());
         let e = err.expect("not a capture");
-        assert!(matches!(e.position, Position::Byte(0) | Position::File), "{e}");
+        assert!(
+            matches!(e.position, Position::Byte(0) | Position::File),
+            "{e}"
+        );
         return;
     }
     if let Some(e) = &err {
