@@ -289,6 +289,37 @@ impl<W: SerdesWord> TxGearbox<W> {
             if self.words_for_next_block() > room {
                 break;
             }
+            if W::BITS == 64 && self.len < 64 && self.len % 2 == 0 {
+                // 64-bit words: the held count is even and below 64, so each block completes
+                // one word, or two when 62 bits were held. Plain u64 shifts.
+                let held = self.acc as u64;
+                let lo = u64::from(block.sync.to_bits()) | block.payload << 2;
+                let hi = block.payload >> 62;
+                let first = held | lo << self.len;
+                let rest = if self.len == 0 {
+                    hi
+                } else {
+                    lo >> (64 - self.len) | hi << self.len
+                };
+                if let Some(slot) = out.get_mut(progress.produced) {
+                    *slot = W::from_u64_truncating(first);
+                }
+                progress.produced += 1;
+                if self.len == 62 {
+                    if let Some(slot) = out.get_mut(progress.produced) {
+                        *slot = W::from_u64_truncating(rest);
+                    }
+                    progress.produced += 1;
+                    self.acc = 0;
+                    self.len = 0;
+                } else {
+                    self.acc = u128::from(rest);
+                    self.len += 2;
+                }
+                self.bits_in = self.bits_in.wrapping_add(u64::from(BLOCK_BITS));
+                progress.consumed += 1;
+                continue;
+            }
             if self.len + BLOCK_BITS <= ACC_BITS {
                 // All 66 bits fit at once (always so for 64-bit words: the count held stays
                 // even and below 64).
@@ -1236,6 +1267,26 @@ mod tests {
             }
             chunked.extend(rx.blocks(rest));
             prop_assert_eq!(chunked, whole);
+        }
+
+        #[test]
+        fn push_blocks_equals_push_block_for_every_width(blocks in prop::collection::vec(block_strategy(), 0..80), room in 3usize..40) {
+            fn run<W: SerdesWord>(blocks: &[Block], room: usize) -> Vec<u64> {
+                let mut tx = TxGearbox::<W>::new();
+                let mut got: Vec<u64> = Vec::new();
+                let mut rest: &[Block] = blocks;
+                let mut buf = vec![W::default(); room];
+                while !rest.is_empty() {
+                    let p = tx.push_blocks(rest, &mut buf);
+                    got.extend(buf[..p.produced].iter().map(|w| w.to_u64()));
+                    rest = &rest[p.consumed..];
+                }
+                got.extend(tx.flush().map(|p| p.word.to_u64()));
+                got
+            }
+            prop_assert_eq!(run::<u16>(&blocks, room.max(5)), pack::<u16>(&blocks).0);
+            prop_assert_eq!(run::<u32>(&blocks, room), pack::<u32>(&blocks).0);
+            prop_assert_eq!(run::<u64>(&blocks, room), pack::<u64>(&blocks).0);
         }
 
         #[test]

@@ -179,9 +179,10 @@ impl Default for RxChainBench {
                     block_lock: false,
                     action: pcs_core::lock::LockAction::Hold,
                 };
-                4096
+                // Small batches stay in the L1 cache.
+                256
             ],
-            words: Vec::with_capacity(4096),
+            words: Vec::with_capacity(256),
             frames_ok: 0,
             frames_bad: 0,
             blocks_in: 0,
