@@ -243,9 +243,8 @@ impl PcsRx {
             } else {
                 None
             };
-            let step = self.push(b, block_lock);
-            if let (Some(slot), Some(e)) = (slot, step.rx) {
-                *slot = e.word;
+            if let (Some(slot), Some(word)) = (slot, self.push_word(b, block_lock)) {
+                *slot = word;
                 written += 1;
             }
             consumed += 1;
