@@ -265,6 +265,37 @@ impl BerMonitor {
         }
     }
 
+    /// How many valid headers in a row, received with block lock, the monitor can take from
+    /// now on without leaving its steady state (waiting in `BER_TEST_SH` inside a window);
+    /// 0 when not in that state. [`BerMonitor::take_valid_headers`] takes them at once.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.3, Fig. 49-15 (`BER_TEST_SH` --sh_valid * !timer_done-->).
+    #[must_use]
+    #[inline]
+    pub fn steady_headers(&self) -> u64 {
+        let window = u64::from(self.config.window_ticks);
+        if self.state != BerState::BerTestSh
+            || !self.sh_valid
+            || !self.timer_running
+            || self.timer_done
+            || self.timer_ticks >= window
+        {
+            return 0;
+        }
+        // Header j (0-based) takes the fast arrow while ticks + j * per_block < window.
+        (window - self.timer_ticks).div_ceil(u64::from(self.config.ticks_per_block.max(1)))
+    }
+
+    /// Takes `n` valid headers received with block lock, `n <= steady_headers()`: exactly what
+    /// `n` calls of [`BerMonitor::step`] would do (only time passes).
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.3, Fig. 49-15.
+    #[inline]
+    pub fn take_valid_headers(&mut self, n: u64) {
+        let n = n.min(self.steady_headers());
+        self.timer_ticks += n * u64::from(self.config.ticks_per_block);
+    }
+
     /// Follows arrows until the diagram waits; returns whether `BER_BAD_SH` was entered.
     fn run(&mut self) -> bool {
         let mut bad = false;

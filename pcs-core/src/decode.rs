@@ -264,6 +264,28 @@ impl Decoder {
         self.push(block, link).map(|e| (e.word, e.is_errored()))
     }
 
+    /// True in the steady state of a packet: `RX_D` with a data block pending that arrived
+    /// with the link up, so the next data block only moves the pending one out.
+    #[must_use]
+    #[inline]
+    pub fn in_data_run(&self) -> bool {
+        matches!(self.pending, Some((b, l)) if b.sync == SyncHeader::DATA && l.is_up())
+            && self.state == RxState::Data
+    }
+
+    /// Takes a data block in the steady state of [`Decoder::in_data_run`] with the link up:
+    /// returns the pending block's transfer (`RX_D --D--> RX_D`) and keeps this one pending.
+    /// Outside that state it does what [`Decoder::push_word`] does.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
+    #[inline]
+    pub fn push_data_in_run(&mut self, payload: u64) -> XgmiiWord {
+        match self.pending.replace((Block::data(payload), RxLink::UP)) {
+            Some((prev, _)) => XgmiiWord::from_data(prev.payload),
+            None => XgmiiWord::IDLE,
+        }
+    }
+
     /// Decides the pending block, if any, with no block after it.
     ///
     /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
