@@ -466,3 +466,37 @@ fn inject_puts_predictable_faults_on_the_line() {
         "expected flip:BIT",
     );
 }
+
+#[test]
+fn decode_of_the_expected_b66_gives_the_expected_xgmii_line_for_line() {
+    // The decoder's look-ahead is absorbed and the last block flushed: line i of the decoded
+    // trace is block i of the stream, equal to the transfer the encoder was given.
+    let s = Scratch::new("lines");
+    for case in ["dic", "demo", "jumbo", "control-blocks", "link-fault"] {
+        let out = s.path(&format!("{case}.xgmii"));
+        let o = baser(&[
+            "decode",
+            &format!("vectors/{case}/expected.b66"),
+            "--xgmii",
+            &out,
+            "-q",
+            "--max-frame-length",
+            "9018",
+        ]);
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{case}: {}",
+            text(&o).1
+        );
+        let lines = |p: &str| -> Vec<String> {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .map(String::from)
+                .collect()
+        };
+        let want = lines(&format!("../vectors/{case}/expected.xgmii"));
+        assert_eq!(lines(&out), want, "{case}");
+    }
+}

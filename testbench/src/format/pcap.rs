@@ -361,6 +361,43 @@ mod tests {
     }
 
     #[test]
+    fn pcapng_with_if_fcslen_4_has_its_fcs_split_off() {
+        use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
+        use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionBlock;
+        use pcap_file::pcapng::PcapNgWriter;
+        let mut w = PcapNgWriter::new(Vec::new()).unwrap();
+        let with_fcs = InterfaceDescriptionBlock {
+            linktype: DataLink::ETHERNET,
+            snaplen: 0,
+            options: vec![InterfaceDescriptionOption::IfFcsLen(4)],
+        };
+        let without = InterfaceDescriptionBlock {
+            linktype: DataLink::ETHERNET,
+            snaplen: 0,
+            options: vec![],
+        };
+        w.write_pcapng_block(with_fcs).unwrap();
+        w.write_pcapng_block(without).unwrap();
+        for (iface, data) in [(0u32, vec![7u8; 64]), (1, vec![8u8; 60])] {
+            let n = data.len() as u32;
+            w.write_pcapng_block(EnhancedPacketBlock {
+                interface_id: iface,
+                timestamp: Duration::ZERO,
+                original_len: n,
+                data: std::borrow::Cow::Owned(data),
+                options: vec![],
+            })
+            .unwrap();
+        }
+        let bytes = w.into_inner();
+        let frames = read(&bytes, false).unwrap();
+        assert_eq!(frames.len(), 2);
+        // Interface 0 says its records include the FCS; interface 1 does not.
+        assert_eq!((frames[0].data.len(), frames[0].fcs), (60, Some([7; 4])));
+        assert_eq!((frames[1].data.len(), frames[1].fcs), (60, None));
+    }
+
+    #[test]
     fn malformed_captures_are_named_with_their_offset() {
         assert_eq!(
             read(&[], false).unwrap_err(),
