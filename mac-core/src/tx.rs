@@ -432,10 +432,17 @@ impl<E: FcsEngine> MacTx<E> {
     /// explicit abort): `/S/`, preamble, SFD, `sent`, then four `/E/` and a `/T/`, as common
     /// RTL ends such a frame. The receiver sees an `/E/` inside the frame.
     ///
+    /// Through a Clause 49 PCS the transfer holding the `/E/` has T_TYPE E, and the transmit
+    /// state machine stays in `TX_E` on a start (`TX_E --S--> TX_E`): a frame whose `/S/` is in
+    /// the very next transfer goes out as `EBLOCK_T` and is lost too. With IFG 12 and the
+    /// deficit idle count that happens when the abort's `/T/` lands in lane 1 (found by the
+    /// `mac_roundtrip` fuzz target, which predicts it).
+    ///
     /// # Errors
     /// As [`MacTx::encode_frame`].
     ///
-    /// Spec: IEEE 802.3 §46.3.2.2 (TXD/TXC for transmit error propagation), Table 46-4.
+    /// Spec: IEEE 802.3 §46.3.2.2 (TXD/TXC for transmit error propagation), Table 46-4;
+    /// §49.2.13 (transmit state diagram).
     // reading: /E/ x4 + /T/ mirrors verilog-ethernet/taxi (`{I,I,I,T,E,E,E,E}` for a word-aligned
     // abort); the gap after it follows the same DIC rule as after a /T/ of a good frame.
     pub fn encode_aborted(
