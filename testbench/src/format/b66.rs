@@ -4,10 +4,10 @@
 //! says which (no such line: scrambled); `# scrambler_state=0x…` gives the scrambler state
 //! before the first block.
 
-use super::{parse_hex, parse_hex16, InputError};
+use super::{parse_hex, parse_hex16, InputError, TextLines};
 use pcs_core::{Block, SyncHeader};
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What a block line must look like, for error messages.
 pub const LINE_FORM: &str =
@@ -79,13 +79,10 @@ fn explain(line: &[u8]) -> String {
 
 /// Streams blocks from a `.b66` file.
 pub struct B66Reader<R> {
-    inner: R,
-    path: PathBuf,
-    line_no: u64,
-    buf: Vec<u8>,
+    lines: TextLines<R>,
     header: B66Header,
+    /// The first block line, read with the header comments.
     pending: Option<Result<Block, InputError>>,
-    failed: bool,
 }
 
 impl<R: BufRead> B66Reader<R> {
@@ -95,63 +92,43 @@ impl<R: BufRead> B66Reader<R> {
     /// An I/O error, or a malformed `scrambler_state` comment.
     pub fn new(inner: R, path: &Path) -> Result<Self, InputError> {
         let mut r = Self {
-            inner,
-            path: path.to_path_buf(),
-            line_no: 0,
-            buf: Vec::with_capacity(64),
+            lines: TextLines::new(inner, path),
             header: B66Header {
                 scrambling: Scrambling::Scrambled,
                 scrambler_state: None,
             },
             pending: None,
-            failed: false,
         };
+        let mut buf = Vec::with_capacity(64);
         loop {
-            r.buf.clear();
+            buf.clear();
             let n = r
+                .lines
                 .inner
-                .read_until(b'\n', &mut r.buf)
+                .read_until(b'\n', &mut buf)
                 .map_err(|e| InputError::io(path, &e))?;
             if n == 0 {
                 return Ok(r);
             }
-            r.line_no += 1;
-            let line = r.buf.trim_ascii();
+            r.lines.line_no += 1;
+            let line_no = r.lines.line_no;
+            let line = buf.trim_ascii();
             if line.is_empty() {
                 continue;
             }
             let Some(comment) = line.strip_prefix(b"#") else {
-                let p = parse_line(line).map_err(|m| InputError::line(path, r.line_no, m));
+                let p = parse_line(line).map_err(|m| InputError::line(path, line_no, m));
                 r.pending = Some(p);
                 return Ok(r);
             };
             let comment = String::from_utf8_lossy(comment.trim_ascii()).into_owned();
-            if r.line_no == 1 && comment == "scrambled" {
+            if line_no == 1 && comment == "scrambled" {
                 r.header.scrambling = Scrambling::Scrambled;
-            } else if r.line_no == 1 && comment == "unscrambled" {
+            } else if line_no == 1 && comment == "unscrambled" {
                 r.header.scrambling = Scrambling::Unscrambled;
             } else if let Some(v) = comment.strip_prefix("scrambler_state=") {
-                let hex = v.trim().trim_start_matches("0x").trim_start_matches("0X");
-                if hex.is_empty() || hex.len() > 15 {
-                    return Err(InputError::line(
-                        path,
-                        r.line_no,
-                        format!(
-                            "scrambler_state `{v}`: expected 0x and up to 15 hex digits (58 bits)"
-                        ),
-                    ));
-                }
-                let s = parse_hex(hex.as_bytes()).map_err(|_| {
-                    InputError::line(path, r.line_no, format!("scrambler_state `{v}` is not hex"))
-                })?;
-                if s >> 58 != 0 {
-                    return Err(InputError::line(
-                        path,
-                        r.line_no,
-                        format!("scrambler_state `{v}` has more than 58 bits"),
-                    ));
-                }
-                r.header.scrambler_state = Some(s);
+                r.header.scrambler_state =
+                    Some(parse_state(v).map_err(|m| InputError::line(path, line_no, m))?);
             }
         }
     }
@@ -163,8 +140,23 @@ impl<R: BufRead> B66Reader<R> {
 
     /// The line number of the last line read.
     pub fn line_no(&self) -> u64 {
-        self.line_no
+        self.lines.line_no
     }
+}
+
+/// The value of a `# scrambler_state=0x…` comment: at most 58 bits.
+fn parse_state(v: &str) -> Result<u64, String> {
+    let hex = v.trim().trim_start_matches("0x").trim_start_matches("0X");
+    if hex.is_empty() || hex.len() > 15 {
+        return Err(format!(
+            "scrambler_state `{v}`: expected 0x and up to 15 hex digits (58 bits)"
+        ));
+    }
+    let s = parse_hex(hex.as_bytes()).map_err(|_| format!("scrambler_state `{v}` is not hex"))?;
+    if s >> 58 != 0 {
+        return Err(format!("scrambler_state `{v}` has more than 58 bits"));
+    }
+    Ok(s)
 }
 
 impl<R: BufRead> Iterator for B66Reader<R> {
@@ -172,37 +164,23 @@ impl<R: BufRead> Iterator for B66Reader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(p) = self.pending.take() {
-            self.failed = p.is_err();
+            if p.is_err() {
+                self.lines.fail();
+            }
             return Some(p);
         }
-        if self.failed {
-            return None;
-        }
-        // Fast path: a whole `H PPPPPPPPPPPPPPPP\n` line straight from the read buffer.
-        if let Ok(buf) = self.inner.fill_buf() {
-            if let Some(&[h @ b'0'..=b'3', b' ', ref p @ .., b'\n']) = buf.get(..19) {
-                if let Some(payload) = <&[u8; 16]>::try_from(p).ok().and_then(parse_hex16) {
-                    self.inner.consume(19);
-                    self.line_no += 1;
-                    return Some(Ok(Block {
-                        sync: SyncHeader::from_bits(h - b'0'),
-                        payload,
-                    }));
-                }
+        // Fast path: a whole `H PPPPPPPPPPPPPPPP\n` line.
+        let fast = |line: &[u8]| match line {
+            &[h @ b'0'..=b'3', b' ', ref p @ .., b'\n'] => {
+                let payload = <&[u8; 16]>::try_from(p).ok().and_then(parse_hex16)?;
+                Some(Block {
+                    sync: SyncHeader::from_bits(h - b'0'),
+                    payload,
+                })
             }
-        }
-        let line = match super::next_content_line(&mut self.inner, &mut self.buf, &mut self.line_no)
-        {
-            Ok(Some(line)) => line,
-            Ok(None) => return None,
-            Err(e) => {
-                self.failed = true;
-                return Some(Err(InputError::io(&self.path, &e)));
-            }
+            _ => None,
         };
-        let r = parse_line(line).map_err(|m| InputError::line(&self.path, self.line_no, m));
-        self.failed = r.is_err();
-        Some(r)
+        self.lines.next_item(19, fast, parse_line)
     }
 }
 

@@ -79,29 +79,82 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-/// Reads lines until one that is neither blank nor a `#` comment; returns it trimmed, or
-/// `None` at the end of the input. `line_no` counts every line read.
-///
-/// # Errors
-/// An I/O error of the reader.
-pub(crate) fn next_content_line<'b, R: std::io::BufRead>(
-    inner: &mut R,
-    buf: &'b mut Vec<u8>,
-    line_no: &mut u64,
-) -> std::io::Result<Option<&'b [u8]>> {
-    loop {
-        buf.clear();
-        if inner.read_until(b'\n', buf)? == 0 {
-            return Ok(None);
+/// The line machinery the text readers share: line numbers, comment and blank lines, a fast
+/// path for whole fixed-form lines straight from the read buffer, and stopping after the first
+/// error.
+pub(crate) struct TextLines<R> {
+    pub(crate) inner: R,
+    pub(crate) path: PathBuf,
+    pub(crate) line_no: u64,
+    buf: Vec<u8>,
+    failed: bool,
+}
+
+impl<R: std::io::BufRead> TextLines<R> {
+    pub(crate) fn new(inner: R, path: &Path) -> Self {
+        Self {
+            inner,
+            path: path.to_path_buf(),
+            line_no: 0,
+            buf: Vec::with_capacity(64),
+            failed: false,
         }
-        *line_no += 1;
-        let start = buf.iter().position(|b| !b.is_ascii_whitespace());
-        let end = buf.iter().rposition(|b| !b.is_ascii_whitespace());
-        if let (Some(start), Some(end)) = (start, end) {
-            if buf.get(start) != Some(&b'#') {
-                return Ok(buf.get(start..=end));
+    }
+
+    /// Ends the reader: the next items are `None`.
+    pub(crate) fn fail(&mut self) {
+        self.failed = true;
+    }
+
+    /// The next line that is neither blank nor a `#` comment, trimmed; `None` at the end.
+    ///
+    /// # Errors
+    /// An I/O error of the reader.
+    pub(crate) fn next_content_line(&mut self) -> std::io::Result<Option<&[u8]>> {
+        loop {
+            self.buf.clear();
+            if self.inner.read_until(b'\n', &mut self.buf)? == 0 {
+                return Ok(None);
+            }
+            self.line_no += 1;
+            let start = self.buf.iter().position(|b| !b.is_ascii_whitespace());
+            let end = self.buf.iter().rposition(|b| !b.is_ascii_whitespace());
+            if let (Some(start), Some(end)) = (start, end) {
+                if self.buf.get(start) != Some(&b'#') {
+                    return Ok(self.buf.get(start..=end));
+                }
             }
         }
+    }
+
+    /// The next item: `fast` may take a whole line of `len` octets (line end included) from
+    /// the read buffer; otherwise the next content line goes to `parse`. After an error the
+    /// reader ends.
+    pub(crate) fn next_item<T>(
+        &mut self,
+        len: usize,
+        fast: impl FnOnce(&[u8]) -> Option<T>,
+        parse: impl FnOnce(&[u8]) -> Result<T, String>,
+    ) -> Option<Result<T, InputError>> {
+        if self.failed {
+            return None;
+        }
+        if let Ok(buf) = self.inner.fill_buf() {
+            if let Some(item) = buf.get(..len).and_then(fast) {
+                self.inner.consume(len);
+                self.line_no += 1;
+                return Some(Ok(item));
+            }
+        }
+        let r = match self.next_content_line() {
+            Ok(Some(line)) => {
+                parse(line).map_err(|m| InputError::line(&self.path, self.line_no, m))
+            }
+            Ok(None) => return None,
+            Err(e) => Err(InputError::io(&self.path, &e)),
+        };
+        self.failed = r.is_err();
+        Some(r)
     }
 }
 

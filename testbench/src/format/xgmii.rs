@@ -2,10 +2,10 @@
 //! mask, space, data with lane 0 in the least significant octet). `#` starts a comment line;
 //! blank lines are ignored; hex is written lower case and read in either case.
 
-use super::{parse_hex, parse_hex16, InputError};
+use super::{parse_hex, parse_hex16, InputError, TextLines};
 use pcs_core::XgmiiWord;
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What a trace line must look like, for error messages.
 pub const LINE_FORM: &str =
@@ -68,28 +68,20 @@ fn explain(line: &[u8]) -> String {
 
 /// Streams transfers from a trace; each item is one transfer or the error that stops the read.
 pub struct XgmiiReader<R> {
-    inner: R,
-    path: PathBuf,
-    line_no: u64,
-    buf: Vec<u8>,
-    failed: bool,
+    lines: TextLines<R>,
 }
 
 impl<R: BufRead> XgmiiReader<R> {
     /// A reader over `inner`, which came from `path` (named in errors).
     pub fn new(inner: R, path: &Path) -> Self {
         Self {
-            inner,
-            path: path.to_path_buf(),
-            line_no: 0,
-            buf: Vec::with_capacity(64),
-            failed: false,
+            lines: TextLines::new(inner, path),
         }
     }
 
     /// The line number of the last line read.
     pub fn line_no(&self) -> u64 {
-        self.line_no
+        self.lines.line_no
     }
 }
 
@@ -97,33 +89,16 @@ impl<R: BufRead> Iterator for XgmiiReader<R> {
     type Item = Result<XgmiiWord, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        // Fast path: a whole `CC DDDDDDDDDDDDDDDD\n` line straight from the read buffer.
-        if let Ok(buf) = self.inner.fill_buf() {
-            if let Some(&[c0, c1, b' ', ref d @ .., b'\n']) = buf.get(..20) {
-                let ctrl = parse_hex(&[c0, c1]).ok();
-                let data = <&[u8; 16]>::try_from(d).ok().and_then(parse_hex16);
-                if let (Some(ctrl), Some(data)) = (ctrl, data) {
-                    self.inner.consume(20);
-                    self.line_no += 1;
-                    return Some(Ok(XgmiiWord::new(data, ctrl as u8)));
-                }
+        // Fast path: a whole `CC DDDDDDDDDDDDDDDD\n` line.
+        let fast = |line: &[u8]| match line {
+            &[c0, c1, b' ', ref d @ .., b'\n'] => {
+                let ctrl = parse_hex(&[c0, c1]).ok()?;
+                let data = <&[u8; 16]>::try_from(d).ok().and_then(parse_hex16)?;
+                Some(XgmiiWord::new(data, ctrl as u8))
             }
-        }
-        let line = match super::next_content_line(&mut self.inner, &mut self.buf, &mut self.line_no)
-        {
-            Ok(Some(line)) => line,
-            Ok(None) => return None,
-            Err(e) => {
-                self.failed = true;
-                return Some(Err(InputError::io(&self.path, &e)));
-            }
+            _ => None,
         };
-        let r = parse_line(line).map_err(|m| InputError::line(&self.path, self.line_no, m));
-        self.failed = r.is_err();
-        Some(r)
+        self.lines.next_item(20, fast, parse_line)
     }
 }
 
