@@ -110,6 +110,29 @@ impl Tally {
     }
 }
 
+/// The methods every checker shares: a slice at a time, the 3.43 counter and the total.
+macro_rules! checker_counters {
+    ($checker:ty, $unit:literal) => {
+        impl $checker {
+            /// Checks received blocks; returns how many were errors.
+            pub fn check_blocks(&mut self, blocks: &[Block]) -> u64 {
+                blocks.iter().map(|&b| self.check_block(b)).sum()
+            }
+
+            /// The test-pattern error counter (3.43).
+            pub fn error_counter(&mut self) -> &mut TestPatternErrorCounter {
+                &mut self.tally.counter
+            }
+
+            #[doc = concat!("All ", $unit, " errors counted since construction (saturating).")]
+            #[must_use]
+            pub const fn total_errors(&self) -> u64 {
+                self.tally.total
+            }
+        }
+    };
+}
+
 // ---------------------------------------------------------------------------------------------
 // PRBS31
 // ---------------------------------------------------------------------------------------------
@@ -304,23 +327,9 @@ impl Prbs31Checker {
     pub fn check_block(&mut self, block: Block) -> u64 {
         self.check_bits(block.sync.to_bits() as u64, 2) + self.check_bits(block.payload, 64)
     }
-
-    /// Checks received blocks; returns the bit errors found.
-    pub fn check_blocks(&mut self, blocks: &[Block]) -> u64 {
-        blocks.iter().map(|&b| self.check_block(b)).sum()
-    }
-
-    /// The test-pattern error counter (3.43).
-    pub fn error_counter(&mut self) -> &mut TestPatternErrorCounter {
-        &mut self.tally.counter
-    }
-
-    /// All bit errors counted since construction (saturating), whatever the register reads.
-    #[must_use]
-    pub const fn total_errors(&self) -> u64 {
-        self.tally.total
-    }
 }
+
+checker_counters!(Prbs31Checker, "bit");
 
 // ---------------------------------------------------------------------------------------------
 // Square wave
@@ -564,23 +573,9 @@ impl SquareWaveChecker {
     pub fn check_block(&mut self, block: Block) -> u64 {
         self.check_bits(block.sync.to_bits() as u64, 2) + self.check_bits(block.payload, 64)
     }
-
-    /// Checks received blocks.
-    pub fn check_blocks(&mut self, blocks: &[Block]) -> u64 {
-        blocks.iter().map(|&b| self.check_block(b)).sum()
-    }
-
-    /// The test-pattern error counter (3.43).
-    pub fn error_counter(&mut self) -> &mut TestPatternErrorCounter {
-        &mut self.tally.counter
-    }
-
-    /// All bit errors counted since construction (saturating).
-    #[must_use]
-    pub const fn total_errors(&self) -> u64 {
-        self.tally.total
-    }
 }
+
+checker_counters!(SquareWaveChecker, "bit");
 
 // ---------------------------------------------------------------------------------------------
 // Pseudo-random
@@ -786,23 +781,9 @@ impl PseudoRandomChecker {
         self.line_state = Some(block.payload >> 6);
         self.tally.add(bad as u64)
     }
-
-    /// Checks received blocks; returns how many were errors.
-    pub fn check_blocks(&mut self, blocks: &[Block]) -> u64 {
-        blocks.iter().map(|&b| self.check_block(b)).sum()
-    }
-
-    /// The test-pattern error counter (3.43).
-    pub fn error_counter(&mut self) -> &mut TestPatternErrorCounter {
-        &mut self.tally.counter
-    }
-
-    /// All block errors counted since construction (saturating).
-    #[must_use]
-    pub const fn total_errors(&self) -> u64 {
-        self.tally.total
-    }
 }
+
+checker_counters!(PseudoRandomChecker, "block");
 
 // ---------------------------------------------------------------------------------------------
 // Scrambled idle
@@ -880,23 +861,9 @@ impl ScrambledIdleChecker {
         let bad = block.sync != SyncHeader::CONTROL || payload_bad;
         self.tally.add(bad as u64)
     }
-
-    /// Checks received blocks; returns how many were errors.
-    pub fn check_blocks(&mut self, blocks: &[Block]) -> u64 {
-        blocks.iter().map(|&b| self.check_block(b)).sum()
-    }
-
-    /// The test-pattern error counter (3.43).
-    pub fn error_counter(&mut self) -> &mut TestPatternErrorCounter {
-        &mut self.tally.counter
-    }
-
-    /// All block errors counted since construction (saturating).
-    #[must_use]
-    pub const fn total_errors(&self) -> u64 {
-        self.tally.total
-    }
 }
+
+checker_counters!(ScrambledIdleChecker, "block");
 
 // ---------------------------------------------------------------------------------------------
 // MDIO 3.42
