@@ -184,19 +184,26 @@ impl Encoder {
     pub fn encode_slice(&mut self, words: &[XgmiiWord], blocks: &mut [Block]) -> usize {
         let mut n = 0;
         for (w, b) in words.iter().zip(blocks.iter_mut()) {
-            // Fast paths for the two arrows that carry nearly all traffic, with the same result
-            // as `step` in both modes: TX_D --D--> TX_D and TX_C/TX_T --C (idle)--> TX_C.
-            *b = match (self.state, w.ctrl) {
-                (TxState::Data, 0) => Block::data(w.data),
-                (TxState::Control | TxState::Terminate, 0xff) if *w == XgmiiWord::IDLE => {
-                    self.state = TxState::Control;
-                    Block::IDLE
-                }
-                _ => self.step(*w),
-            };
+            *b = self.step_fast(*w);
             n += 1;
         }
         n
+    }
+
+    /// [`Encoder::step`] with fast paths for the two arrows that carry nearly all traffic,
+    /// with the same result in both modes: TX_D --D--> TX_D and TX_C/TX_T --C (idle)--> TX_C.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2, transmit state diagram.
+    #[inline]
+    pub fn step_fast(&mut self, w: XgmiiWord) -> Block {
+        match (self.state, w.ctrl) {
+            (TxState::Data, 0) => Block::data(w.data),
+            (TxState::Control | TxState::Terminate, 0xff) if w == XgmiiWord::IDLE => {
+                self.state = TxState::Control;
+                Block::IDLE
+            }
+            _ => self.step(w),
+        }
     }
 }
 

@@ -182,6 +182,36 @@ impl<W: SerdesWord> Iterator for TxWords<W> {
 
 impl<W: SerdesWord> ExactSizeIterator for TxWords<W> {}
 
+/// Blocks in a gearbox group: 32 blocks of 66 bits are exactly 33 words of 64 bits.
+const GROUP_BLOCKS: usize = 32;
+/// Words of 64 bits in a gearbox group.
+const GROUP_WORDS: usize = 33;
+
+/// Packs 32 blocks into 33 words of 64 bits, the first block at bit 0 of the first word,
+/// with constant shifts (the macro unrolls the 32 steps).
+///
+/// Block k starts at bit 66k = 64k + 2k, bit 2k of word k: its sync header goes to bits
+/// 2k..2k+1 and its payload from bit 2k+2 on; the payload's top 2k+2 bits spill into word k+1
+/// (`payload >> (62 - 2k)`).
+///
+/// Spec: IEEE 802.3 §49.2.4.
+#[inline]
+fn pack32(blocks: &[Block; GROUP_BLOCKS], out: &mut [u64; GROUP_WORDS]) {
+    let mut carry = 0u64;
+    macro_rules! step {
+        ($($k:literal)*) => {$(
+            let block = blocks[$k];
+            let sh: u32 = 2 * $k;
+            out[$k] = carry
+                | u64::from(block.sync.to_bits()) << sh
+                | block.payload.checked_shl(sh + 2).unwrap_or(0);
+            carry = block.payload >> (62 - sh);
+        )*};
+    }
+    step!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+    out[GROUP_BLOCKS] = carry;
+}
+
 /// Transmit gearbox: 66-bit blocks in, words of `W` out, bit 0 first.
 ///
 /// Spec: IEEE 802.3 §49.2.4.
@@ -284,7 +314,10 @@ impl<W: SerdesWord> TxGearbox<W> {
     /// Spec: IEEE 802.3 §49.2.4.
     pub fn push_blocks(&mut self, blocks: &[Block], out: &mut [W]) -> Progress {
         let mut progress = Progress::default();
-        for &block in blocks {
+        if W::BITS == 64 {
+            self.push_blocks_u64(blocks, out, &mut progress);
+        }
+        for &block in blocks.get(progress.consumed..).unwrap_or_default() {
             let room = out.len().saturating_sub(progress.produced);
             if self.words_for_next_block() > room {
                 break;
@@ -340,6 +373,63 @@ impl<W: SerdesWord> TxGearbox<W> {
         progress
     }
 
+    /// The 64-bit word fast path of [`TxGearbox::push_blocks`]: 32 blocks are exactly 33
+    /// words, so whenever the gearbox holds no bits, a group of 32 blocks is packed with
+    /// constant shifts ([`pack32`]). Stops where the general path must go on (bits held, fewer
+    /// than 32 blocks left, or fewer than 33 words of room).
+    fn push_blocks_u64(&mut self, blocks: &[Block], out: &mut [W], progress: &mut Progress) {
+        // Between calls the held count is even and below 64 (66-bit blocks into 64-bit words).
+        let mut held = self.acc as u64;
+        let mut len = self.len;
+        let (mut b, mut w) = (0, 0);
+        loop {
+            if len == 0 {
+                if let (Some(group), Some(words)) = (
+                    blocks.get(b..b + GROUP_BLOCKS),
+                    out.get_mut(w..w + GROUP_WORDS),
+                ) {
+                    if let (Ok(group), Ok(words)) = (
+                        <&[Block; GROUP_BLOCKS]>::try_from(group),
+                        <&mut [W; GROUP_WORDS]>::try_from(words),
+                    ) {
+                        let mut packed = [0u64; GROUP_WORDS];
+                        pack32(group, &mut packed);
+                        for (w, p) in words.iter_mut().zip(packed) {
+                            *w = W::from_u64_truncating(p);
+                        }
+                        b += GROUP_BLOCKS;
+                        w += GROUP_WORDS;
+                        continue;
+                    }
+                }
+            }
+            // One block, without branches: it completes one word, or two when 62 bits were
+            // held; both words are written (room for two is checked) and the count advances
+            // by one or two.
+            let (Some(&block), Some([first, second])) = (
+                blocks.get(b),
+                out.get_mut(w..w + 2)
+                    .and_then(|o| <&mut [W; 2]>::try_from(o).ok()),
+            ) else {
+                break;
+            };
+            let bits = (u128::from(block.payload) << 2 | u128::from(block.sync.to_bits())) << len
+                | u128::from(held);
+            *first = W::from_u64_truncating(bits as u64);
+            *second = W::from_u64_truncating((bits >> 64) as u64);
+            let wrapped = len == 62;
+            w += 1 + usize::from(wrapped);
+            held = if wrapped { 0 } else { (bits >> 64) as u64 };
+            len = (len + 2) & 63;
+            b += 1;
+        }
+        self.acc = u128::from(held);
+        self.len = len;
+        self.bits_in = self.bits_in.wrapping_add(u64::from(BLOCK_BITS) * b as u64);
+        progress.consumed += b;
+        progress.produced += w;
+    }
+
     /// Ends the stream: returns the held bits as a zero-padded word, or `None` if the last
     /// block ended on a word boundary. The next block then starts a new word.
     ///
@@ -355,6 +445,39 @@ impl<W: SerdesWord> TxGearbox<W> {
         self.len = 0;
         Some(PartialWord { word, valid_bits })
     }
+}
+
+/// Bits `bit..bit + 64` of the words `lo`, `hi` (`bit` below 64).
+#[inline]
+fn funnel(lo: u64, hi: u64, bit: u32) -> u64 {
+    let bit = bit & 63;
+    lo >> bit | (hi << 1) << (63 - bit)
+}
+
+/// Cuts 32 blocks from `window`, the first starting at bit `phase` (below 64) of word 0: the
+/// window is first realigned so that block 0 starts at bit 0 (one shift count for all
+/// words), then block m is at bit 2m of realigned word m, constant shifts once unrolled (the
+/// inverse of [`pack32`]).
+///
+/// Spec: IEEE 802.3 §49.2.4.
+#[inline]
+fn cut32<W: SerdesWord>(window: &[W; 34], phase: u32, out: &mut [Block; GROUP_BLOCKS]) {
+    let mut a = [0u64; GROUP_WORDS];
+    for (word, pair) in a.iter_mut().zip(window.windows(2)) {
+        if let [lo, hi] = pair {
+            *word = funnel(lo.to_u64(), hi.to_u64(), phase);
+        }
+    }
+    macro_rules! step {
+        ($($m:literal)*) => {$(
+            let sh: u32 = 2 * $m;
+            out[$m] = Block {
+                sync: SyncHeader::from_bits((a[$m] >> sh) as u8 & 0b11),
+                payload: a[$m].checked_shr(sh + 2).unwrap_or(0) | a[$m + 1] << (62 - sh),
+            };
+        )*};
+    }
+    step!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
 }
 
 /// A block cut from a received stream, with the absolute bit offset of its first bit (bit 0
@@ -517,6 +640,98 @@ impl<W: SerdesWord> RxGearbox<W> {
         self.bit_offset = self.bit_offset.wrapping_add(u64::from(BLOCK_BITS));
         self.settle();
         Some(out)
+    }
+
+    /// The steady-state path of a receiver fed 64-bit words: cuts blocks straight from
+    /// `words` by their bit position (each block independent of the one before, a few shifts
+    /// each) into `out`, then lets `accept` look at them and say how many to keep, counted from
+    /// the first; the gearbox then stands right after the blocks kept, as if they had been cut
+    /// one by one with [`feed`](Self::feed) and [`next_block`](Self::next_block), and the words
+    /// after them are not taken. Returns `(words taken, blocks kept)`.
+    ///
+    /// Does nothing (returns zeros) unless the words are 64 bits wide, nothing is pending, no
+    /// slip is owed and no whole block is held; it also leaves the last one or two blocks of
+    /// `words` to the general path.
+    ///
+    /// Spec: IEEE 802.3 §49.2.4.
+    #[inline]
+    pub fn cut_words(
+        &mut self,
+        words: &[W],
+        out: &mut [Block],
+        accept: impl FnOnce(&[Block]) -> usize,
+    ) -> Progress {
+        let nothing = Progress::default();
+        if W::BITS != 64 || self.pending_len != 0 || self.owed_slips != 0 || self.len >= BLOCK_BITS
+        {
+            return nothing;
+        }
+        let (Some(first), Some(&w0), Some(&w1)) = (out.first_mut(), words.first(), words.get(1))
+        else {
+            return nothing;
+        };
+        // Block 0: the bits held, then the first 66 - len bits of the words. Block k >= 1
+        // starts at bit 66k - len of the words.
+        let held = self.len;
+        let w01 = u128::from(w1.to_u64()) << 64 | u128::from(w0.to_u64());
+        *first = bits_to_block(self.acc | w01 << held);
+        // Block k needs words[i] and words[i + 1], i = (66k - held + 2) / 64, for its payload
+        // (its sync header lies in the same two words or the two before).
+        let limit = (words.len() as u64 - 1) * 64;
+        let mut cut = 1;
+        // Groups of 32 blocks from windows of 34 words (32 blocks span 33 words and up to 63
+        // bits of one more), with fixed-size arrays so that no index is checked.
+        loop {
+            let q = 66 * cut as u64 - u64::from(held);
+            let base = (q >> 6) as usize;
+            let (Some(window), Some(group)) = (
+                words
+                    .get(base..base + 34)
+                    .and_then(|w| <&[W; 34]>::try_from(w).ok()),
+                out.get_mut(cut..cut + 32)
+                    .and_then(|o| <&mut [Block; 32]>::try_from(o).ok()),
+            ) else {
+                break;
+            };
+            cut32(window, (q & 63) as u32, group);
+            cut += 32;
+        }
+        for (k, slot) in out.iter_mut().enumerate().skip(cut) {
+            let q = 66 * k as u64 - u64::from(held);
+            if q + 2 >= limit {
+                break;
+            }
+            let (i, sh) = ((q >> 6) as usize, (q & 63) as u32);
+            let (j, sh2) = (((q + 2) >> 6) as usize, ((q + 2) & 63) as u32);
+            let pair = |i: usize| {
+                let lo = words.get(i).map_or(0, |w| w.to_u64());
+                let hi = words.get(i + 1).map_or(0, |w| w.to_u64());
+                u128::from(hi) << 64 | u128::from(lo)
+            };
+            *slot = Block {
+                sync: SyncHeader::from_bits((pair(i) >> sh) as u8 & 0b11),
+                payload: (pair(j) >> sh2) as u64,
+            };
+            cut += 1;
+        }
+        let kept = accept(out.get(..cut).unwrap_or_default()).min(cut);
+        if kept == 0 {
+            return nothing;
+        }
+        // Bits after the last block kept, up to the end of the word holding its last bit.
+        let end = 66 * kept as u64 - u64::from(held);
+        let taken = end.div_ceil(64) as usize;
+        let rest = (taken as u64 * 64 - end) as u32;
+        let last = words.get(taken - 1).map_or(0, |w| w.to_u64());
+        self.acc = u128::from(last.checked_shr(64 - rest).unwrap_or(0));
+        self.len = rest;
+        self.bit_offset = self
+            .bit_offset
+            .wrapping_add(u64::from(BLOCK_BITS) * kept as u64);
+        Progress {
+            consumed: taken,
+            produced: kept,
+        }
     }
 
     /// Slips one bit: the next block starts one bit later than it would have.
@@ -1270,7 +1485,7 @@ mod tests {
         }
 
         #[test]
-        fn push_blocks_equals_push_block_for_every_width(blocks in prop::collection::vec(block_strategy(), 0..80), room in 3usize..40) {
+        fn push_blocks_equals_push_block_for_every_width(blocks in prop::collection::vec(block_strategy(), 0..200), room in 3usize..100) {
             fn run<W: SerdesWord>(blocks: &[Block], room: usize) -> Vec<u64> {
                 let mut tx = TxGearbox::<W>::new();
                 let mut got: Vec<u64> = Vec::new();
@@ -1287,6 +1502,71 @@ mod tests {
             prop_assert_eq!(run::<u16>(&blocks, room.max(5)), pack::<u16>(&blocks).0);
             prop_assert_eq!(run::<u32>(&blocks, room), pack::<u32>(&blocks).0);
             prop_assert_eq!(run::<u64>(&blocks, room), pack::<u64>(&blocks).0);
+        }
+
+        #[test]
+        fn cut_words_matches_feed_and_next_block(
+            seed in any::<u64>(),
+            n in 0usize..400,
+            offset in 0u32..=65,
+            lead in 0usize..4,
+            calls in prop::collection::vec((1usize..120, 0usize..130), 1..12),
+        ) {
+            let blocks = random_blocks(n, seed);
+            let mut bits = serial_bits(&blocks);
+            bits.extend((0..offset).map(|i| i % 2 == 0));
+            bits.rotate_right(offset as usize);
+            let words = serial_words(&bits, 64);
+            // Reference: one word and one block at a time.
+            let mut want = Vec::new();
+            let mut reference = RxGearbox::<u64>::new();
+            reference.slip_bits(offset);
+            for &w in &words {
+                reference.feed(w).map_err(|_| TestCaseError::fail("full"))?;
+                while let Some(b) = reference.next_block() {
+                    want.push(b.block);
+                }
+            }
+            // Under test: a few words the general way, then batches of `room` blocks of which
+            // `accept` are kept; the general way whenever the fast path declines.
+            let mut rx = RxGearbox::<u64>::new();
+            rx.slip_bits(offset);
+            let mut got = Vec::new();
+            let mut rest: &[u64] = &words;
+            let general = |rx: &mut RxGearbox<u64>, rest: &mut &[u64], got: &mut Vec<Block>| {
+                if let Some(b) = rx.next_block() {
+                    got.push(b.block);
+                } else if let Some((&w, tail)) = rest.split_first() {
+                    rx.feed(w).map_err(|_| TestCaseError::fail("full"))?;
+                    *rest = tail;
+                }
+                Ok::<(), TestCaseError>(())
+            };
+            for _ in 0..lead {
+                general(&mut rx, &mut rest, &mut got)?;
+            }
+            let mut out = vec![Block::IDLE; 200];
+            for &(room, accept) in calls.iter().cycle().take(2000) {
+                if rest.is_empty() {
+                    break;
+                }
+                let p = rx.cut_words(rest, &mut out[..room], |cut| {
+                    assert!(cut.len() <= room);
+                    accept.min(cut.len())
+                });
+                prop_assert!(p.produced <= accept);
+                got.extend_from_slice(&out[..p.produced]);
+                rest = &rest[p.consumed..];
+                if p.produced == 0 {
+                    general(&mut rx, &mut rest, &mut got)?;
+                }
+            }
+            while !rest.is_empty() || rx.holds_a_block() {
+                general(&mut rx, &mut rest, &mut got)?;
+            }
+            prop_assert_eq!(&got, &want);
+            prop_assert_eq!(rx.next_block_offset(), reference.next_block_offset());
+            prop_assert_eq!(rx.buffered_bits(), reference.buffered_bits());
         }
 
         #[test]

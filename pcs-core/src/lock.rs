@@ -147,10 +147,39 @@ impl BlockLock {
         self.sh_invld_cnt
     }
 
+    /// How many valid headers in a row, from here, would each only be counted: the diagram
+    /// waits in `VALID_SH` mid-window and takes VALID_SH --test_sh * sh_cnt < 64--> TEST_SH
+    /// --sh_valid--> VALID_SH for each, until the window's last header. Zero elsewhere.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9, Fig. 49-14.
+    #[inline]
+    #[must_use]
+    pub const fn steady_valid_headers(&self) -> u8 {
+        match self.state {
+            LockState::ValidSh => (SH_WINDOW - 1).saturating_sub(self.sh_cnt),
+            _ => 0,
+        }
+    }
+
+    /// Takes `n` valid headers, `n` at most [`steady_valid_headers`](Self::steady_valid_headers):
+    /// the same as `n` calls of [`step`](Self::step) with a valid header, each returning
+    /// [`LockAction::Hold`].
+    ///
+    /// Spec: IEEE 802.3 §49.2.9, Fig. 49-14.
+    #[inline]
+    pub fn take_steady_valid_headers(&mut self, n: u8) {
+        let n = n.min(self.steady_valid_headers());
+        if n != 0 {
+            self.sh_cnt += n;
+            self.sh_valid = true;
+        }
+    }
+
     /// Tests one received sync header (the `test_sh` event) and follows the arrows until the
     /// diagram waits again. Returns [`LockAction::SlipOneBit`] when it entered `SLIP`.
     ///
     /// Spec: IEEE 802.3 §49.2.9, Fig. 49-12 (802.3-2008) / 49-14.
+    #[inline]
     pub fn step(&mut self, sync: SyncHeader) -> LockAction {
         // Fast path, the steady state: waiting in VALID_SH mid-window, a valid header. The
         // diagram takes VALID_SH --test_sh * sh_cnt < 64--> TEST_SH --sh_valid--> VALID_SH,
@@ -160,6 +189,12 @@ impl BlockLock {
             self.sh_valid = true;
             return LockAction::Hold;
         }
+        self.step_diagram(sync)
+    }
+
+    /// [`step`](Self::step) by the diagram, arrow by arrow.
+    #[inline(never)]
+    fn step_diagram(&mut self, sync: SyncHeader) -> LockAction {
         // reading: the diagram waits in SLIP for `slip_done`; the caller slips before handing
         // over the next header, so a header arriving in SLIP means the slip is done.
         if self.state == LockState::Slip {
@@ -256,6 +291,36 @@ pub struct AlignedBlock {
     pub block_lock: bool,
     /// Whether this header made the aligner slip (the next block starts one bit later).
     pub action: LockAction,
+}
+
+/// How many blocks of `blocks`, at most `limit`, have valid headers before the first
+/// invalid one. Whole chunks of 16 are tested without branches.
+#[inline]
+fn valid_run(blocks: &[Block], limit: usize) -> usize {
+    let blocks = blocks.get(..limit).unwrap_or(blocks);
+    let mut run = 0;
+    for chunk in blocks.chunks(16) {
+        if chunk.iter().fold(true, |all, b| all & b.sync.is_valid()) {
+            run += chunk.len();
+        } else {
+            return run + chunk.iter().take_while(|b| b.sync.is_valid()).count();
+        }
+    }
+    run
+}
+
+/// What [`BlockAligner::push_words_locked`] did.
+///
+/// Spec: IEEE 802.3 §49.2.9.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct LockedRun {
+    /// Words taken.
+    pub consumed: usize,
+    /// Blocks written.
+    pub produced: usize,
+    /// The last block written lost block lock (`block_lock` false after its header).
+    pub lost_lock: bool,
 }
 
 /// Block lock in front of a receive gearbox: words of a received stream in (starting at any
@@ -365,6 +430,76 @@ impl<W: SerdesWord> BlockAligner<W> {
             }
             progress.consumed += 1;
         }
+    }
+
+    /// The fast path of a locked receiver: cuts blocks from `words` into `out` while block
+    /// lock holds, testing every header with the lock state diagram as
+    /// [`push_words`](Self::push_words) does, without the per-block [`AlignedBlock`] record.
+    /// Every block written had `block_lock` true and made no slip, except the last one when
+    /// [`LockedRun::lost_lock`] is set: its header lost lock (and the slip is made). Stops at
+    /// the end of `words` or `out`; does nothing unless locked.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9, Fig. 49-14.
+    pub fn push_words_locked(&mut self, words: &[W], out: &mut [Block]) -> LockedRun {
+        let mut run = LockedRun::default();
+        while self.lock.block_lock() && !run.lost_lock {
+            let (Some(rest), Some(room)) = (words.get(run.consumed..), out.get_mut(run.produced..))
+            else {
+                break;
+            };
+            if room.is_empty() {
+                break;
+            }
+            // The steady state: the gearbox's fast path. Valid headers in the steady state are only counted, in runs; any other header
+            // goes through the diagram, and the blocks after one that loses lock are left.
+            let lock = &mut self.lock;
+            let mut slip = false;
+            let p = self.gearbox.cut_words(rest, room, |blocks| {
+                let mut i = 0;
+                while i < blocks.len() {
+                    let steady = usize::from(lock.steady_valid_headers());
+                    let run = valid_run(blocks.get(i..).unwrap_or_default(), steady);
+                    lock.take_steady_valid_headers(run as u8);
+                    i += run;
+                    let Some(block) = blocks.get(i) else {
+                        break;
+                    };
+                    slip = lock.step(block.sync) == LockAction::SlipOneBit;
+                    i += 1;
+                    if !lock.block_lock() {
+                        break;
+                    }
+                }
+                i
+            });
+            run.consumed += p.consumed;
+            run.produced += p.produced;
+            if slip {
+                self.gearbox.slip();
+                self.slips = self.slips.wrapping_add(1);
+            }
+            run.lost_lock = !self.lock.block_lock();
+            if p.consumed != 0 || p.produced != 0 {
+                continue;
+            }
+            // The gearbox is off its fast path (bits pending, or a block held): one block or
+            // one word the general way.
+            if let Some(block) = self.next_block() {
+                if let Some(slot) = out.get_mut(run.produced) {
+                    *slot = block.block;
+                }
+                run.produced += 1;
+                run.lost_lock = !block.block_lock;
+            } else if let Some(&word) = rest.first() {
+                if self.feed(word).is_err() {
+                    break;
+                }
+                run.consumed += 1;
+            } else {
+                break;
+            }
+        }
+        run
     }
 
     /// Iterates over the blocks that `words` complete, feeding words as needed.
@@ -637,6 +772,88 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn steady_runs_and_the_fast_step_match_the_diagram(
+            headers in prop::collection::vec((0u8..4, 0u8..70), 0..120),
+        ) {
+            // `headers`: (header bits, then that many valid headers when the run applies).
+            let mut diagram = BlockLock::new();
+            let mut fast = BlockLock::new();
+            let mut runs = BlockLock::new();
+            for (h, n) in headers {
+                let sync = SyncHeader::from_bits(h);
+                let want = diagram.step_diagram(sync);
+                prop_assert_eq!(fast.step(sync), want);
+                prop_assert_eq!(runs.step(sync), want);
+                let n = n.min(runs.steady_valid_headers());
+                runs.take_steady_valid_headers(n);
+                for i in 0..n {
+                    let v = if i % 2 == 0 { V } else { C };
+                    prop_assert_eq!(diagram.step_diagram(v), Hold);
+                    prop_assert_eq!(fast.step(v), Hold);
+                }
+                prop_assert_eq!(fast, diagram);
+                prop_assert_eq!(runs, diagram);
+            }
+        }
+
+        #[test]
+        fn push_words_locked_matches_push_words(
+            seed in any::<u64>(),
+            offset in 0usize..66,
+            errors in prop::collection::vec((0usize..1200, 1usize..40), 0..6),
+            rooms in prop::collection::vec(1usize..300, 1..6),
+        ) {
+            // A scrambled stream with bursts of bad headers (some lose lock), from any offset.
+            let mut blocks = scrambled_stream(1200, seed);
+            for (at, len) in errors {
+                for b in blocks.iter_mut().skip(at).take(len) {
+                    b.sync = BAD;
+                }
+            }
+            let bytes = bytes_from_offset(&blocks, offset);
+            let words: Vec<u64> = bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            let mut reference = BlockAligner::<u64>::new();
+            let want: Vec<(Block, bool)> = reference
+                .blocks(&words)
+                .map(|a| (a.block, a.block_lock))
+                .collect();
+            // Under test: the fast path while locked, block by block otherwise.
+            let mut a = BlockAligner::<u64>::new();
+            let mut got = Vec::new();
+            let mut rest: &[u64] = &words;
+            let mut out = vec![Block::IDLE; 300];
+            for &room in rooms.iter().cycle().take(100_000) {
+                if a.lock().block_lock() {
+                    let r = a.push_words_locked(rest, &mut out[..room]);
+                    let n = r.produced;
+                    for (i, &b) in out[..n].iter().enumerate() {
+                        got.push((b, !(r.lost_lock && i + 1 == n)));
+                    }
+                    rest = &rest[r.consumed..];
+                    if r.consumed != 0 || r.produced != 0 {
+                        continue;
+                    }
+                }
+                if let Some(b) = a.next_block() {
+                    got.push((b.block, b.block_lock));
+                } else if let Some((&w, tail)) = rest.split_first() {
+                    a.feed(w).unwrap();
+                    rest = tail;
+                } else {
+                    break;
+                }
+            }
+            prop_assert_eq!(got.len(), want.len());
+            prop_assert!(got == want);
+            prop_assert_eq!(a.slips(), reference.slips());
+            prop_assert_eq!(a.next_block_offset(), reference.next_block_offset());
+            prop_assert_eq!(a.lock(), reference.lock());
+        }
+
         #[test]
         fn any_stream_yields_blocks_66_or_67_bits_apart(words in prop::collection::vec(any::<u32>(), 0..200)) {
             let mut aligner = BlockAligner::<u32>::new();

@@ -59,9 +59,15 @@ impl PcsTx {
     ///
     /// Spec: IEEE 802.3 §49.2.5, §49.2.6.
     pub fn encode_slice(&mut self, words: &[XgmiiWord], line: &mut [Block]) -> usize {
-        let n = self.encoder.encode_slice(words, line);
-        for b in line.iter_mut().take(n) {
-            b.payload = self.scrambler.scramble(b.payload);
+        let mut n = 0;
+        // One pass: the encoder's work overlaps the scrambler's dependency chain.
+        for (w, l) in words.iter().zip(line.iter_mut()) {
+            let block = self.encoder.step_fast(*w);
+            *l = Block {
+                sync: block.sync,
+                payload: self.scrambler.scramble(block.payload),
+            };
+            n += 1;
         }
         n
     }

@@ -99,27 +99,36 @@ impl Default for TxChainBench {
 }
 
 impl TxChainBench {
-    /// Sends frames; returns the line bits produced.
+    /// Sends frames; returns the line bits produced. The MAC fills a batch of transfers, which
+    /// then goes through the PCS and the gearbox as whole slices.
     pub fn run(&mut self, frames: &[Vec<u8>]) -> u64 {
         let before = self.blocks_out;
+        let mut n = 0;
         for f in frames {
-            let n = self.mac.encode_frame(f, &mut self.words).unwrap_or(0);
-            let n = self
-                .pcs
-                .encode_slice(&self.words[..n], &mut self.blocks[..n]);
-            let mut done = 0;
-            while done < n {
-                let p = self
-                    .gearbox
-                    .push_blocks(&self.blocks[done..n], &mut self.out);
-                for w in &self.out[..p.produced] {
-                    self.check = self.check.rotate_left(1) ^ w;
-                }
-                done += p.consumed;
+            if self.words.len() - n < self.mac.words_needed(f.len()) {
+                self.flush(n);
+                n = 0;
             }
-            self.blocks_out += n as u64;
+            n += self.mac.encode_frame(f, &mut self.words[n..]).unwrap_or(0);
         }
+        self.flush(n);
         (self.blocks_out - before) * 66
+    }
+
+    /// Takes the first `n` transfers through the PCS and the gearbox.
+    fn flush(&mut self, n: usize) {
+        let n = self
+            .pcs
+            .encode_slice(&self.words[..n], &mut self.blocks[..n]);
+        let mut done = 0;
+        while done < n {
+            let p = self
+                .gearbox
+                .push_blocks(&self.blocks[done..n], &mut self.out);
+            self.check ^= self.out[..p.produced].iter().fold(0, |a, w| a ^ w);
+            done += p.consumed;
+        }
+        self.blocks_out += n as u64;
     }
 
     /// Sends frames and idles and keeps the serdes words (input for the RX chain).
@@ -183,8 +192,8 @@ impl Default for RxChainBench {
                 // Small batches stay in the L1 cache.
                 256
             ],
-            blocks: Vec::with_capacity(256),
-            words: Vec::with_capacity(256),
+            blocks: vec![Block::IDLE; 257],
+            words: vec![XgmiiWord::IDLE; 258],
             frames_ok: 0,
             frames_bad: 0,
             blocks_in: 0,
@@ -193,39 +202,48 @@ impl Default for RxChainBench {
 }
 
 impl RxChainBench {
-    /// Receives serdes words; returns the line bits consumed.
+    /// Receives serdes words; returns the line bits consumed. While locked, the aligner cuts
+    /// plain blocks in batches that go through the receive PCS as one slice; before lock (and
+    /// after a loss of lock) every block goes through with its own lock status.
     pub fn run(&mut self, serdes: &[u64]) -> u64 {
         let before = self.blocks_in;
         let mut rest = serdes;
         while !rest.is_empty() {
-            let p = self.aligner.push_words(rest, &mut self.aligned);
-            rest = &rest[p.consumed..];
-            self.words.clear();
-            let batch = &self.aligned[..p.produced];
-            if batch.iter().all(|a| a.block_lock) {
-                // The usual case: a locked batch goes through the receive PCS as one slice.
-                self.blocks.clear();
-                self.blocks.extend(batch.iter().map(|a| a.block));
-                self.words.resize(batch.len(), XgmiiWord::IDLE);
-                let (_, n) = self.pcs.decode_slice(&self.blocks, true, &mut self.words);
-                self.words.truncate(n);
-            } else {
-                for a in batch {
-                    if let Some(w) = self.pcs.push_word(a.block, a.block_lock) {
-                        self.words.push(w);
+            let r = self.aligner.push_words_locked(rest, &mut self.blocks);
+            let (consumed, produced, n) = if r.consumed > 0 || r.produced > 0 {
+                let locked = r.produced - usize::from(r.lost_lock);
+                let (_, mut n) =
+                    self.pcs
+                        .decode_slice(&self.blocks[..locked], true, &mut self.words);
+                if r.lost_lock {
+                    if let Some(w) = self.pcs.push_word(self.blocks[locked], false) {
+                        self.words[n] = w;
+                        n += 1;
                     }
                 }
-            }
-            self.blocks_in += p.produced as u64;
+                (r.consumed, r.produced, n)
+            } else {
+                let p = self.aligner.push_words(rest, &mut self.aligned);
+                let mut n = 0;
+                for a in &self.aligned[..p.produced] {
+                    if let Some(w) = self.pcs.push_word(a.block, a.block_lock) {
+                        self.words[n] = w;
+                        n += 1;
+                    }
+                }
+                (p.consumed, p.produced, n)
+            };
+            rest = &rest[consumed..];
+            self.blocks_in += produced as u64;
             let (ok, bad) = (&mut self.frames_ok, &mut self.frames_bad);
-            self.mac.push_slice(&self.words, |f| {
+            self.mac.push_slice(&self.words[..n], |f| {
                 if f.class.is_ok() {
                     *ok += 1;
                 } else {
                     *bad += 1;
                 }
             });
-            if p.consumed == 0 && p.produced == 0 {
+            if consumed == 0 && produced == 0 {
                 break;
             }
         }
