@@ -22,8 +22,13 @@
 //! Spec: IEEE 802.3 §49.2.11, §49.2.13.2, receive state diagram (Figure 49-15 in 802.3-2008,
 //! renumbered in later editions).
 
-use crate::block::{decode_block, Block, BlockClass, DecodeBlockError, Decoded, SyncHeader};
-use crate::xgmii::XgmiiWord;
+use crate::block::{
+    block_class, decode_block, Block, BlockClass, DecodeBlockError, Decoded, SyncHeader,
+};
+use crate::xgmii::{ControlChar, XgmiiWord};
+
+/// `/S/` as transfer data bits in lane 0.
+const START_CHAR: u64 = ControlChar::START.0 as u64;
 
 /// Receive state.
 ///
@@ -250,17 +255,41 @@ impl Decoder {
     }
 
     /// As [`Decoder::push`], returning only the transfer and whether the block entered
-    /// `RX_E`; the common arrow `RX_D --D--> RX_D` with the link up takes a short path.
+    /// `RX_E`. With the link up, the common arrows take a short path with the same result:
+    /// `RX_D --D--> RX_D`, an idle block into `RX_C` (from `RX_INIT`, `RX_C`, `RX_T` or
+    /// `RX_E`), and a start in lane 0 into `RX_D` (from `RX_INIT`, `RX_C` or `RX_T`); none of
+    /// them depends on the mode or the look-ahead.
     ///
     /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
     #[inline]
     pub fn push_word(&mut self, block: Block, link: RxLink) -> Option<(XgmiiWord, bool)> {
-        if let Some((prev, prev_link)) = self.pending {
-            if self.state == RxState::Data && prev.sync == SyncHeader::DATA && prev_link.is_up() {
+        use RxState as S;
+        if let Some((prev, RxLink::UP)) = self.pending {
+            let word = match self.state {
+                S::Data if prev.sync == SyncHeader::DATA => {
+                    Some(XgmiiWord::from_data(prev.payload))
+                }
+                S::Init | S::Control | S::Terminate | S::Error if prev == Block::IDLE => {
+                    self.state = S::Control;
+                    Some(XgmiiWord::IDLE)
+                }
+                S::Init | S::Control | S::Terminate if prev.is_start_lane0() => {
+                    self.state = S::Data;
+                    Some(XgmiiWord::new(prev.payload & !0xff | START_CHAR, 0x01))
+                }
+                _ => None,
+            };
+            if let Some(word) = word {
                 self.pending = Some((block, link));
-                return Some((XgmiiWord::from_data(prev.payload), false));
+                return Some((word, false));
             }
         }
+        self.push_word_by_diagram(block, link)
+    }
+
+    /// [`Decoder::push_word`] the long way, through [`Decoder::push`].
+    #[inline(never)]
+    fn push_word_by_diagram(&mut self, block: Block, link: RxLink) -> Option<(XgmiiWord, bool)> {
         self.push(block, link).map(|e| (e.word, e.is_errored()))
     }
 
@@ -284,6 +313,36 @@ impl Decoder {
             Some((prev, _)) => XgmiiWord::from_data(prev.payload),
             None => XgmiiWord::IDLE,
         }
+    }
+
+    /// [`Decoder::push_data_in_run`] for a run of data blocks (descrambled payloads), with the
+    /// pending block held in a register: writes one transfer per payload into `out` (the
+    /// pending block's, then each payload's but the last, which stays pending); returns how
+    /// many (the shorter of the two).
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram (`RX_D --D--> RX_D`).
+    #[inline]
+    pub fn push_data_run(
+        &mut self,
+        payloads: impl IntoIterator<Item = u64>,
+        out: &mut [XgmiiWord],
+    ) -> usize {
+        let mut n = 0;
+        let Some((prev, RxLink::UP)) = self.pending.filter(|_| self.in_data_run()) else {
+            for (p, slot) in payloads.into_iter().zip(out) {
+                *slot = self.push_data_in_run(p);
+                n += 1;
+            }
+            return n;
+        };
+        let mut pending = prev.payload;
+        for (p, slot) in payloads.into_iter().zip(out) {
+            *slot = XgmiiWord::from_data(pending);
+            pending = p;
+            n += 1;
+        }
+        self.pending = Some((Block::data(pending), RxLink::UP));
+        n
     }
 
     /// Decides the pending block, if any, with no block after it.
@@ -359,7 +418,7 @@ impl Decoder {
         }
         // R_TYPE_NEXT is only looked at for a terminate block.
         let next_class = match (dec.class, self.config.look_ahead) {
-            (R::Terminate, LookAhead::On) => next.map(|n| decode_block(n).class),
+            (R::Terminate, LookAhead::On) => next.map(block_class),
             _ => None,
         };
         let next_ok = match self.config.look_ahead {

@@ -16,7 +16,7 @@ use crate::ber::{BerConfig, BerMonitor, BerStep, LockLossReset};
 use crate::block::{Block, SyncHeader};
 use crate::decode::{Decoder, DecoderConfig, RxEvent, RxLink};
 use crate::encode::{Encoder, EncoderConfig, TxEvent};
-use crate::scramble::{Descrambler, Scrambler};
+use crate::scramble::{descramble_payload, Descrambler, Scrambler};
 use crate::status::{HighOrderCounters, PcsBlockEvents, PcsStatus};
 use crate::xgmii::XgmiiWord;
 
@@ -238,51 +238,112 @@ impl PcsRx {
     ) -> (usize, usize) {
         let mut consumed = 0;
         let mut written = 0;
-        // Fast runs: inside a packet with the link up and the BER monitor waiting mid-window,
-        // a data block only descrambles, moves the pending block out and lets time pass (the
-        // same arrows as push_word, taken in bulk: RX_D --D--> RX_D, BER_TEST_SH --sh_valid-->).
         while consumed < line.len() {
             let room = words.len().saturating_sub(written) as u64;
-            let steady = if block_lock && !self.ber.hi_ber() && self.decoder.in_data_run() {
+            // The steady state: locked, not hi_ber, the BER monitor waiting mid-window. A block
+            // with a valid header then only lets the BER timer run (BER_TEST_SH --sh_valid-->
+            // BER_TEST_SH), and the status registers only see errored blocks.
+            let steady = if block_lock && !self.ber.hi_ber() {
                 self.ber.steady_headers().min(room)
             } else {
                 0
             };
-            let mut k = 0u64;
-            for (b, slot) in line
-                .get(consumed..)
-                .unwrap_or_default()
-                .iter()
-                .take(steady as usize)
-                .zip(words.get_mut(written..).unwrap_or_default().iter_mut())
-            {
-                if b.sync != SyncHeader::DATA {
+            if steady == 0 {
+                // One block the general way.
+                let Some(&b) = line.get(consumed) else {
+                    break;
+                };
+                if self.decoder.has_pending() && written >= words.len() {
                     break;
                 }
-                let payload = self.descrambler.descramble(b.payload);
-                *slot = self.decoder.push_data_in_run(payload);
-                k += 1;
-            }
-            if k > 0 {
-                self.ber.take_valid_headers(k);
-                self.block_lock = true;
-                consumed += k as usize;
-                written += k as usize;
+                if let Some(word) = self.push_word(b, block_lock) {
+                    if let Some(slot) = words.get_mut(written) {
+                        *slot = word;
+                    }
+                    written += 1;
+                }
+                consumed += 1;
                 continue;
             }
-            // One block the general way.
-            let Some(&b) = line.get(consumed) else {
-                break;
-            };
-            let slot_needed = self.decoder.has_pending();
-            if slot_needed && written >= words.len() {
+            self.book_steady(false);
+            let rest = line.get(consumed..).unwrap_or_default();
+            let window = rest.get(..steady as usize).unwrap_or(rest);
+            let (k, n) = self.decode_steady(window, words.get_mut(written..).unwrap_or_default());
+            if k == 0 {
+                // An invalid header: the general way.
+                let Some(&b) = window.first() else {
+                    break;
+                };
+                if let Some(word) = self.push_word(b, block_lock) {
+                    if let Some(slot) = words.get_mut(written) {
+                        *slot = word;
+                    }
+                    written += 1;
+                }
+                consumed += 1;
+                continue;
+            }
+            self.ber.take_valid_headers(k as u64);
+            consumed += k;
+            written += n;
+        }
+        (consumed, written)
+    }
+
+    /// Books a block received in the steady state (locked, not hi_ber, no BER_BAD_SH).
+    #[inline]
+    fn book_steady(&mut self, errored_block: bool) {
+        self.block_lock = true;
+        self.status.update(PcsBlockEvents {
+            block_lock: true,
+            hi_ber: false,
+            ber_bad_sh: false,
+            errored_block,
+        });
+    }
+
+    /// Descrambles and decodes the blocks of `window` up to the first invalid header, all in
+    /// the BER monitor's steady state (which the caller advances): runs of data blocks inside
+    /// a packet in bulk (`RX_D --D--> RX_D`), any other block through the decoder with the
+    /// link up. Returns `(blocks taken, transfers written)`; `words` has room for every block.
+    #[inline]
+    fn decode_steady(&mut self, window: &[Block], words: &mut [XgmiiWord]) -> (usize, usize) {
+        let (mut consumed, mut written) = (0, 0);
+        while let Some(&b) = window.get(consumed) {
+            if self.decoder.in_data_run() {
+                let rest = window.get(consumed..).unwrap_or_default();
+                // Descrambling needs only the line bits before each block: no state is
+                // carried through the loop but the previous block's payload.
+                let mut state = self.descrambler.state();
+                let payloads = rest.iter().map_while(|b| {
+                    let p = descramble_payload(state, b.payload);
+                    state = b.payload >> 6;
+                    (b.sync == SyncHeader::DATA).then_some(p)
+                });
+                let out = words.get_mut(written..).unwrap_or_default();
+                let k = self.decoder.push_data_run(payloads, out);
+                if let Some(last) = rest.get(..k).and_then(<[Block]>::last) {
+                    self.descrambler = Descrambler::new(last.payload >> 6);
+                    consumed += k;
+                    written += k;
+                    continue;
+                }
+            }
+            if !b.sync.is_valid() {
                 break;
             }
-            if let Some(word) = self.push_word(b, block_lock) {
+            let block = Block {
+                sync: b.sync,
+                payload: self.descrambler.descramble(b.payload),
+            };
+            if let Some((word, errored)) = self.decoder.push_word(block, RxLink::UP) {
                 if let Some(slot) = words.get_mut(written) {
                     *slot = word;
                 }
                 written += 1;
+                if errored {
+                    self.book_steady(true);
+                }
             }
             consumed += 1;
         }
@@ -360,9 +421,22 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn push_word_equals_push(kinds in proptest::collection::vec(0u8..6, 0..200), lock_at in 0usize..50) {
-            // Traffic of idles, starts, data, terminates and damaged blocks, lock from lock_at.
-            let mut tx = PcsTx::new(EncoderConfig::default(), 7);
+        fn push_word_equals_push(
+            kinds in proptest::collection::vec(0u8..6, 0..200),
+            lock_at in 0usize..50,
+            knobs in 0u8..8,
+        ) {
+            // Traffic of idles, starts, data, terminates and damaged blocks, lock from lock_at,
+            // with every decoder setting.
+            let decoder = crate::decode::DecoderConfig {
+                mode: if knobs & 1 == 0 { crate::decode::RxMode::StateMachine } else { crate::decode::RxMode::Stateless },
+                look_ahead: if knobs & 2 == 0 { crate::decode::LookAhead::On } else { crate::decode::LookAhead::Off },
+                link_down: if knobs & 4 == 0 { crate::decode::LinkDownOutput::LocalFault } else { crate::decode::LinkDownOutput::Decode },
+            };
+            let config = PcsRxConfig { decoder, ..PcsRxConfig::default() };
+            // A stateless encoder, so that illegal sequences (a data block before an idle...)
+            // reach the receiver.
+            let mut tx = PcsTx::new(EncoderConfig { mode: crate::encode::TxMode::Stateless }, 7);
             let words: Vec<XgmiiWord> = kinds.iter().map(|k| match k {
                 0 => XgmiiWord::IDLE,
                 1 => XgmiiWord::new(0xd555_5555_5555_55fb, 0x01),
@@ -370,8 +444,8 @@ mod tests {
                 4 => XgmiiWord::new(0x0707_0707_07fd_0102, 0xfc),
                 _ => XgmiiWord::new(0x0707_0707_0707_07fe, 0xff),
             }).collect();
-            let mut a = PcsRx::new(PcsRxConfig::default());
-            let mut b = PcsRx::new(PcsRxConfig::default());
+            let mut a = PcsRx::new(config);
+            let mut b = PcsRx::new(config);
             for (i, &w) in words.iter().enumerate() {
                 let (mut line, _) = tx.step(w);
                 if kinds[i] == 5 { line.sync = crate::block::SyncHeader::from_bits(3); }
@@ -391,6 +465,7 @@ mod tests {
             kinds in proptest::collection::vec((0u8..8, 1usize..40), 0..60),
             chunk in 1usize..300,
             room in 1usize..300,
+            stateless_tx in proptest::bool::ANY,
         ) {
             // Packets with long data runs, idles, damaged headers; a short BER window (400
             // ticks = 100 blocks) so that runs cross window ends and hi_ber comes and goes.
@@ -398,7 +473,9 @@ mod tests {
                 ber: BerConfig { ticks_per_block: 4, window_ticks: 401, threshold: 3 },
                 ..PcsRxConfig::default()
             };
-            let mut tx = PcsTx::new(EncoderConfig::default(), 7);
+            // A stateless encoder lets illegal sequences through to the receiver.
+            let mode = if stateless_tx { crate::encode::TxMode::Stateless } else { crate::encode::TxMode::StateMachine };
+            let mut tx = PcsTx::new(EncoderConfig { mode }, 7);
             let mut line = Vec::new();
             for &(k, n) in &kinds {
                 for j in 0..n {
