@@ -189,6 +189,29 @@ impl BlockLock {
             self.sh_valid = true;
             return LockAction::Hold;
         }
+        // The two steps around a window's end with valid headers, once per 64 headers:
+        // VALID_SH --> TEST_SH --> VALID_SH (sh_cnt = 64) --> 64_GOOD (no invalid header in the
+        // window) or straight --> RESET_CNT, waiting there; then RESET_CNT --test_sh-->
+        // TEST_SH --sh_valid--> VALID_SH with sh_cnt = 1.
+        if sync.is_valid() {
+            if self.state == LockState::ValidSh && self.sh_cnt + 1 == SH_WINDOW {
+                if self.sh_invld_cnt == 0 {
+                    self.block_lock = true;
+                }
+                self.state = LockState::ResetCnt;
+                self.sh_cnt = 0;
+                self.sh_invld_cnt = 0;
+                self.slip_done = false;
+                self.sh_valid = true;
+                return LockAction::Hold;
+            }
+            if self.state == LockState::ResetCnt {
+                self.state = LockState::ValidSh;
+                self.sh_cnt = 1;
+                self.sh_valid = true;
+                return LockAction::Hold;
+            }
+        }
         self.step_diagram(sync)
     }
 
