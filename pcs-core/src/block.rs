@@ -717,6 +717,30 @@ fn trailing_chars(payload: u64, from: usize, error: &mut Option<DecodeBlockError
     }
 }
 
+/// The transfer of a terminate block whose lanes after the `/T/` all carry the idle code (as
+/// nearly every terminate does): [`decode_block`]'s word for it, without the per-lane lookups.
+/// `None` for any other block.
+///
+/// Spec: IEEE 802.3 §49.2.4, Figure 49-7; §49.2.13.2.3 (DECODE).
+#[must_use]
+#[inline]
+pub fn decode_idle_terminate(block: Block) -> Option<XgmiiWord> {
+    if block.sync != SyncHeader::CONTROL {
+        return None;
+    }
+    let p = block.payload;
+    let k = BlockType::from_u8(p as u8)?.terminate_lane()? as u32;
+    if p.checked_shr(8 + 7 * (k + 1)).unwrap_or(0) != 0 {
+        return None;
+    }
+    let data = (p >> 8) & !u64::MAX.checked_shl(8 * k).unwrap_or(0);
+    let idles = XgmiiWord::IDLE.data & u64::MAX.checked_shl(8 * (k + 1)).unwrap_or(0);
+    Some(XgmiiWord::new(
+        data | TERMINATE << (8 * k) | idles,
+        0xffu8 << k,
+    ))
+}
+
 /// The class of a block, `R_TYPE(rx_coded)`: [`decode_block`]'s, quicker for the blocks that
 /// follow a terminate nearly always (idles, a start in lane 0).
 ///

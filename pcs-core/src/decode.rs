@@ -23,7 +23,8 @@
 //! renumbered in later editions).
 
 use crate::block::{
-    block_class, decode_block, Block, BlockClass, DecodeBlockError, Decoded, SyncHeader,
+    block_class, decode_block, decode_idle_terminate, Block, BlockClass, DecodeBlockError, Decoded,
+    SyncHeader,
 };
 use crate::xgmii::{ControlChar, XgmiiWord};
 
@@ -257,8 +258,9 @@ impl Decoder {
     /// As [`Decoder::push`], returning only the transfer and whether the block entered
     /// `RX_E`. With the link up, the common arrows take a short path with the same result:
     /// `RX_D --D--> RX_D`, an idle block into `RX_C` (from `RX_INIT`, `RX_C`, `RX_T` or
-    /// `RX_E`), and a start in lane 0 into `RX_D` (from `RX_INIT`, `RX_C` or `RX_T`); none of
-    /// them depends on the mode or the look-ahead.
+    /// `RX_E`), a start in lane 0 into `RX_D` (from `RX_INIT`, `RX_C` or `RX_T`), and a
+    /// terminate with idles followed by a start or control block into `RX_T` (from `RX_D` or
+    /// `RX_E`); none of them depends on the mode.
     ///
     /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
     #[inline]
@@ -277,6 +279,20 @@ impl Decoder {
                     self.state = S::Data;
                     Some(XgmiiWord::new(prev.payload & !0xff | START_CHAR, 0x01))
                 }
+                // RX_D --T * R_TYPE_NEXT = (S + C)--> RX_T, the usual end of a packet.
+                S::Data | S::Error => match decode_idle_terminate(prev) {
+                    Some(word)
+                        if self.config.look_ahead == LookAhead::Off
+                            || matches!(
+                                block_class(block),
+                                BlockClass::Start | BlockClass::Control
+                            ) =>
+                    {
+                        self.state = S::Terminate;
+                        Some(word)
+                    }
+                    _ => None,
+                },
                 _ => None,
             };
             if let Some(word) = word {

@@ -412,4 +412,40 @@ proptest! {
         let d = decode_block(Block { sync: SyncHeader::from_bits(sh), payload: p });
         prop_assert_eq!(d.class == BlockClass::Error, d.error.is_some());
     }
+
+    #[test]
+    fn quick_decoders_agree_with_decode_block(
+        sh in 0u8..4,
+        p in any::<u64>(),
+        lane in 0u32..8,
+        idle_codes in any::<bool>(),
+        kind in 0u8..4,
+    ) {
+        // Terminates in every lane with idle codes (and with random ones), idles, /S/ in
+        // lane 0 and random blocks.
+        let types = [0x87u64, 0x99, 0xaa, 0xb4, 0xcc, 0xd2, 0xe1, 0xff];
+        let b = match kind {
+            0 => {
+                let mut payload = p & !0xff | types[lane as usize];
+                if idle_codes {
+                    payload &= !u64::MAX.checked_shl(8 + 7 * (lane + 1)).unwrap_or(0);
+                }
+                Block { sync: SyncHeader::CONTROL, payload }
+            }
+            1 => Block::IDLE,
+            2 => Block { sync: SyncHeader::CONTROL, payload: p & !0xff | 0x78 },
+            _ => Block { sync: SyncHeader::from_bits(sh), payload: p },
+        };
+        let full = decode_block(b);
+        prop_assert_eq!(block_class(b), full.class);
+        match decode_idle_terminate(b) {
+            Some(word) => {
+                prop_assert_eq!(full.class, BlockClass::Terminate);
+                prop_assert_eq!(word, full.word);
+            }
+            // A terminate whose lanes after the /T/ carry idle codes is never missed.
+            None => prop_assert!(!(kind == 0 && idle_codes)),
+        }
+        prop_assert_eq!(b.is_start_lane0(), b.sync == SyncHeader::CONTROL && b.payload as u8 == 0x78);
+    }
 }
