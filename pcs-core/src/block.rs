@@ -326,18 +326,6 @@ pub struct Block {
     pub payload: u64,
 }
 
-impl Block {
-    /// A start block with `/S/` in lane 0 (block type 0x78), the first block of nearly every
-    /// packet.
-    ///
-    /// Spec: IEEE 802.3 §49.2.4, Figure 49-7.
-    #[inline]
-    #[must_use]
-    pub const fn is_start_lane0(self) -> bool {
-        self.sync.0 == SyncHeader::CONTROL.0 && self.payload as u8 == BlockType::Start as u8
-    }
-}
-
 /// Payload of a control block whose eight lanes all carry the same 7-bit code.
 const fn splat_code(code: u8) -> u64 {
     let mut payload = BlockType::Control as u64;
@@ -741,6 +729,29 @@ pub fn decode_idle_terminate(block: Block) -> Option<XgmiiWord> {
     ))
 }
 
+/// The transfer of a start block with `/S/` in lane 0, or in lane 4 after four idles (the two
+/// starts a MAC with the deficit idle count sends): [`decode_block`]'s word for it, without the
+/// per-lane lookups. `None` for any other block.
+///
+/// Spec: IEEE 802.3 §49.2.4, Figure 49-7; §49.2.13.2.3 (DECODE).
+#[must_use]
+#[inline]
+pub fn decode_idle_start(block: Block) -> Option<XgmiiWord> {
+    if block.sync != SyncHeader::CONTROL {
+        return None;
+    }
+    let p = block.payload;
+    match p as u8 {
+        0x78 => Some(XgmiiWord::new(p & !0xff | START, 0x01)),
+        // Lanes 0..3: four 7-bit idle codes (zero) in bits 8..35.
+        0x33 if (p >> 8) & 0x0fff_ffff == 0 => Some(XgmiiWord::new(
+            XgmiiWord::IDLE.data & 0xffff_ffff | START << 32 | (p & 0xffff_ff00_0000_0000),
+            0x1f,
+        )),
+        _ => None,
+    }
+}
+
 /// The class of a block, `R_TYPE(rx_coded)`: [`decode_block`]'s, quicker for the blocks that
 /// follow a terminate nearly always (idles, a start in lane 0).
 ///
@@ -752,8 +763,7 @@ pub fn block_class(block: Block) -> BlockClass {
         BlockClass::Data
     } else if block == Block::IDLE {
         BlockClass::Control
-    } else if block.is_start_lane0() {
-        // /S/ in lane 0 carries seven data octets: no code can be wrong.
+    } else if decode_idle_start(block).is_some() {
         BlockClass::Start
     } else {
         decode_block(block).class

@@ -23,13 +23,10 @@
 //! renumbered in later editions).
 
 use crate::block::{
-    block_class, decode_block, decode_idle_terminate, Block, BlockClass, DecodeBlockError, Decoded,
-    SyncHeader,
+    block_class, decode_block, decode_idle_start, decode_idle_terminate, Block, BlockClass,
+    DecodeBlockError, Decoded, SyncHeader,
 };
-use crate::xgmii::{ControlChar, XgmiiWord};
-
-/// `/S/` as transfer data bits in lane 0.
-const START_CHAR: u64 = ControlChar::START.0 as u64;
+use crate::xgmii::XgmiiWord;
 
 /// Receive state.
 ///
@@ -258,7 +255,8 @@ impl Decoder {
     /// As [`Decoder::push`], returning only the transfer and whether the block entered
     /// `RX_E`. With the link up, the common arrows take a short path with the same result:
     /// `RX_D --D--> RX_D`, an idle block into `RX_C` (from `RX_INIT`, `RX_C`, `RX_T` or
-    /// `RX_E`), a start in lane 0 into `RX_D` (from `RX_INIT`, `RX_C` or `RX_T`), and a
+    /// `RX_E`), a start in lane 0 or after four idles into `RX_D` (from `RX_INIT`, `RX_C` or
+    /// `RX_T`), and a
     /// terminate with idles followed by a start or control block into `RX_T` (from `RX_D` or
     /// `RX_E`); none of them depends on the mode.
     ///
@@ -275,10 +273,9 @@ impl Decoder {
                     self.state = S::Control;
                     Some(XgmiiWord::IDLE)
                 }
-                S::Init | S::Control | S::Terminate if prev.is_start_lane0() => {
+                S::Init | S::Control | S::Terminate => decode_idle_start(prev).inspect(|_| {
                     self.state = S::Data;
-                    Some(XgmiiWord::new(prev.payload & !0xff | START_CHAR, 0x01))
-                }
+                }),
                 // RX_D --T * R_TYPE_NEXT = (S + C)--> RX_T, the usual end of a packet.
                 S::Data | S::Error => match decode_idle_terminate(prev) {
                     Some(word)
@@ -293,7 +290,6 @@ impl Decoder {
                     }
                     _ => None,
                 },
-                _ => None,
             };
             if let Some(word) = word {
                 self.pending = Some((block, link));

@@ -419,7 +419,7 @@ proptest! {
         p in any::<u64>(),
         lane in 0u32..8,
         idle_codes in any::<bool>(),
-        kind in 0u8..4,
+        kind in 0u8..5,
     ) {
         // Terminates in every lane with idle codes (and with random ones), idles, /S/ in
         // lane 0 and random blocks.
@@ -434,6 +434,7 @@ proptest! {
             }
             1 => Block::IDLE,
             2 => Block { sync: SyncHeader::CONTROL, payload: p & !0xff | 0x78 },
+            3 if idle_codes => Block { sync: SyncHeader::CONTROL, payload: p & !0x0f_ffff_ffff | 0x33 },
             _ => Block { sync: SyncHeader::from_bits(sh), payload: p },
         };
         let full = decode_block(b);
@@ -446,6 +447,12 @@ proptest! {
             // A terminate whose lanes after the /T/ carry idle codes is never missed.
             None => prop_assert!(!(kind == 0 && idle_codes)),
         }
-        prop_assert_eq!(b.is_start_lane0(), b.sync == SyncHeader::CONTROL && b.payload as u8 == 0x78);
+        match decode_idle_start(b) {
+            Some(word) => {
+                prop_assert_eq!(full.class, BlockClass::Start);
+                prop_assert_eq!(word, full.word);
+            }
+            None => prop_assert!(!(kind == 2 || kind == 3 && idle_codes)),
+        }
     }
 }
