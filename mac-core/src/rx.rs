@@ -24,7 +24,10 @@ use crate::frame::{
     MIN_FRAME_OCTETS, PREAMBLE_OCTET, SFD, TPID_VLAN,
 };
 use crate::stats::RxStats;
-use crate::tx::START_LANE0_WORD;
+use crate::tx::{START_LANE0_WORD, START_LANE4_WORD};
+
+/// Lanes 0..3 of the transfer after a lane-4 start: three preamble octets and the SFD.
+const PREAMBLE_TAIL: u32 = 0xd555_5555;
 
 /// How a received frame (one per aligned `/S/`) is classified.
 ///
@@ -327,6 +330,23 @@ impl<const N: usize, E: FcsEngine> MacRx<N, E> {
                     lane: 0,
                 });
                 self.state = RxState::Data;
+            }
+            RxState::Idle if word == START_LANE4_WORD => {
+                // The other start a DIC transmitter sends: /S/ and three preamble octets in
+                // lanes 4..7, the rest of the preamble and the SFD in the next transfer.
+                self.begin(StartPosition {
+                    word: self.word_index,
+                    lane: 4,
+                });
+                self.state = RxState::Preamble { seen: 3 };
+            }
+            RxState::Preamble { seen: 3 }
+                if word.ctrl == 0 && word.data as u32 == PREAMBLE_TAIL =>
+            {
+                self.state = RxState::Data;
+                if let Some(data) = word.data.to_le_bytes().get(4..) {
+                    self.take_data_octets(data);
+                }
             }
             RxState::Idle | RxState::Preamble { .. } | RxState::Data => {
                 self.lanes_from(word, 0, &mut on_frame);
