@@ -3,6 +3,7 @@
 //! The cores keep their portable table engine; the tests check both give the same FCS.
 
 use mac_core::frame::FcsEngine;
+use std::sync::OnceLock;
 
 /// CRC-32 (ISO-HDLC) by `crc32fast`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -13,7 +14,9 @@ impl FcsEngine for FastFcs {
 
     #[inline]
     fn digest() -> Self::Digest {
-        crc32fast::Hasher::new()
+        // The CPU features are detected once; every digest after that is a copy.
+        static PROTOTYPE: OnceLock<crc32fast::Hasher> = OnceLock::new();
+        PROTOTYPE.get_or_init(crc32fast::Hasher::new).clone()
     }
 
     #[inline]
@@ -28,7 +31,9 @@ impl FcsEngine for FastFcs {
 
     #[inline]
     fn checksum(bytes: &[u8]) -> u32 {
-        crc32fast::hash(bytes)
+        let mut digest = Self::digest();
+        digest.update(bytes);
+        digest.finalize()
     }
 }
 
