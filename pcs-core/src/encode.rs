@@ -16,8 +16,8 @@
 //! Spec: IEEE 802.3 §49.2.5, §49.2.13.2, transmit state diagram (Figure 49-14 in 802.3-2008,
 //! renumbered in later editions).
 
-use crate::block::{encode_word, Block, BlockClass, EncodeWordError};
-use crate::xgmii::XgmiiWord;
+use crate::block::{encode_word, Block, BlockClass, BlockType, EncodeWordError};
+use crate::xgmii::{ControlChar, XgmiiWord};
 
 /// Transmit state.
 ///
@@ -191,7 +191,8 @@ impl Encoder {
     }
 
     /// [`Encoder::step`] with fast paths for the two arrows that carry nearly all traffic,
-    /// with the same result in both modes: TX_D --D--> TX_D and TX_C/TX_T --C (idle)--> TX_C.
+    /// with the same result in both modes: TX_D --D--> TX_D and TX_C/TX_T --C (idle)--> TX_C
+    /// (and, out of line, for the start and the terminate of a packet).
     ///
     /// Spec: IEEE 802.3 §49.2.13.2, transmit state diagram.
     #[inline]
@@ -202,9 +203,59 @@ impl Encoder {
                 self.state = TxState::Control;
                 Block::IDLE
             }
+            _ => self.step_cold(w),
+        }
+    }
+
+    /// [`Encoder::step`] out of line, so that the fast paths stay small, with short paths of
+    /// its own for the other two arrows of every packet.
+    #[inline(never)]
+    fn step_cold(&mut self, w: XgmiiWord) -> Block {
+        use TxState as S;
+        match (self.state, w.ctrl) {
+            // TX_C/TX_T --S--> TX_D: /S/ in lane 0 (type 0x78), or in lane 4 after four idles
+            // (type 0x33, idle codes zero).
+            (S::Control | S::Terminate, 0x01) if w.data as u8 == START_CHAR => {
+                self.state = S::Data;
+                Block::control(w.data & !0xff | BlockType::Start as u64)
+            }
+            (S::Control | S::Terminate, 0x1f) if w.data & 0xff_ffff_ffff == IDLES_START_LANE4 => {
+                self.state = S::Data;
+                Block::control(w.data & 0xffff_ff00_0000_0000 | BlockType::ControlStart as u64)
+            }
+            // TX_D --T--> TX_T: /T/ in lane k after k data octets, idles after it (codes zero).
+            (S::Data, ctrl) if terminate_with_idles(w, ctrl) => {
+                self.state = S::Terminate;
+                let k = ctrl.trailing_zeros();
+                let data = w.data & !u64::MAX.checked_shl(8 * k).unwrap_or(0);
+                let block_type = TERMINATE_TYPES.get(k as usize).copied().unwrap_or_default();
+                Block::control(data << 8 | u64::from(block_type))
+            }
             _ => self.step(w),
         }
     }
+}
+
+/// `/S/` as a transfer's lane-0 octet.
+const START_CHAR: u8 = ControlChar::START.0;
+
+/// Lanes 0..4 of a start in lane 4 after four idles.
+const IDLES_START_LANE4: u64 = 0xfb_0707_0707;
+
+/// Block types of a terminate in lanes 0..7.
+const TERMINATE_TYPES: [u8; 8] = [0x87, 0x99, 0xaa, 0xb4, 0xcc, 0xd2, 0xe1, 0xff];
+
+/// A transfer with `/T/` in the lowest control lane and idles in every lane after it, with data
+/// before it: `ctrl` is `0xff << k`.
+#[inline]
+fn terminate_with_idles(w: XgmiiWord, ctrl: u8) -> bool {
+    let k = ctrl.trailing_zeros();
+    if k >= 8 || ctrl != 0xff << k {
+        return false;
+    }
+    let tail = w.data.checked_shr(8 * k).unwrap_or(0);
+    let idles = XgmiiWord::IDLE.data.checked_shr(8 * (k + 1)).unwrap_or(0);
+    tail == u64::from(ControlChar::TERMINATE.0) | idles << 8
 }
 
 #[cfg(test)]
@@ -365,11 +416,25 @@ pub(crate) mod tests {
     proptest::proptest! {
         #[test]
         fn encode_slice_fast_paths_equal_step_in_both_modes(
-            classes in proptest::collection::vec(proptest::sample::select(vec!['S', 'D', 'T', 'C', 'E']), 0..64),
+            picks in proptest::collection::vec((0u8..9, 0u32..8, proptest::num::u64::ANY, proptest::num::u8::ANY), 0..64),
             stateless in proptest::bool::ANY,
         ) {
+            // The five classes, starts in lane 4, terminates in every lane (after them idles,
+            // or a random control lane), and random transfers.
             let mode = if stateless { TxMode::Stateless } else { TxMode::StateMachine };
-            let words: Vec<XgmiiWord> = classes.iter().map(|&c| word_of(c)).collect();
+            let words: Vec<XgmiiWord> = picks.iter().map(|&(kind, lane, data, ctrl)| match kind {
+                0..=4 => word_of(['S', 'D', 'T', 'C', 'E'][kind as usize]),
+                5 => XgmiiWord::new(0x5555_55fb_0707_0707 ^ (data & 0xffff_ff00_0000_0000), 0x1f),
+                6 | 7 => {
+                    let idles = XgmiiWord::IDLE.data & u64::MAX.checked_shl(8 * (lane + 1)).unwrap_or(0);
+                    let mut d = data & !u64::MAX.checked_shl(8 * lane).unwrap_or(0) | 0xfd << (8 * lane) | idles;
+                    if kind == 7 && lane < 7 {
+                        d ^= u64::from(ctrl) << 56;
+                    }
+                    XgmiiWord::new(d, 0xffu8 << lane)
+                }
+                _ => XgmiiWord::new(data, ctrl),
+            }).collect();
             let mut a = Encoder::new(EncoderConfig { mode });
             let mut blocks = vec![Block::IDLE; words.len()];
             a.encode_slice(&words, &mut blocks);

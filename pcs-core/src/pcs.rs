@@ -59,15 +59,32 @@ impl PcsTx {
     ///
     /// Spec: IEEE 802.3 §49.2.5, §49.2.6.
     pub fn encode_slice(&mut self, words: &[XgmiiWord], line: &mut [Block]) -> usize {
-        let mut n = 0;
-        // One pass: the encoder's work overlaps the scrambler's dependency chain.
-        for (w, l) in words.iter().zip(line.iter_mut()) {
+        let n = words.len().min(line.len());
+        // One pass, two blocks at a time: the encoder's work overlaps the scrambler's
+        // dependency chain, which is half as long per block for a pair.
+        let mut words = words.chunks_exact(2);
+        let mut line = line.chunks_exact_mut(2);
+        for (w, l) in (&mut words).zip(&mut line) {
+            if let ([w0, w1], [l0, l1]) = (w, l) {
+                let b0 = self.encoder.step_fast(*w0);
+                let b1 = self.encoder.step_fast(*w1);
+                let (s0, s1) = self.scrambler.scramble_pair(b0.payload, b1.payload);
+                *l0 = Block {
+                    sync: b0.sync,
+                    payload: s0,
+                };
+                *l1 = Block {
+                    sync: b1.sync,
+                    payload: s1,
+                };
+            }
+        }
+        for (w, l) in words.remainder().iter().zip(line.into_remainder()) {
             let block = self.encoder.step_fast(*w);
             *l = Block {
                 sync: block.sync,
                 payload: self.scrambler.scramble(block.payload),
             };
-            n += 1;
         }
         n
     }

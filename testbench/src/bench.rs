@@ -192,8 +192,8 @@ impl Default for RxChainBench {
                 // Small batches stay in the L1 cache.
                 256
             ],
-            blocks: vec![Block::IDLE; 257],
-            words: vec![XgmiiWord::IDLE; 258],
+            blocks: vec![Block::IDLE; 513],
+            words: vec![XgmiiWord::IDLE; 514],
             frames_ok: 0,
             frames_bad: 0,
             blocks_in: 0,
