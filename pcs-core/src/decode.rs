@@ -189,6 +189,40 @@ impl core::fmt::Display for RxEvent {
     }
 }
 
+/// The arrows of nearly every packet, for a block `prev` received with the link up whose
+/// successor is `next`, in `state`: the transfer and the next state, as the diagram gives them
+/// in every mode, or `None` for any other case. `RX_D --D--> RX_D`; an idle block into `RX_C`
+/// (from `RX_INIT`, `RX_C`, `RX_T` or `RX_E`); a start in lane 0 or after four idles into
+/// `RX_D` (from `RX_INIT`, `RX_C` or `RX_T`); a terminate with idles followed by a start or
+/// control block into `RX_T` (from `RX_D` or `RX_E`).
+///
+/// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
+#[inline(never)]
+pub(crate) fn quick_arrow(
+    state: RxState,
+    prev: Block,
+    next: Block,
+    look_ahead: LookAhead,
+) -> Option<(XgmiiWord, RxState)> {
+    use RxState as S;
+    match state {
+        S::Data if prev.sync == SyncHeader::DATA => {
+            Some((XgmiiWord::from_data(prev.payload), S::Data))
+        }
+        S::Init | S::Control | S::Terminate | S::Error if prev == Block::IDLE => {
+            Some((XgmiiWord::IDLE, S::Control))
+        }
+        S::Init | S::Control | S::Terminate => decode_idle_start(prev).map(|w| (w, S::Data)),
+        // RX_D --T * R_TYPE_NEXT = (S + C)--> RX_T, the usual end of a packet.
+        S::Data | S::Error => decode_idle_terminate(prev)
+            .filter(|_| {
+                look_ahead == LookAhead::Off
+                    || matches!(block_class(next), BlockClass::Start | BlockClass::Control)
+            })
+            .map(|w| (w, S::Terminate)),
+    }
+}
+
 /// The 64B/66B decoder and its receive state machine, with one block of latency.
 ///
 /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
@@ -253,45 +287,15 @@ impl Decoder {
     }
 
     /// As [`Decoder::push`], returning only the transfer and whether the block entered
-    /// `RX_E`. With the link up, the common arrows take a short path with the same result:
-    /// `RX_D --D--> RX_D`, an idle block into `RX_C` (from `RX_INIT`, `RX_C`, `RX_T` or
-    /// `RX_E`), a start in lane 0 or after four idles into `RX_D` (from `RX_INIT`, `RX_C` or
-    /// `RX_T`), and a
-    /// terminate with idles followed by a start or control block into `RX_T` (from `RX_D` or
-    /// `RX_E`); none of them depends on the mode.
+    /// `RX_E`. With the link up, the common arrows take a short path with the same result
+    /// ([`quick_arrow`]).
     ///
     /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
     #[inline]
     pub fn push_word(&mut self, block: Block, link: RxLink) -> Option<(XgmiiWord, bool)> {
-        use RxState as S;
         if let Some((prev, RxLink::UP)) = self.pending {
-            let word = match self.state {
-                S::Data if prev.sync == SyncHeader::DATA => {
-                    Some(XgmiiWord::from_data(prev.payload))
-                }
-                S::Init | S::Control | S::Terminate | S::Error if prev == Block::IDLE => {
-                    self.state = S::Control;
-                    Some(XgmiiWord::IDLE)
-                }
-                S::Init | S::Control | S::Terminate => decode_idle_start(prev).inspect(|_| {
-                    self.state = S::Data;
-                }),
-                // RX_D --T * R_TYPE_NEXT = (S + C)--> RX_T, the usual end of a packet.
-                S::Data | S::Error => match decode_idle_terminate(prev) {
-                    Some(word)
-                        if self.config.look_ahead == LookAhead::Off
-                            || matches!(
-                                block_class(block),
-                                BlockClass::Start | BlockClass::Control
-                            ) =>
-                    {
-                        self.state = S::Terminate;
-                        Some(word)
-                    }
-                    _ => None,
-                },
-            };
-            if let Some(word) = word {
+            if let Some((word, to)) = quick_arrow(self.state, prev, block, self.config.look_ahead) {
+                self.state = to;
                 self.pending = Some((block, link));
                 return Some((word, false));
             }
@@ -301,60 +305,29 @@ impl Decoder {
 
     /// [`Decoder::push_word`] the long way, through [`Decoder::push`].
     #[inline(never)]
-    fn push_word_by_diagram(&mut self, block: Block, link: RxLink) -> Option<(XgmiiWord, bool)> {
+    pub(crate) fn push_word_by_diagram(
+        &mut self,
+        block: Block,
+        link: RxLink,
+    ) -> Option<(XgmiiWord, bool)> {
         self.push(block, link).map(|e| (e.word, e.is_errored()))
     }
 
-    /// True in the steady state of a packet: `RX_D` with a data block pending that arrived
-    /// with the link up, so the next data block only moves the pending one out.
-    #[must_use]
+    /// The state and the pending block, when a block received with the link up is pending:
+    /// what the short paths ([`quick_arrow`]) work on.
     #[inline]
-    pub fn in_data_run(&self) -> bool {
-        matches!(self.pending, Some((b, l)) if b.sync == SyncHeader::DATA && l.is_up())
-            && self.state == RxState::Data
-    }
-
-    /// Takes a data block in the steady state of [`Decoder::in_data_run`] with the link up:
-    /// returns the pending block's transfer (`RX_D --D--> RX_D`) and keeps this one pending.
-    /// Outside that state it does what [`Decoder::push_word`] does.
-    ///
-    /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
-    #[inline]
-    pub fn push_data_in_run(&mut self, payload: u64) -> XgmiiWord {
-        match self.pending.replace((Block::data(payload), RxLink::UP)) {
-            Some((prev, _)) => XgmiiWord::from_data(prev.payload),
-            None => XgmiiWord::IDLE,
+    pub(crate) fn up_pending(&self) -> Option<(RxState, Block)> {
+        match self.pending {
+            Some((block, RxLink::UP)) => Some((self.state, block)),
+            _ => None,
         }
     }
 
-    /// [`Decoder::push_data_in_run`] for a run of data blocks (descrambled payloads), with the
-    /// pending block held in a register: writes one transfer per payload into `out` (the
-    /// pending block's, then each payload's but the last, which stays pending); returns how
-    /// many (the shorter of the two).
-    ///
-    /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram (`RX_D --D--> RX_D`).
+    /// Puts back what [`Decoder::up_pending`] gave, after the short paths moved it on.
     #[inline]
-    pub fn push_data_run(
-        &mut self,
-        payloads: impl IntoIterator<Item = u64>,
-        out: &mut [XgmiiWord],
-    ) -> usize {
-        let mut n = 0;
-        let Some((prev, RxLink::UP)) = self.pending.filter(|_| self.in_data_run()) else {
-            for (p, slot) in payloads.into_iter().zip(out) {
-                *slot = self.push_data_in_run(p);
-                n += 1;
-            }
-            return n;
-        };
-        let mut pending = prev.payload;
-        for (p, slot) in payloads.into_iter().zip(out) {
-            *slot = XgmiiWord::from_data(pending);
-            pending = p;
-            n += 1;
-        }
-        self.pending = Some((Block::data(pending), RxLink::UP));
-        n
+    pub(crate) fn set_up_pending(&mut self, state: RxState, pending: Block) {
+        self.state = state;
+        self.pending = Some((pending, RxLink::UP));
     }
 
     /// Decides the pending block, if any, with no block after it.

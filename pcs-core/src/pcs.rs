@@ -14,7 +14,7 @@
 
 use crate::ber::{BerConfig, BerMonitor, BerStep, LockLossReset};
 use crate::block::{Block, SyncHeader};
-use crate::decode::{Decoder, DecoderConfig, RxEvent, RxLink};
+use crate::decode::{quick_arrow, Decoder, DecoderConfig, RxEvent, RxLink, RxState};
 use crate::encode::{Encoder, EncoderConfig, TxEvent};
 use crate::scramble::{descramble_payload, Descrambler, Scrambler};
 use crate::status::{HighOrderCounters, PcsBlockEvents, PcsStatus};
@@ -320,50 +320,78 @@ impl PcsRx {
     }
 
     /// Descrambles and decodes the blocks of `window` up to the first invalid header, all in
-    /// the BER monitor's steady state (which the caller advances): runs of data blocks inside
-    /// a packet in bulk (`RX_D --D--> RX_D`), any other block through the decoder with the
-    /// link up. Returns `(blocks taken, transfers written)`; `words` has room for every block.
-    #[inline]
+    /// the BER monitor's steady state (which the caller advances), with the link up: runs of
+    /// data blocks inside a packet in a tight loop (`RX_D --D--> RX_D`), the blocks around
+    /// them through the decoder's short paths ([`quick_arrow`]), anything else through the
+    /// diagram. The descrambler state, the decoder's state and its pending block stay in
+    /// registers. Returns `(blocks taken, transfers written)`; `words` has room for every
+    /// block.
     fn decode_steady(&mut self, window: &[Block], words: &mut [XgmiiWord]) -> (usize, usize) {
         let (mut consumed, mut written) = (0, 0);
-        while let Some(&b) = window.get(consumed) {
-            if self.decoder.in_data_run() {
-                let rest = window.get(consumed..).unwrap_or_default();
-                // Descrambling needs only the line bits before each block: no state is
-                // carried through the loop but the previous block's payload.
-                let mut state = self.descrambler.state();
-                let payloads = rest.iter().map_while(|b| {
-                    let p = descramble_payload(state, b.payload);
-                    state = b.payload >> 6;
-                    (b.sync == SyncHeader::DATA).then_some(p)
-                });
-                let out = words.get_mut(written..).unwrap_or_default();
-                let k = self.decoder.push_data_run(payloads, out);
-                if let Some(last) = rest.get(..k).and_then(<[Block]>::last) {
-                    self.descrambler = Descrambler::new(last.payload >> 6);
-                    consumed += k;
-                    written += k;
-                    continue;
-                }
-            }
+        let look_ahead = self.decoder.config().look_ahead;
+        // Descrambling needs only the line bits before each block: the state is the previous
+        // line payload shifted.
+        let mut line_state = self.descrambler.state();
+        loop {
+            let up = self.decoder.up_pending();
+            let Some((&b, slot)) = window.get(consumed).zip(words.get_mut(written)) else {
+                break;
+            };
             if !b.sync.is_valid() {
                 break;
             }
             let block = Block {
                 sync: b.sync,
-                payload: self.descrambler.descramble(b.payload),
+                payload: descramble_payload(line_state, b.payload),
             };
-            if let Some((word, errored)) = self.decoder.push_word(block, RxLink::UP) {
-                if let Some(slot) = words.get_mut(written) {
-                    *slot = word;
-                }
-                written += 1;
-                if errored {
-                    self.book_steady(true);
-                }
-            }
+            line_state = b.payload >> 6;
             consumed += 1;
+            let Some((mut state, mut pending)) = up else {
+                // Nothing pending, or a block from before the link came up.
+                if let Some((word, errored)) = self.decoder.push_word(block, RxLink::UP) {
+                    *slot = word;
+                    written += 1;
+                    if errored {
+                        self.book_steady(true);
+                    }
+                }
+                continue;
+            };
+            let Some((word, to)) = quick_arrow(state, pending, block, look_ahead) else {
+                if let Some((word, errored)) = self.decoder.push_word_by_diagram(block, RxLink::UP)
+                {
+                    *slot = word;
+                    written += 1;
+                    if errored {
+                        self.book_steady(true);
+                    }
+                }
+                continue;
+            };
+            *slot = word;
+            written += 1;
+            state = to;
+            pending = block;
+            // A run of data blocks inside a packet.
+            if state == RxState::Data && pending.sync == SyncHeader::DATA {
+                let rest = window.get(consumed..).unwrap_or_default();
+                let out = words.get_mut(written..).unwrap_or_default();
+                let mut k = 0;
+                for (b, slot) in rest.iter().zip(out) {
+                    if b.sync != SyncHeader::DATA {
+                        break;
+                    }
+                    *slot = XgmiiWord::from_data(pending.payload);
+                    pending = Block::data(descramble_payload(line_state, b.payload));
+                    line_state = b.payload >> 6;
+                    k += 1;
+                }
+                consumed += k;
+                written += k;
+            }
+            self.decoder.set_up_pending(state, pending);
         }
+        self.descrambler = Descrambler::new(line_state);
         (consumed, written)
     }
 }
