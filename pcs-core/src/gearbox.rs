@@ -457,20 +457,24 @@ fn funnel(lo: u64, hi: u64, bit: u32) -> u64 {
 /// Cuts 32 blocks from `window`, the first starting at bit `phase` (below 64) of word 0: the
 /// window is first realigned so that block 0 starts at bit 0 (one shift count for all
 /// words), then block m is at bit 2m of realigned word m, constant shifts once unrolled (the
-/// inverse of [`pack32`]).
+/// inverse of [`pack32`]). Returns how many of the 32 blocks, from the first, have a valid
+/// sync header.
 ///
 /// Spec: IEEE 802.3 §49.2.4.
 #[inline]
-fn cut32<W: SerdesWord>(window: &[W; 34], phase: u32, out: &mut [Block; GROUP_BLOCKS]) {
+fn cut32<W: SerdesWord>(window: &[W; 34], phase: u32, out: &mut [Block; GROUP_BLOCKS]) -> u32 {
     let mut a = [0u64; GROUP_WORDS];
     for (word, pair) in a.iter_mut().zip(window.windows(2)) {
         if let [lo, hi] = pair {
             *word = funnel(lo.to_u64(), hi.to_u64(), phase);
         }
     }
+    // The 32 sync headers side by side, block m's in bits 2m..2m+1.
+    let mut headers = 0u64;
     macro_rules! step {
         ($($m:literal)*) => {$(
             let sh: u32 = 2 * $m;
+            headers |= a[$m] & 0b11 << sh;
             out[$m] = Block {
                 sync: SyncHeader::from_bits((a[$m] >> sh) as u8 & 0b11),
                 payload: a[$m].checked_shr(sh + 2).unwrap_or(0) | a[$m + 1] << (62 - sh),
@@ -478,6 +482,9 @@ fn cut32<W: SerdesWord>(window: &[W; 34], phase: u32, out: &mut [Block; GROUP_BL
         )*};
     }
     step!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+    // A header is valid when its two bits differ (01 or 10).
+    let valid = (headers ^ headers >> 1) & 0x5555_5555_5555_5555;
+    (!valid & 0x5555_5555_5555_5555).trailing_zeros() / 2
 }
 
 /// A block cut from a received stream, with the absolute bit offset of its first bit (bit 0
@@ -644,8 +651,8 @@ impl<W: SerdesWord> RxGearbox<W> {
 
     /// The steady-state path of a receiver fed 64-bit words: cuts blocks straight from
     /// `words` by their bit position (each block independent of the one before, a few shifts
-    /// each) into `out`, then lets `accept` look at them and say how many to keep, counted from
-    /// the first; the gearbox then stands right after the blocks kept, as if they had been cut
+    /// each) into `out`, then lets `accept` look at them (with how many of them, from the first,
+    /// are known to have a valid sync header) and say how many to keep, counted from the first; the gearbox then stands right after the blocks kept, as if they had been cut
     /// one by one with [`feed`](Self::feed) and [`next_block`](Self::next_block), and the words
     /// after them are not taken. Returns `(words taken, blocks kept)`.
     ///
@@ -659,7 +666,7 @@ impl<W: SerdesWord> RxGearbox<W> {
         &mut self,
         words: &[W],
         out: &mut [Block],
-        accept: impl FnOnce(&[Block]) -> usize,
+        accept: impl FnOnce(&[Block], usize) -> usize,
     ) -> Progress {
         let nothing = Progress::default();
         if W::BITS != 64 || self.pending_len != 0 || self.owed_slips != 0 || self.len >= BLOCK_BITS
@@ -675,6 +682,8 @@ impl<W: SerdesWord> RxGearbox<W> {
         let held = self.len;
         let w01 = u128::from(w1.to_u64()) << 64 | u128::from(w0.to_u64());
         *first = bits_to_block(self.acc | w01 << held);
+        // Blocks known to have valid headers, from the first on, while no invalid one is seen.
+        let mut valid = usize::from(first.sync.is_valid());
         // Block k needs words[i] and words[i + 1], i = (66k - held + 2) / 64, for its payload
         // (its sync header lies in the same two words or the two before).
         let limit = (words.len() as u64 - 1) * 64;
@@ -693,7 +702,10 @@ impl<W: SerdesWord> RxGearbox<W> {
             ) else {
                 break;
             };
-            cut32(window, (q & 63) as u32, group);
+            let group_valid = cut32(window, (q & 63) as u32, group) as usize;
+            if valid == cut {
+                valid += group_valid;
+            }
             cut += 32;
         }
         for (k, slot) in out.iter_mut().enumerate().skip(cut) {
@@ -714,7 +726,7 @@ impl<W: SerdesWord> RxGearbox<W> {
             };
             cut += 1;
         }
-        let kept = accept(out.get(..cut).unwrap_or_default()).min(cut);
+        let kept = accept(out.get(..cut).unwrap_or_default(), valid).min(cut);
         if kept == 0 {
             return nothing;
         }
@@ -1550,10 +1562,15 @@ mod tests {
                 if rest.is_empty() {
                     break;
                 }
-                let p = rx.cut_words(rest, &mut out[..room], |cut| {
+                let mut known_ok = true;
+                let p = rx.cut_words(rest, &mut out[..room], |cut, known_valid| {
                     assert!(cut.len() <= room);
+                    // The blocks said to have valid headers have them.
+                    known_ok = known_valid <= cut.len()
+                        && cut[..known_valid].iter().all(|b| b.sync.is_valid());
                     accept.min(cut.len())
                 });
+                prop_assert!(known_ok);
                 prop_assert!(p.produced <= accept);
                 got.extend_from_slice(&out[..p.produced]);
                 rest = &rest[p.consumed..];

@@ -477,11 +477,15 @@ impl<W: SerdesWord> BlockAligner<W> {
             // goes through the diagram, and the blocks after one that loses lock are left.
             let lock = &mut self.lock;
             let mut slip = false;
-            let p = self.gearbox.cut_words(rest, room, |blocks| {
+            let p = self.gearbox.cut_words(rest, room, |blocks, known_valid| {
                 let mut i = 0;
                 while i < blocks.len() {
                     let steady = usize::from(lock.steady_valid_headers());
-                    let run = valid_run(blocks.get(i..).unwrap_or_default(), steady);
+                    let run = if i < known_valid {
+                        (known_valid - i).min(steady)
+                    } else {
+                        valid_run(blocks.get(i..).unwrap_or_default(), steady)
+                    };
                     lock.take_steady_valid_headers(run as u8);
                     i += run;
                     let Some(block) = blocks.get(i) else {
