@@ -257,7 +257,9 @@ fn without_faults_every_frame_is_matched_vlan_tags_and_runts_included() {
     let j = json(&js);
     assert_eq!(counts(&j), [500, 500, 0, 0, 0, 0, 0], "{}", text(&o));
     assert_eq!(j["sent"], 500);
-    assert_eq!(j["tx_path"], "ring");
+    // A veth is a virtual device: the automatic transmit path is sendmmsg.
+    assert_eq!(j["tx"]["virtual"], true);
+    assert_eq!(j["tx_path"], "sendmmsg");
     assert_eq!(j["capture_dropped"], 0);
     assert!(j["latency"]["frames"].as_u64().unwrap() == 500);
     assert!(j["latency"]["min_us"].as_f64().unwrap() >= 0.0);
@@ -268,6 +270,39 @@ fn without_faults_every_frame_is_matched_vlan_tags_and_runts_included() {
         "{xml}"
     );
     assert!(text(&o).contains("PASS"));
+}
+
+#[test]
+fn every_transmit_path_delivers_every_frame_and_pinning_is_checked() {
+    let Some(l) = Link::new("paths", "pa", false, 1500) else {
+        return;
+    };
+    let pcap = l.pcap("f.pcap", &frames(300, 100));
+    let r = l.reflect(&[]);
+    for path in ["ring", "sendmmsg", "send"] {
+        let js = l.path(&format!("{path}.json"));
+        let o = l.wire(&[&pcap, "--tx-path", path, "--pin", "0,0", "--json", &js]);
+        assert_eq!(o.status.code(), Some(0), "{path}: {}", text(&o));
+        let j = json(&js);
+        assert_eq!(j["tx_path"], path);
+        assert_eq!(
+            counts(&j),
+            [300, 300, 0, 0, 0, 0, 0],
+            "{path}: {}",
+            text(&o)
+        );
+    }
+    // A CPU that does not exist is refused by name, before anything is sent.
+    let js = l.path("bad.json");
+    let o = l.wire(&[&pcap, "--pin", "0,4095", "--json", &js]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("--pin 0,4095: the kernel refused CPU 4095"),
+        "{}",
+        text(&o)
+    );
+    let summary = stop(r);
+    assert!(summary.contains("received 900, sent 900"), "{summary}");
 }
 
 #[test]

@@ -18,6 +18,9 @@ pub struct Interface {
     pub index: u32,
     /// Its MTU (octets of payload after the 14-octet Ethernet header).
     pub mtu: usize,
+    /// A virtual device (veth, bridge, tun...: no `/sys/class/net/IF/device`), not a NIC.
+    #[serde(rename = "virtual")]
+    pub is_virtual: bool,
 }
 
 /// Looks `name` up and refuses it when it carries the default route or a global address
@@ -56,7 +59,9 @@ pub fn check(name: &str, force: bool) -> Result<Interface, String> {
         .ok()
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(1500);
+    let is_virtual = !std::path::Path::new(&format!("/sys/class/net/{name}/device")).exists();
     Ok(Interface {
+        is_virtual,
         name: name.to_string(),
         index,
         mtu,

@@ -3,9 +3,9 @@
 //! ([`matcher`]). `baser reflect` ([`reflect`]) is a software stand-in for the DUT.
 //!
 //! I/O is AF_PACKET ([`sys`], the crate's only `unsafe`): a TPACKET_V3 receive ring with
-//! PACKET_IGNORE_OUTGOING and promiscuous mode, a TPACKET_V2 transmit ring with
-//! PACKET_QDISC_BYPASS (or plain `send()` with `--no-tx-ring` and for `--tx-fcs`, which needs
-//! SO_NOFCS). The kernel strips VLAN tags from received frames; they are re-inserted from the
+//! PACKET_IGNORE_OUTGOING and promiscuous mode; sending ([`TxPath`]) through a TPACKET_V2
+//! transmit ring with PACKET_QDISC_BYPASS on a NIC, batches of `sendmmsg()` on a virtual
+//! device, or plain `send()` (`--tx-path send`, and for `--tx-fcs`, which needs SO_NOFCS). The kernel strips VLAN tags from received frames; they are re-inserted from the
 //! ring's auxiliary data.
 
 pub mod iface;
@@ -38,6 +38,22 @@ pub enum TxFcs {
     Model,
     /// baser appends a deliberately wrong FCS (one bit flipped), to test the DUT's FCS check.
     Bad,
+}
+
+/// How the frames sent are handed to the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TxPath {
+    /// `sendmmsg` on a virtual interface (veth), the transmit ring on a NIC.
+    Auto,
+    /// The PACKET_MMAP transmit ring with PACKET_QDISC_BYPASS: the frames go to the driver as
+    /// page fragments of the ring, which a NIC sends without a copy.
+    Ring,
+    /// Batches of copies with one `sendmmsg()` each: a veth would have to copy a ring's page
+    /// fragments again into new pages.
+    Sendmmsg,
+    /// One `send()` per frame.
+    Send,
 }
 
 /// Options of `baser wire`.
@@ -91,9 +107,15 @@ pub struct WireArgs {
     /// The capture's records include the FCS.
     #[arg(long)]
     pub fcs_included: bool,
-    /// Send with plain send() calls instead of the PACKET_MMAP transmit ring.
+    /// How frames are handed to the kernel.
+    #[arg(long, value_enum, default_value_t = TxPath::Auto)]
+    pub tx_path: TxPath,
+    /// Same as `--tx-path send`.
     #[arg(long)]
     pub no_tx_ring: bool,
+    /// Pin the sending thread and the capture thread to these CPUs, e.g. `--pin 0,1`.
+    #[arg(long, value_name = "TX_CPU,RX_CPU", value_parser = parse_pin)]
+    pub pin: Option<(usize, usize)>,
     /// Ask for hardware receive timestamps (PACKET_TIMESTAMP; used where the NIC stamps).
     #[arg(long)]
     pub hw_timestamps: bool,
@@ -400,6 +422,7 @@ fn capture(
 
 enum Sender {
     Ring(sys::TxRing),
+    Mmsg(sys::MmsgSender),
     Plain(sys::PacketSocket),
 }
 
@@ -518,7 +541,12 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     if let Err(e) = txs.set_qdisc_bypass() {
         warnings.push(format!("{}: PACKET_QDISC_BYPASS refused ({e})", txi.name));
     }
-    let use_ring = !a.no_tx_ring && !own_fcs;
+    let path = match (a.no_tx_ring, a.tx_path) {
+        (true, _) => TxPath::Send,
+        (false, TxPath::Auto) if txi.is_virtual => TxPath::Sendmmsg,
+        (false, TxPath::Auto) => TxPath::Ring,
+        (false, p) => p,
+    };
     let mut sender = if own_fcs {
         txs.set_no_fcs().map_err(|e| {
             Error::Usage(format!(
@@ -528,10 +556,13 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         })?;
         txs.bind(false).map_err(|e| socket_error(&txi.name, &e))?;
         Sender::Plain(txs)
-    } else if use_ring {
+    } else if path == TxPath::Sendmmsg {
+        Sender::Mmsg(sys::MmsgSender::new(txs).map_err(|e| socket_error(&txi.name, &e))?)
+    } else if path == TxPath::Ring {
         Sender::Ring(sys::TxRing::new(txs, max_len, 8 << 20).map_err(|e| {
             Error::Usage(format!(
-                "{}: the kernel refused a PACKET_MMAP transmit ring ({e}); try --no-tx-ring",
+                "{}: the kernel refused a PACKET_MMAP transmit ring ({e}); try --tx-path \
+                 sendmmsg",
                 txi.name
             ))
         })?)
@@ -539,6 +570,16 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         txs.bind(false).map_err(|e| socket_error(&txi.name, &e))?;
         Sender::Plain(txs)
     };
+    if let Some((tx, rx)) = a.pin {
+        // Both CPUs are tried on this thread, which then stays on the sending one.
+        for cpu in [rx, tx] {
+            sys::pin_current_thread(cpu).map_err(|e| {
+                Error::Usage(format!(
+                    "--pin {tx},{rx}: the kernel refused CPU {cpu} ({e})"
+                ))
+            })?;
+        }
+    }
     sys::catch_interrupt();
     let shared = Arc::new(Shared {
         sent: AtomicU64::new(0),
@@ -552,8 +593,16 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         let shared = Arc::clone(&shared);
         let loopback = a.expect.is_none();
         let expected = if loopback { planned } else { exp_total };
-        std::thread::spawn(move || capture(ring, &exp, &shared, expected, loopback, timeout))
+        let pin_rx = a.pin.map(|(_, rx)| rx);
+        std::thread::spawn(move || {
+            if let Some(cpu) = pin_rx {
+                // Already accepted once on the sending thread, before this one started.
+                let _ = sys::pin_current_thread(cpu);
+            }
+            capture(ring, &exp, &shared, expected, loopback, timeout)
+        })
     };
+
     // Send.
     let mut sent_ns: Vec<i64> = Vec::with_capacity(planned.min(1 << 26) as usize);
     let mut pacer = Pacer::new(pace);
@@ -597,6 +646,14 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
                 Ok(false) => break,
                 Err(e) => Err(e),
             },
+            Sender::Mmsg(m) => {
+                m.push(frame);
+                if m.queued() >= batch {
+                    m.flush(Duration::from_secs(2))
+                } else {
+                    Ok(())
+                }
+            }
             Sender::Plain(s) => send_plain(s, frame, deadline),
         };
         if let Err(e) = r {
@@ -607,10 +664,18 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         wire_octets += octets;
         shared.sent.store(p + 1, Ordering::Release);
     }
-    if let Sender::Ring(r) = &mut sender {
-        if let Err(e) = r.drain(Duration::from_secs(2)) {
-            send_error.get_or_insert(e);
+    match &mut sender {
+        Sender::Ring(r) => {
+            if let Err(e) = r.drain(Duration::from_secs(2)) {
+                send_error.get_or_insert(e);
+            }
         }
+        Sender::Mmsg(m) => {
+            if let Err(e) = m.flush(Duration::from_secs(2)) {
+                send_error.get_or_insert(e);
+            }
+        }
+        Sender::Plain(_) => {}
     }
     let send_seconds = t0.elapsed().as_secs_f64();
     let sent = sent_ns.len() as u64;
@@ -703,10 +768,10 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         ordered: !a.unordered,
         tag_offset: a.tag_offset,
         tx_fcs: a.tx_fcs,
-        tx_path: if matches!(sender, Sender::Ring(_)) {
-            "ring"
-        } else {
-            "send"
+        tx_path: match sender {
+            Sender::Ring(_) => "ring",
+            Sender::Mmsg(_) => "sendmmsg",
+            Sender::Plain(_) => "send",
         },
         sent,
         planned,
@@ -813,6 +878,19 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         print_summary(&rep, &cases, a.max_report, failed);
     }
     Ok(if failed { Verdict::Fail } else { Verdict::Pass })
+}
+
+/// `--pin TX,RX`: two CPU numbers.
+fn parse_pin(s: &str) -> Result<(usize, usize), String> {
+    let (tx, rx) = s
+        .split_once(',')
+        .ok_or_else(|| format!("expected TX_CPU,RX_CPU (e.g. 0,1), got {s:?}"))?;
+    let cpu = |v: &str| {
+        v.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("{v:?} is not a CPU number"))
+    };
+    Ok((cpu(tx)?, cpu(rx)?))
 }
 
 fn send_plain(s: &sys::PacketSocket, frame: &[u8], deadline: Instant) -> std::io::Result<()> {

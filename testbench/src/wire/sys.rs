@@ -15,6 +15,27 @@ use std::time::Duration;
 /// `ETH_P_ALL` in network byte order, as `socket`/`bind` want it.
 const ETH_P_ALL_BE: u16 = (libc::ETH_P_ALL as u16).to_be();
 
+/// Runs the calling thread on CPU `cpu` only (sched_setaffinity).
+///
+/// # Errors
+/// The kernel refused (no such CPU, or not allowed).
+pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
+    if cpu >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: CPU_SET writes bit `cpu` of `set`, which is within the set (checked above).
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: `set` is a valid cpu_set_t of the size passed; 0 means this thread.
+    let r = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 /// The index of interface `name` in this network namespace, or `None` when there is none.
 pub fn if_index(name: &str) -> Option<u32> {
     let c = CString::new(name).ok()?;
@@ -497,6 +518,105 @@ impl RxRing {
         status.store(0, Ordering::Release); // TP_STATUS_KERNEL: the block goes back
         self.current = (self.current + 1) % self.block_count;
         Ok(n)
+    }
+}
+
+/// Frames sent with one `sendmmsg()` per batch: each frame is copied into an arena, and the
+/// kernel copies it once more into a linear buffer (no page fragments, which a veth would have
+/// to copy again into freshly allocated pages, as it does for a transmit ring's frames).
+pub struct MmsgSender {
+    sock: PacketSocket,
+    arena: Vec<u8>,
+    /// (offset, length) of each queued frame in `arena`.
+    frames: Vec<(usize, usize)>,
+}
+
+impl MmsgSender {
+    /// A sender on `sock`, bound for sending.
+    ///
+    /// # Errors
+    /// bind failed.
+    pub fn new(sock: PacketSocket) -> io::Result<Self> {
+        sock.bind(false)?;
+        Ok(Self {
+            sock,
+            arena: Vec::with_capacity(1 << 20),
+            frames: Vec::with_capacity(1024),
+        })
+    }
+
+    /// Frames queued and not yet sent.
+    pub fn queued(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Queues a copy of `frame`.
+    pub fn push(&mut self, frame: &[u8]) {
+        self.frames.push((self.arena.len(), frame.len()));
+        self.arena.extend_from_slice(frame);
+    }
+
+    /// Sends every queued frame, waiting (up to `timeout` in all) while the device queue is
+    /// full.
+    ///
+    /// # Errors
+    /// sendmmsg failed (EMSGSIZE above the MTU...), or the queue stayed full.
+    pub fn flush(&mut self, timeout: Duration) -> io::Result<()> {
+        let end = std::time::Instant::now() + timeout;
+        let base = self.arena.as_mut_ptr();
+        let mut iovs: Vec<libc::iovec> = self
+            .frames
+            .iter()
+            .map(|&(off, len)| libc::iovec {
+                // SAFETY: `off` is within the arena (it was pushed there); the arena is not
+                // touched until the iovecs are dropped at the end of this call.
+                iov_base: unsafe { base.add(off) }.cast(),
+                iov_len: len,
+            })
+            .collect();
+        let mut msgs: Vec<libc::mmsghdr> = iovs
+            .iter_mut()
+            .map(|iov| {
+                // SAFETY: mmsghdr is plain data; all-zero is a valid empty header.
+                let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
+                m.msg_hdr.msg_iov = iov;
+                m.msg_hdr.msg_iovlen = 1;
+                m
+            })
+            .collect();
+        let mut done = 0;
+        while done < msgs.len() {
+            let rest = &mut msgs[done..];
+            // SAFETY: `rest` holds valid headers whose iovecs point into the live arena.
+            let n = unsafe {
+                libc::sendmmsg(
+                    self.sock.fd.as_raw_fd(),
+                    rest.as_mut_ptr(),
+                    rest.len() as libc::c_uint,
+                    0,
+                )
+            };
+            if n > 0 {
+                done += n as usize;
+                continue;
+            }
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR)
+                    if std::time::Instant::now() < end && !stop_requested() =>
+                {
+                    std::thread::sleep(Duration::from_micros(20));
+                }
+                _ => {
+                    self.frames.clear();
+                    self.arena.clear();
+                    return Err(e);
+                }
+            }
+        }
+        self.frames.clear();
+        self.arena.clear();
+        Ok(())
     }
 }
 
