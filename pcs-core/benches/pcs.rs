@@ -66,6 +66,17 @@ fn bench(c: &mut Criterion) {
     g.bench_function("block_aligner_u64", |b| {
         b.iter(|| aligner.push_words(black_box(line), &mut aligned))
     });
+    // The locked path: lock first (the stream repeats, so the boundary stays put), then plain
+    // blocks cut 32 at a time.
+    let mut aligner = BlockAligner::<u64>::new();
+    for _ in 0..4 {
+        aligner.push_words(line, &mut aligned);
+    }
+    assert!(aligner.lock().block_lock());
+    let mut cut = vec![Block::IDLE; N];
+    g.bench_function("block_aligner_u64_locked", |b| {
+        b.iter(|| aligner.push_words_locked(black_box(line), &mut cut))
+    });
     g.finish();
 }
 
