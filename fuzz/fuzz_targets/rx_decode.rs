@@ -17,7 +17,10 @@
 //!   locked); the 3.33 BER counter equals the number of `ber_bad_sh` steps and never exceeds
 //!   the invalid headers pushed; the errored-blocks counter equals the events with
 //!   `to == RX_E`; register 3.32 shows the last block's `block_lock` / `hi_ber`; reading
-//!   3.33, 3.44 and 3.45 gives both counters back whole.
+//!   3.33, 3.44 and 3.45 gives both counters back whole;
+//! - (descrambling) the batch path `decode_slice`, fed the same blocks in runs of one lock
+//!   status cut at uneven points, gives the same transfers and leaves the same BER monitor,
+//!   decoder, descrambler and registers.
 #![no_main]
 
 use baser_fuzz::Input;
@@ -109,6 +112,11 @@ fuzz_target!(|data: &[u8]| {
     };
     let descramble = knobs & 32 != 0;
     let mut rx = PcsRx::new(config);
+    // The same line blocks again through the batch path (decode_slice, with its steady-state
+    // shortcuts), in runs of one lock status cut at uneven points: it must give the same
+    // transfers and leave the same monitor and registers.
+    let mut slice_rx = PcsRx::new(config);
+    let mut lines: Vec<(Block, bool)> = Vec::new();
 
     // (descrambled block, link at its arrival)
     let mut pushed: Vec<(Block, RxLink)> = Vec::new();
@@ -122,6 +130,7 @@ fuzz_target!(|data: &[u8]| {
             payload: input.u64(),
         };
         let block_lock = h & 4 == 0;
+        lines.push((line, block_lock));
         let step = if descramble {
             rx.push(line, block_lock)
         } else {
@@ -158,6 +167,34 @@ fuzz_target!(|data: &[u8]| {
             },
         ));
         events.extend(step.rx);
+    }
+    if descramble {
+        let mut got: Vec<XgmiiWord> = Vec::new();
+        let mut out = vec![XgmiiWord::IDLE; 64];
+        let mut at = 0;
+        while at < lines.len() {
+            let lock = lines[at].1;
+            let run = lines[at..].iter().take_while(|l| l.1 == lock).count();
+            let blocks: Vec<Block> = lines[at..at + run].iter().map(|l| l.0).collect();
+            let mut rest: &[Block] = &blocks;
+            let mut cut = 1 + at % 37;
+            while !rest.is_empty() {
+                let take = rest.len().min(cut);
+                let room = 1 + (cut * 7) % 50;
+                let (c, n) = slice_rx.decode_slice(&rest[..take], lock, &mut out[..room]);
+                assert!(c <= take && n <= room);
+                got.extend_from_slice(&out[..n]);
+                rest = &rest[c..];
+                cut = 1 + (cut * 13 + c) % 64;
+            }
+            at += run;
+        }
+        let want: Vec<XgmiiWord> = events.iter().map(|e| e.word).collect();
+        assert_eq!(got, want, "decode_slice and push disagree");
+        assert_eq!(slice_rx.status, rx.status, "decode_slice and push: registers");
+        assert_eq!(slice_rx.ber, rx.ber, "decode_slice and push: BER monitor");
+        assert_eq!(slice_rx.decoder, rx.decoder, "decode_slice and push: decoder");
+        assert_eq!(slice_rx.descrambler, rx.descrambler);
     }
     let last = rx.flush();
     assert_eq!(last.is_some(), !pushed.is_empty());
