@@ -195,7 +195,8 @@ fuzz_target!(|data: &[u8]| {
             if let Some(b) = fast.next_block() {
                 got.push((b.block, b.block_lock));
             } else if let Some((&w, tail)) = rest.split_first() {
-                fast.feed(w).expect("the gearbox takes a word when it holds no block");
+                fast.feed(w)
+                    .expect("the gearbox takes a word when it holds no block");
                 rest = tail;
             } else {
                 break;

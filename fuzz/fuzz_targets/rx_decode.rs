@@ -191,9 +191,15 @@ fuzz_target!(|data: &[u8]| {
         }
         let want: Vec<XgmiiWord> = events.iter().map(|e| e.word).collect();
         assert_eq!(got, want, "decode_slice and push disagree");
-        assert_eq!(slice_rx.status, rx.status, "decode_slice and push: registers");
+        assert_eq!(
+            slice_rx.status, rx.status,
+            "decode_slice and push: registers"
+        );
         assert_eq!(slice_rx.ber, rx.ber, "decode_slice and push: BER monitor");
-        assert_eq!(slice_rx.decoder, rx.decoder, "decode_slice and push: decoder");
+        assert_eq!(
+            slice_rx.decoder, rx.decoder,
+            "decode_slice and push: decoder"
+        );
         assert_eq!(slice_rx.descrambler, rx.descrambler);
     }
     let last = rx.flush();
