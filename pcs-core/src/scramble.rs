@@ -47,6 +47,8 @@ pub const fn scramble_payload(state: u64, payload: u64) -> u64 {
 /// `1 / (1 + x^39 + x^58) mod x^128 = 1 + x^39 + x^58 + x^78 + x^116 + x^117`, so the high word
 /// is `h ^ h << 39 ^ h << 58` plus what the low word carries into it:
 /// `t >> 25 ^ t >> 6 ^ t << 14 ^ t << 52 ^ t << 53`.
+///
+/// Spec: IEEE 802.3 §49.2.6, Figure 49-8.
 #[inline]
 #[must_use]
 pub const fn scramble_pair(state: u64, first: u64, second: u64) -> (u64, u64) {
@@ -104,6 +106,8 @@ impl Scrambler {
     }
 
     /// Scrambles two consecutive payloads ([`scramble_pair`]).
+    ///
+    /// Spec: IEEE 802.3 §49.2.6, Figure 49-8.
     #[inline]
     pub fn scramble_pair(&mut self, first: u64, second: u64) -> (u64, u64) {
         let (a, b) = scramble_pair(self.state, first, second);
