@@ -46,18 +46,26 @@ with open(out, "wb") as f:
 EOF
 }
 
+# With two CPUs or more, each tool sends from CPU 0; baser's capture thread runs on CPU 1.
+PIN=() TASKSET=()
+if [ "$(nproc)" -ge 2 ]; then
+    PIN=(--pin 0,1)
+    command -v taskset >/dev/null && TASKSET=(taskset -c 0)
+fi
+
 run() {
     local len=$1 count=$2 loops=$(( $2 / 1000 ))
     local pcap="$TMP/f$len.pcap"
     mkpcap "$len" "$pcap"
     local tr
-    tr=$(ip netns exec "$NS" tcpreplay --intf1="$A" --topspeed --preload-pcap --loop="$loops" "$pcap" 2>&1 |
+    tr=$(ip netns exec "$NS" "${TASKSET[@]}" tcpreplay --intf1="$A" --topspeed --preload-pcap \
+        --loop="$loops" "$pcap" 2>&1 |
         sed -n 's/.*Rated:.* \([0-9.]*\) pps.*/\1/p')
     ip netns exec "$NS" "$BASER" -q wire "$pcap" --tx "$A" --rx "$B" --topspeed --loop "$loops" \
-        --timeout-ms 2000 --json "$TMP/r$len.json" || true
+        --timeout-ms 2000 "${PIN[@]}" --json "$TMP/r$len.json" || true
     # The transmit ring too, for comparison (the default on a veth is sendmmsg).
     ip netns exec "$NS" "$BASER" -q wire "$pcap" --tx "$A" --rx "$B" --topspeed --loop "$loops" \
-        --timeout-ms 2000 --tx-path ring --json "$TMP/q$len.json" || true
+        --timeout-ms 2000 "${PIN[@]}" --tx-path ring --json "$TMP/q$len.json" || true
     python3 - "$TMP/r$len.json" "$TMP/q$len.json" "$len" "$tr" <<'EOF'
 import json, sys
 length, tr = sys.argv[3], float(sys.argv[4] or 0)
