@@ -18,7 +18,9 @@
 //!   and comes back as `/E/`; `DECODE(ENCODE(w)) == w` with the same class for every
 //!   transfer whose `T_TYPE` is not E;
 //! - the receiver's errored-block count equals the `/E/` transfers it produced, and both
-//!   scramblers end in the same state.
+//!   scramblers end in the same state;
+//! - `encode_slice` (the transmitter's short paths and two-block scrambler steps), fed the
+//!   same transfers in uneven chunks, gives the same line blocks as `step`.
 #![no_main]
 
 use baser_fuzz::Input;
@@ -169,10 +171,29 @@ fuzz_target!(|data: &[u8]| {
         descrambler_state: seed,
         ..PcsRxConfig::default()
     });
+    // The batch path (encode_slice: short paths, two blocks per scrambler step) on a second
+    // transmitter, fed in uneven chunks: the same line blocks as step by step.
+    let mut batch_tx = PcsTx::new(EncoderConfig::default(), seed);
+    let mut batch = vec![Block::IDLE; words.len()];
+    let mut at = 0;
+    let mut cut = 1 + words.len() % 7;
+    while at < words.len() {
+        let end = (at + cut).min(words.len());
+        assert_eq!(
+            batch_tx.encode_slice(&words[at..end], &mut batch[at..end]),
+            end - at
+        );
+        at = end;
+        cut = 1 + (cut * 5 + 3) % 40;
+    }
     let mut out = Vec::with_capacity(words.len());
     let mut rx_states = Vec::with_capacity(words.len());
     for (i, &w) in words.iter().enumerate() {
         let (line, ev) = tx.step(w);
+        assert_eq!(
+            batch[i], line,
+            "transfer {i}: encode_slice and step disagree"
+        );
         let enc = encode_word(w);
         assert_eq!(ev.class, enc.class, "transfer {i}");
         if ev.to == TxState::Error {
