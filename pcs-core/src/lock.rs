@@ -473,8 +473,9 @@ impl<W: SerdesWord> BlockAligner<W> {
             if room.is_empty() {
                 break;
             }
-            // The steady state: the gearbox's fast path. Valid headers in the steady state are only counted, in runs; any other header
-            // goes through the diagram, and the blocks after one that loses lock are left.
+            // The steady state: the gearbox's fast path. Valid headers in the steady state are
+            // only counted, in runs; any other header goes through the diagram, and the blocks
+            // after one that loses lock are left.
             let lock = &mut self.lock;
             let mut slip = false;
             let p = self.gearbox.cut_words(rest, room, |blocks, known_valid| {
