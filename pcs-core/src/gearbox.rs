@@ -651,10 +651,11 @@ impl<W: SerdesWord> RxGearbox<W> {
 
     /// The steady-state path of a receiver fed 64-bit words: cuts blocks straight from
     /// `words` by their bit position (each block independent of the one before, a few shifts
-    /// each) into `out`, then lets `accept` look at them (with how many of them, from the first,
-    /// are known to have a valid sync header) and say how many to keep, counted from the first; the gearbox then stands right after the blocks kept, as if they had been cut
-    /// one by one with [`feed`](Self::feed) and [`next_block`](Self::next_block), and the words
-    /// after them are not taken. Returns `(words taken, blocks kept)`.
+    /// each) into `out`, then lets `accept` look at them (with how many of them, from the
+    /// first, are known to have a valid sync header) and say how many to keep, counted from
+    /// the first; the gearbox then stands right after the blocks kept, as if they had been
+    /// cut one by one with [`feed`](Self::feed) and [`next_block`](Self::next_block), and the
+    /// words after them are not taken. Returns `(words taken, blocks kept)`.
     ///
     /// Does nothing (returns zeros) unless the words are 64 bits wide, nothing is pending, no
     /// slip is owed and no whole block is held; it also leaves the last one or two blocks of
