@@ -599,6 +599,7 @@ impl<W: SerdesWord> RxGearbox<W> {
     /// `Err(word)` when the gearbox is full (more than 128 bits held).
     ///
     /// Spec: IEEE 802.3 §49.2.4.
+    #[inline]
     pub fn feed(&mut self, word: W) -> Result<(), W> {
         // Fast path: nothing pending, no slip owed, room for the whole word.
         if self.pending_len == 0 && self.owed_slips == 0 && ACC_BITS - self.len >= W::BITS {
@@ -606,6 +607,13 @@ impl<W: SerdesWord> RxGearbox<W> {
             self.len += W::BITS;
             return Ok(());
         }
+        self.feed_slow(word)
+    }
+
+    /// [`feed`](Self::feed) with bits pending or slips owed, out of line.
+    #[cold]
+    #[inline(never)]
+    fn feed_slow(&mut self, word: W) -> Result<(), W> {
         self.settle();
         if self.pending_len != 0 {
             return Err(word);
@@ -619,6 +627,7 @@ impl<W: SerdesWord> RxGearbox<W> {
     /// Cuts the next block at the current alignment, if 66 bits are held.
     ///
     /// Spec: IEEE 802.3 §49.2.4.
+    #[inline]
     pub fn next_block(&mut self) -> Option<RxBlock> {
         // Fast path: nothing pending and no slip owed, so settling would change nothing.
         if self.pending_len == 0 && self.owed_slips == 0 {
@@ -634,6 +643,13 @@ impl<W: SerdesWord> RxGearbox<W> {
             self.bit_offset = self.bit_offset.wrapping_add(u64::from(BLOCK_BITS));
             return Some(out);
         }
+        self.next_block_slow()
+    }
+
+    /// [`next_block`](Self::next_block) with bits pending or slips owed, out of line.
+    #[cold]
+    #[inline(never)]
+    fn next_block_slow(&mut self) -> Option<RxBlock> {
         self.settle();
         if self.len < BLOCK_BITS {
             return None;

@@ -414,6 +414,7 @@ impl<W: SerdesWord> BlockAligner<W> {
     /// Cuts the next block, tests its header, and slips if block lock asks.
     ///
     /// Spec: IEEE 802.3 §49.2.9, Fig. 49-14.
+    #[inline(always)]
     pub fn next_block(&mut self) -> Option<AlignedBlock> {
         let rx = self.gearbox.next_block()?;
         let action = self.lock.step(rx.block.sync);
