@@ -631,19 +631,22 @@ impl<W: SerdesWord> RxGearbox<W> {
     pub fn next_block(&mut self) -> Option<RxBlock> {
         // Fast path: nothing pending and no slip owed, so settling would change nothing.
         if self.pending_len == 0 && self.owed_slips == 0 {
-            if self.len < BLOCK_BITS {
-                return None;
-            }
-            let out = RxBlock {
-                block: bits_to_block(self.acc),
-                bit_offset: self.bit_offset,
-            };
-            self.acc >>= BLOCK_BITS;
-            self.len -= BLOCK_BITS;
-            self.bit_offset = self.bit_offset.wrapping_add(u64::from(BLOCK_BITS));
-            return Some(out);
+            return (self.len >= BLOCK_BITS).then(|| self.cut_block());
         }
         self.next_block_slow()
+    }
+
+    /// Takes the 66 bits at the front of the accumulator (the caller checked they are there).
+    #[inline]
+    fn cut_block(&mut self) -> RxBlock {
+        let out = RxBlock {
+            block: bits_to_block(self.acc),
+            bit_offset: self.bit_offset,
+        };
+        self.acc >>= BLOCK_BITS;
+        self.len -= BLOCK_BITS;
+        self.bit_offset = self.bit_offset.wrapping_add(u64::from(BLOCK_BITS));
+        out
     }
 
     /// [`next_block`](Self::next_block) with bits pending or slips owed, out of line.
@@ -654,13 +657,7 @@ impl<W: SerdesWord> RxGearbox<W> {
         if self.len < BLOCK_BITS {
             return None;
         }
-        let out = RxBlock {
-            block: bits_to_block(self.acc),
-            bit_offset: self.bit_offset,
-        };
-        self.acc >>= BLOCK_BITS;
-        self.len -= BLOCK_BITS;
-        self.bit_offset = self.bit_offset.wrapping_add(u64::from(BLOCK_BITS));
+        let out = self.cut_block();
         self.settle();
         Some(out)
     }

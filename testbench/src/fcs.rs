@@ -28,13 +28,6 @@ impl FcsEngine for FastFcs {
     fn finalize(digest: Self::Digest) -> u32 {
         digest.finalize()
     }
-
-    #[inline]
-    fn checksum(bytes: &[u8]) -> u32 {
-        let mut digest = Self::digest();
-        digest.update(bytes);
-        digest.finalize()
-    }
 }
 
 /// The transmitter with the fast engine.

@@ -562,6 +562,14 @@ impl MmsgSender {
     /// # Errors
     /// sendmmsg failed (EMSGSIZE above the MTU...), or the queue stayed full.
     pub fn flush(&mut self, timeout: Duration) -> io::Result<()> {
+        let sent = self.send_all(timeout);
+        self.frames.clear();
+        self.arena.clear();
+        sent
+    }
+
+    /// Sends every queued frame (see [`Self::flush`]).
+    fn send_all(&mut self, timeout: Duration) -> io::Result<()> {
         let end = std::time::Instant::now() + timeout;
         let base = self.arena.as_mut_ptr();
         let mut iovs: Vec<libc::iovec> = self
@@ -607,15 +615,9 @@ impl MmsgSender {
                 {
                     std::thread::sleep(Duration::from_micros(20));
                 }
-                _ => {
-                    self.frames.clear();
-                    self.arena.clear();
-                    return Err(e);
-                }
+                _ => return Err(e),
             }
         }
-        self.frames.clear();
-        self.arena.clear();
         Ok(())
     }
 }
