@@ -1,4 +1,4 @@
-//! `baser check`'s frame comparison (`testbench::compare::compare`) on arbitrary pairs of
+//! `baser check`'s frame comparison (`baser_engine::judge::compare`) on arbitrary pairs of
 //! expected and received frame lists.
 //!
 //! Input: a count of expected frames, each from a small alphabet of lengths (around the
@@ -20,8 +20,9 @@
 use baser_fuzz::Input;
 use libfuzzer_sys::fuzz_target;
 use mac_core::rx::RxClass;
-use testbench::compare::{compare, content, Expected, Status, MIN_UNPADDED};
-use testbench::pipeline::{class_name, Placement, ReceivedFrame};
+use baser_engine::judge::{compare, content, Expected, Status, MIN_UNPADDED};
+use baser_engine::rx::{class_name, ReceivedFrame};
+use baser_engine::tx::Placement;
 
 const LENGTHS: [usize; 8] = [0, 1, 14, 59, 60, 61, 64, 100];
 const CLASSES: [RxClass; 8] = [

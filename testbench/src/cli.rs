@@ -35,6 +35,8 @@ pub enum Error {
     Input(InputError),
     /// An output file cannot be written.
     Output(PathBuf, std::io::Error),
+    /// An output failed inside a chain (the message names the file).
+    Sink(std::io::Error),
 }
 
 impl fmt::Display for Error {
@@ -43,6 +45,7 @@ impl fmt::Display for Error {
             Self::Usage(m) => write!(f, "{m}"),
             Self::Input(e) => write!(f, "{e}"),
             Self::Output(p, e) => write!(f, "{}: cannot write: {e}", p.display()),
+            Self::Sink(e) => write!(f, "{e}"),
         }
     }
 }
@@ -150,7 +153,10 @@ pub fn finish_pcs_check(
         let _ = writeln!(
             o,
             "  {} blocks compared, {} differ; DUT missing {} blocks, extra {}",
-            rep.blocks_compared, rep.blocks_divergent, rep.dut_missing_blocks, rep.dut_extra_blocks
+            rep.counts.blocks_compared,
+            rep.counts.blocks_divergent,
+            rep.counts.dut_missing_blocks,
+            rep.counts.dut_extra_blocks
         );
         let _ = report::write_failures(&mut o, cases, reports.max_report.max(1));
         for d in rep
@@ -170,21 +176,22 @@ pub fn finish_pcs_check(
     Ok(if failed { Verdict::Fail } else { Verdict::Pass })
 }
 
-use crate::compare::{self, Comparison, Expected, Status};
 use crate::format::b66::{B66Header, B66Writer, Scrambling};
 use crate::format::bits::BitsWriter;
 use crate::format::pcap::{FrameReader, FrameWriter};
 use crate::format::vcd::VcdWriter;
 use crate::format::xgmii::{XgmiiReader, XgmiiWriter};
-use crate::inject::{Fault, FaultChannel};
-use crate::pipeline::{
-    self, FrameCounts, PcsSummary, ReceivedFrame, RxOptions, RxSink, TxChain, TxOptions, TxSink,
-};
-use crate::profile::Profile;
+use crate::stream;
+use baser_engine::inject::{Fault, FaultChannel};
+use baser_engine::judge::{self, Comparison, Expected, Status};
+use baser_engine::rx::{FrameCounts, FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink};
+use baser_engine::tx::{TxBatch, TxChain, TxForms, TxOptions, TxSink};
+use baser_engine::Profile;
 use mac_core::frame::{MaxFrameLength, Padding};
 use mac_core::rx::RxConfig;
 use mac_core::tx::{DicMode, TxConfig};
-use pcs_core::{Block, XgmiiWord};
+use pcs_core::gearbox::PartialWord;
+use pcs_core::Block;
 use serde::Serialize;
 use std::fs::File;
 use std::io::BufWriter;
@@ -228,12 +235,19 @@ pub struct EncodeArgs {
     #[arg(long)]
     pub no_pad: bool,
     /// Compatibility profile.
-    #[arg(long, value_enum, default_value_t = Profile::Ieee)]
+    #[arg(long, value_parser = crate::cli::profile_parser(), default_value_t = Profile::Ieee)]
     pub profile: Profile,
     /// Put a fault on the line (.b66 and .bits outputs): flip:BIT, burst:BIT:LEN,
     /// ber:RATE[:SEED], header:BLOCK, slip:BIT:+N|-N, drop:BLOCK, dup:BLOCK. Repeatable.
     #[arg(long, value_parser = parse_fault)]
     pub inject: Vec<Fault>,
+}
+
+/// The `--profile` parser: the engine's profile names, listed in `--help`.
+pub fn profile_parser() -> impl clap::builder::TypedValueParser<Value = Profile> {
+    use clap::builder::TypedValueParser;
+    let names: Vec<&'static str> = Profile::ALL.iter().map(|p| p.name()).collect();
+    clap::builder::PossibleValuesParser::new(names).map(|s| s.parse().unwrap_or_default())
 }
 
 fn parse_fault(s: &str) -> Result<Fault, String> {
@@ -258,11 +272,15 @@ struct FileSinks {
     vcd: Option<(PathBuf, VcdWriter<BufWriter<File>>)>,
     /// With `--inject`, the line blocks go through this channel before `.b66`/`.bits`.
     channel: Option<FaultChannel>,
-    failed: Option<PathBuf>,
 }
 
 fn io_err(p: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |e| Error::Output(p.to_path_buf(), e)
+}
+
+/// An output error that names the file, for errors that pass through the engine.
+fn named(p: &Path, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{}: cannot write: {e}", p.display()))
 }
 
 fn create(p: &Path) -> Result<BufWriter<File>, Error> {
@@ -271,27 +289,57 @@ fn create(p: &Path) -> Result<BufWriter<File>, Error> {
         .map_err(|e| Error::Output(p.to_path_buf(), e))
 }
 
-impl TxSink for FileSinks {
-    fn put(&mut self, word: XgmiiWord, block: Block, line: Block) -> std::io::Result<()> {
-        macro_rules! put {
-            ($f:ident, $e:expr) => {
-                if let Some((p, w)) = self.$f.as_mut() {
-                    if let Err(e) = $e(w) {
-                        self.failed = Some(p.clone());
-                        return Err(e);
-                    }
-                }
-            };
+/// Writes each item of `items` with `write`, naming the file in an error.
+fn write_all<W, T: Copy>(
+    out: &mut Option<(PathBuf, W)>,
+    items: &[T],
+    mut write: impl FnMut(&mut W, T) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if let Some((p, w)) = out.as_mut() {
+        for &x in items {
+            write(w, x).map_err(|e| named(p, e))?;
         }
-        put!(xgmii, |w: &mut XgmiiWriter<_>| w.write(word));
-        put!(b66u, |w: &mut B66Writer<_>| w.write(block));
-        put!(vcd, |w: &mut VcdWriter<_>| w.write(word, line));
+    }
+    Ok(())
+}
+
+impl TxSink for FileSinks {
+    fn forms(&self) -> TxForms {
+        TxForms {
+            unscrambled: self.b66u.is_some(),
+            serial: self.bits.is_some() && self.channel.is_none(),
+        }
+    }
+
+    fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {
+        write_all(&mut self.xgmii, b.words, |w, x| w.write(x))?;
+        write_all(&mut self.b66u, b.unscrambled.unwrap_or_default(), |w, x| {
+            w.write(x)
+        })?;
+        if let Some((p, w)) = self.vcd.as_mut() {
+            for (word, line) in b.words.iter().zip(b.line) {
+                w.write(*word, *line).map_err(|e| named(p, e))?;
+            }
+        }
         if let Some(c) = self.channel.as_mut() {
-            c.push(line);
+            for &line in b.line {
+                c.push(line);
+            }
             return Ok(());
         }
-        put!(b66, |w: &mut B66Writer<_>| w.write(line));
-        put!(bits, |w: &mut BitsWriter<_>| w.write(line));
+        write_all(&mut self.b66, b.line, |w, x| w.write(x))?;
+        if let Some((p, w)) = self.bits.as_mut() {
+            w.write_words(b.serial).map_err(|e| named(p, e))?;
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, tail: Option<PartialWord<u64>>) -> std::io::Result<()> {
+        if self.channel.is_none() {
+            if let Some((p, w)) = self.bits.take() {
+                w.finish(tail).map_err(|e| named(&p, e))?;
+            }
+        }
         Ok(())
     }
 }
@@ -349,7 +397,6 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         bits: None,
         vcd: None,
         channel: (!a.inject.is_empty()).then(|| FaultChannel::new(&a.inject)),
-        failed: None,
     };
     if let Some(p) = &a.xgmii {
         sinks.xgmii = Some((
@@ -399,7 +446,7 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
             a.idle_blocks
         },
     };
-    let mut chain = TxChain::new(&opt, sinks).map_err(|e| Error::Output(PathBuf::new(), e))?;
+    let mut chain = TxChain::new(&opt, sinks);
     let mut frames = 0u64;
     match kind {
         Kind::Frames => {
@@ -416,21 +463,24 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         }
         _ => {
             let file = File::open(&a.input).map_err(|e| InputError::io(&a.input, &e))?;
+            let mut piece = Vec::with_capacity(4096);
             for w in XgmiiReader::new(std::io::BufReader::with_capacity(1 << 16, file), &a.input) {
-                chain
-                    .word(w?)
-                    .map_err(|e| Error::Output(PathBuf::new(), e))?;
+                piece.push(w?);
+                if piece.len() == piece.capacity() {
+                    chain.words(&piece);
+                    piece.clear();
+                }
             }
+            chain.words(&piece);
         }
     }
-    let (sinks, blocks, _) = if kind == Kind::Frames {
-        chain
-            .finish()
-            .map_err(|e| Error::Output(PathBuf::new(), e))?
+    let (sinks, totals) = if kind == Kind::Frames {
+        chain.finish()
     } else {
-        let b = chain.blocks();
-        (chain_into_sink(chain), b, 0)
-    };
+        chain.end()
+    }
+    .map_err(Error::Sink)?;
+    let blocks = totals.blocks;
     let FileSinks {
         xgmii,
         mut b66,
@@ -467,7 +517,7 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         w.finish().map_err(io_err(&p))?;
     }
     if let Some((p, w)) = bits {
-        w.finish().map_err(io_err(&p))?;
+        w.finish(None).map_err(io_err(&p))?;
     }
     if let Some((p, w)) = vcd {
         w.finish().map_err(io_err(&p))?;
@@ -493,10 +543,6 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
     Ok(Verdict::Pass)
 }
 
-fn chain_into_sink<S: TxSink>(chain: TxChain<S>) -> S {
-    chain.into_sink()
-}
-
 /// Options of `baser decode`.
 #[derive(clap::Args, Debug)]
 pub struct DecodeArgs {
@@ -515,7 +561,7 @@ pub struct DecodeArgs {
     #[arg(long, default_value_t = 1518)]
     pub max_frame_length: u16,
     /// Compatibility profile.
-    #[arg(long, value_enum, default_value_t = Profile::Ieee)]
+    #[arg(long, value_parser = crate::cli::profile_parser(), default_value_t = Profile::Ieee)]
     pub profile: Profile,
     /// Events (E transitions, link fault changes) listed in detail.
     #[arg(long, default_value_t = 20)]
@@ -534,35 +580,39 @@ fn max_frame(n: u16) -> MaxFrameLength {
     }
 }
 
-/// Writes decoded transfers and frames to files.
+/// Writes decoded transfers and frames to files, and keeps what a check needs.
 struct DecodeSinks {
-    xgmii: Option<XgmiiWriter<BufWriter<File>>>,
-    pcap: Option<FrameWriter<BufWriter<File>>>,
+    xgmii: Option<(PathBuf, XgmiiWriter<BufWriter<File>>)>,
+    pcap: Option<(PathBuf, FrameWriter<BufWriter<File>>)>,
     frames: Option<Vec<ReceivedFrame>>,
     blocks: Option<Vec<Block>>,
 }
 
 impl RxSink for DecodeSinks {
-    fn word(&mut self, _index: u64, word: XgmiiWord, block: Option<Block>) -> std::io::Result<()> {
-        if let Some(b) = self.blocks.as_mut() {
-            b.push(block.unwrap_or(Block {
-                sync: pcs_core::SyncHeader::from_bits(0),
-                payload: 0,
-            }));
-        }
-        match self.xgmii.as_mut() {
-            Some(w) => w.write(word),
-            None => Ok(()),
-        }
+    fn wants_blocks(&self) -> bool {
+        self.blocks.is_some()
     }
 
-    fn frame(&mut self, f: &ReceivedFrame) -> std::io::Result<()> {
-        if let Some(w) = self.pcap.as_mut() {
+    fn words(
+        &mut self,
+        _first: u64,
+        words: &[pcs_core::XgmiiWord],
+        blocks: Option<&[Block]>,
+    ) -> std::io::Result<()> {
+        if let (Some(keep), Some(b)) = (self.blocks.as_mut(), blocks) {
+            keep.extend_from_slice(b);
+        }
+        write_all(&mut self.xgmii, words, |w, x| w.write(x))
+    }
+
+    fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
+        if let Some((p, w)) = self.pcap.as_mut() {
             let ns = (f.start.block * 8 + f.start.lane as u64) * 800 / 1000;
-            w.write(std::time::Duration::from_nanos(ns), compare::content(f))?;
+            w.write(std::time::Duration::from_nanos(ns), f.content())
+                .map_err(|e| named(p, e))?;
         }
         if let Some(v) = self.frames.as_mut() {
-            v.push(f.clone());
+            v.push(f.to_owned());
         }
         Ok(())
     }
@@ -602,43 +652,40 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
         blocks: None,
     };
     if let Some(p) = &a.xgmii {
-        sinks.xgmii = Some(
+        sinks.xgmii = Some((
+            p.clone(),
             XgmiiWriter::new(create(p)?, &[&made_by]).map_err(|e| Error::Output(p.clone(), e))?,
-        );
+        ));
     }
     if let Some(p) = &a.pcap {
-        sinks.pcap = Some(FrameWriter::new(create(p)?).map_err(|e| Error::Output(p.clone(), e))?);
+        sinks.pcap = Some((
+            p.clone(),
+            FrameWriter::new(create(p)?).map_err(|e| Error::Output(p.clone(), e))?,
+        ));
     }
     let opt = RxOptions {
         profile: a.profile,
         mac: RxConfig {
             max_frame_length: max_frame(a.max_frame_length),
         },
+        max_events: a.max_report,
     };
     let bar = progress_bar(&a.input, out);
-    let (pcs, counts) = if a.inject.is_empty() {
-        pipeline::decode(&a.input, &opt, &mut sinks, a.max_report, &|n| bar.set(n))?
+    let (pcs, counts, mut sinks) = if a.inject.is_empty() {
+        stream::decode_path(&a.input, &opt, sinks, &|n| bar.set(n))?
     } else {
         let bytes = injected_line(&a.input, kind, &a.inject)?;
         let label = a.input.with_extension("bits");
-        pipeline::decode_reader(
-            "bits",
-            &bytes[..],
-            &label,
-            &opt,
-            &mut sinks,
-            a.max_report,
-            &|n| bar.set(n),
-        )?
+        stream::decode_reader("bits", &bytes[..], &label, &opt, sinks, &|n| bar.set(n))?
     };
     bar.done();
-    if let (Some(w), Some(p)) = (sinks.xgmii.take(), &a.xgmii) {
-        w.finish().map_err(|e| Error::Output(p.clone(), e))?;
+    if let Some((p, w)) = sinks.xgmii.take() {
+        w.finish().map_err(|e| Error::Output(p, e))?;
     }
-    if let (Some(w), Some(p)) = (sinks.pcap.take(), &a.pcap) {
-        w.finish().map_err(|e| Error::Output(p.clone(), e))?;
+    if let Some((p, w)) = sinks.pcap.take() {
+        w.finish().map_err(|e| Error::Output(p, e))?;
     }
-    let clean = pcs_clean(&pcs) && counts.by_class.keys().all(|k| k == "ok");
+    let clean = pcs.clean() && counts.by_class.keys().all(|k| k == "ok");
     let verdict = if clean { Verdict::Pass } else { Verdict::Fail };
     if let Some(p) = &a.json {
         let doc = DecodeReport {
@@ -710,16 +757,6 @@ fn injected_line(path: &Path, kind: Kind, faults: &[Fault]) -> Result<Vec<u8>, E
         }
     }
     Ok(channel.finish())
-}
-
-/// True when the PCS saw nothing wrong.
-pub fn pcs_clean(p: &PcsSummary) -> bool {
-    (p.lock_acquired.is_some() || p.input == "xgmii")
-        && p.lock_losses.is_empty()
-        && p.hi_ber_episodes.is_empty()
-        && p.invalid_headers == 0
-        && p.errored_blocks == 0
-        && p.link_fault == "Ok"
 }
 
 fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize) {
@@ -831,8 +868,8 @@ struct FrameCheckReport<'a> {
     dut: String,
     profile: &'static str,
     summary: FrameCheckSummary,
-    frames: &'a [compare::FrameResult],
-    extra_frames: &'a [compare::ExtraFrame],
+    frames: &'a [judge::FrameResult],
+    extra_frames: &'a [judge::ExtraFrame],
     pcs: &'a PcsSummary,
     #[serde(skip_serializing_if = "Option::is_none")]
     blocks: Option<&'a BlockComparison>,
@@ -890,26 +927,22 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         mac: RxConfig {
             max_frame_length: max_frame(limit),
         },
+        max_events: reports.max_report.max(20),
     };
-    let mut sinks = DecodeSinks {
+    let sinks = DecodeSinks {
         xgmii: None,
         pcap: None,
         frames: Some(Vec::new()),
-        blocks: a.blocks.then(Vec::new),
+        blocks: (a.blocks && kind != Kind::Xgmii).then(Vec::new),
     };
     let bar = progress_bar(&a.dut, out);
-    let (pcs, counts) =
-        pipeline::decode(&a.dut, &opt, &mut sinks, reports.max_report.max(20), &|n| {
-            bar.set(n)
-        })?;
+    let (pcs, counts, mut sinks) = stream::decode_path(&a.dut, &opt, sinks, &|n| bar.set(n))?;
     bar.done();
     let received = sinks.frames.take().unwrap_or_default();
-    let cmp = compare::compare(&expected, &received);
+    let cmp = judge::compare(&expected, &received);
     let block_cmp = match sinks.blocks.take() {
-        Some(dut_blocks) if kind != Kind::Xgmii => {
-            Some(compare_blocks(&expected, &dut_blocks, a.profile)?)
-        }
-        _ => None,
+        Some(dut_blocks) => Some(compare_blocks(&expected, &dut_blocks, a.profile)?),
+        None => None,
     };
     let cases = frame_cases(&cmp, &pcs, block_cmp.as_ref(), &a.dut);
     let failed = cases.iter().any(Case::failed);
@@ -999,7 +1032,7 @@ fn frame_cases(
     let mut cases = Vec::new();
     for f in &cmp.frames {
         let name = format!("frame {} ({} octets)", f.expected_index, f.length);
-        let at = |f: &compare::FrameResult| match (f.start_block, f.start_lane) {
+        let at = |f: &judge::FrameResult| match (f.start_block, f.start_lane) {
             (Some(b), Some(l)) => format!(
                 " (DUT frame {} at block {b} lane {l})",
                 f.received_index.unwrap_or(0)
@@ -1161,16 +1194,13 @@ fn compare_blocks(
         seed: pcs_core::scramble::DEFAULT_STATE,
         idle_blocks: 0,
     };
-    let mut chain = TxChain::new(&opt, pipeline::VecSink::default())
-        .map_err(|e| Error::Output(PathBuf::new(), e))?;
+    let mut chain = TxChain::new(&opt, baser_engine::tx::VecSink::default());
     for e in expected {
         chain
             .frame(&e.data, None)
             .map_err(|m| Error::Usage(format!("expected frame {}: {m}", e.index)))?;
     }
-    let (model, _, _) = chain
-        .finish()
-        .map_err(|e| Error::Output(PathBuf::new(), e))?;
+    let (model, _) = chain.finish().map_err(Error::Sink)?;
     let is_start =
         |b: &Block| pcs_core::block::decode_block(*b).class == pcs_core::BlockClass::Start;
     let m0 = model.blocks.iter().position(is_start).unwrap_or(0);
@@ -1194,8 +1224,8 @@ fn compare_blocks(
             if cmp.first.is_none() {
                 cmp.first = Some((
                     (d0 + k) as u64,
-                    crate::describe::block(*m),
-                    crate::describe::block(*d),
+                    baser_engine::describe::block(*m),
+                    baser_engine::describe::block(*d),
                 ));
             }
         }
@@ -1212,9 +1242,9 @@ pub struct BenchArgs {
     /// Timed runs per measurement (the median is reported, with the spread).
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
-    /// Traffic mixes (default: all three).
-    #[arg(long, value_enum)]
-    pub mix: Vec<crate::bench::Mix>,
+    /// Traffic mixes: min, max, uniform (default: all three).
+    #[arg(long)]
+    pub mix: Vec<baser_engine::bench::Mix>,
     /// Also write the table as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -1225,7 +1255,7 @@ pub struct BenchArgs {
 /// # Errors
 /// The JSON file cannot be written.
 pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
-    use crate::bench::{memcpy_gbs, run_mix, Mix};
+    use baser_engine::bench::{memcpy_gbs, run_mix, Mix};
     let time = std::time::Duration::from_secs_f64(a.seconds.max(0.1));
     let mixes = if a.mix.is_empty() {
         vec![Mix::Uniform, Mix::Min, Mix::Max]
@@ -1261,7 +1291,7 @@ pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
         struct Doc<'a> {
             memcpy_gbs: f64,
             line_rate_gbps: f64,
-            measurements: &'a [crate::bench::Measurement],
+            measurements: &'a [baser_engine::bench::Measurement],
         }
         let doc = Doc {
             memcpy_gbs: memcpy,

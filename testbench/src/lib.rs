@@ -1,16 +1,10 @@
-//! The test bench around the cores: file formats, pipelines, comparison and reports, and the
-//! `baser` command.
+//! The `baser` command around the engine: file formats, reports, the wire link, and one
+//! function per command.
 #![deny(unsafe_code)]
 
-pub mod bench;
 pub mod cli;
-pub mod compare;
-pub mod describe;
-pub mod fcs;
 pub mod format;
-pub mod inject;
 pub mod pcs_check;
-pub mod pipeline;
-pub mod profile;
 pub mod report;
+pub mod stream;
 pub mod wire;

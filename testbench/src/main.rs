@@ -3,10 +3,10 @@
 //! Exit status: 0 all good; 1 the DUT diverged from the model (or a decoded stream held
 //! errors); 2 bad usage or unreadable input, with a message naming the file and line.
 
+use baser_engine::Profile;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use testbench::profile::Profile;
 use testbench::{cli, pcs_check};
 
 #[derive(Parser)]
@@ -60,7 +60,7 @@ struct CheckArgs {
     #[arg(long)]
     fcs_included: bool,
     /// Compatibility profile.
-    #[arg(long, value_enum, default_value_t = Profile::Ieee)]
+    #[arg(long, value_parser = cli::profile_parser(), default_value_t = Profile::Ieee)]
     profile: Profile,
     /// Skip this many leading DUT blocks (pipeline latency of the dump; --xgmii only).
     #[arg(long, default_value_t = 0)]

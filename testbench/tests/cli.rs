@@ -500,3 +500,59 @@ fn decode_of_the_expected_b66_gives_the_expected_xgmii_line_for_line() {
         assert_eq!(lines(&out), want, "{case}");
     }
 }
+
+/// The verdict comes from the counts, whatever the report limit keeps in detail
+/// (`--max-report 0` once made a failing PCS check say PASS).
+#[test]
+fn every_report_limit_keeps_a_failing_verdict() {
+    let s = Scratch::new("limits");
+    let orig =
+        std::fs::read_to_string("../vectors/control-blocks/expected-unscrambled.b66").unwrap();
+    let mut lines: Vec<String> = orig.lines().map(String::from).collect();
+    let l = &lines[6];
+    let p = u64::from_str_radix(&l[2..], 16).unwrap() ^ (1 << 40);
+    lines[6] = format!("{} {p:016x}", &l[..1]);
+    let dut = s.file("dut.b66", (lines.join("\n") + "\n").as_bytes());
+    let json = s.path("r.json");
+    for limit in [Some("0"), Some("1"), None] {
+        let mut args = vec![
+            "check",
+            "--xgmii",
+            "vectors/control-blocks/input.xgmii",
+            "--dut",
+            &dut,
+            "--json",
+            &json,
+        ];
+        if let Some(n) = limit {
+            args.extend(["--max-report", n]);
+        }
+        let o = baser(&args);
+        let (out, _) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "--max-report {limit:?}\n{out}");
+        assert!(out.contains("1 of 44 blocks differ"), "{out}");
+        assert!(out.lines().last() == Some("FAIL"), "{out}");
+        let doc = std::fs::read_to_string(&json).unwrap();
+        assert!(doc.contains("\"verdict\": \"fail\""), "{doc}");
+    }
+    // The frame check and decode on the demo DUT (three faults) at every limit.
+    for limit in [Some("0"), Some("1"), None] {
+        let mut check = vec![
+            "check",
+            "--frames",
+            "vectors/demo/frames.pcap",
+            "--dut",
+            "vectors/demo/dut.b66",
+        ];
+        let mut decode = vec!["decode", "vectors/demo/dut.b66"];
+        if let Some(n) = limit {
+            check.extend(["--max-report", n]);
+            decode.extend(["--max-report", n]);
+        }
+        for args in [check, decode] {
+            let o = baser(&args);
+            let (out, _) = text(&o);
+            assert_eq!(o.status.code(), Some(1), "{args:?}\n{out}");
+        }
+    }
+}

@@ -2,6 +2,7 @@
 //! equal the committed files byte for byte. `BASER_BLESS=1 cargo test --test golden` rewrites
 //! them on purpose. vectors/README.md says how each case was made and what checked it.
 
+use baser_engine::Profile;
 use pcs_core::gearbox::TxGearbox;
 use pcs_core::scramble::{Scrambler, DEFAULT_STATE};
 use pcs_core::{Block, SyncHeader, XgmiiWord};
@@ -10,7 +11,6 @@ use testbench::cli::{self, EncodeArgs, Output};
 use testbench::format::b66::{B66Header, B66Reader, B66Writer, Scrambling};
 use testbench::format::pcap::FrameWriter;
 use testbench::format::xgmii::XgmiiWriter;
-use testbench::profile::Profile;
 
 /// What goes into a case.
 enum Input {

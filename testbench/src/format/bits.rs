@@ -2,14 +2,15 @@
 //! back. A received stream may start at any bit (block lock finds the boundary); a written
 //! one starts at a block boundary, and its last byte is padded with zero bits.
 
-use pcs_core::gearbox::TxGearbox;
+use pcs_core::gearbox::{PartialWord, TxGearbox};
 use pcs_core::Block;
 use std::io::Write;
 
-/// Writes line blocks as a bit stream.
+/// Writes a bit stream: serial words from the TX chain's gearbox, or blocks one at a time.
 pub struct BitsWriter<W: Write> {
     inner: W,
-    gearbox: TxGearbox<u8>,
+    gearbox: TxGearbox<u64>,
+    bytes: Vec<u8>,
 }
 
 impl<W: Write> BitsWriter<W> {
@@ -18,6 +19,7 @@ impl<W: Write> BitsWriter<W> {
         Self {
             inner,
             gearbox: TxGearbox::new(),
+            bytes: Vec::new(),
         }
     }
 
@@ -26,19 +28,33 @@ impl<W: Write> BitsWriter<W> {
     /// # Errors
     /// The writer failed.
     pub fn write(&mut self, b: Block) -> std::io::Result<()> {
-        let bytes = self.gearbox.push_block(b);
-        self.inner.write_all(bytes.as_slice())
+        let words = self.gearbox.push_block(b);
+        self.write_words(words.as_slice())
     }
 
-    /// Writes the partial last byte (zero padded); returns the number of padding bits.
+    /// Writes whole 64-bit serial words (bit 0 first on the wire: little-endian bytes).
     ///
     /// # Errors
     /// The writer failed.
-    pub fn finish(mut self) -> std::io::Result<u32> {
-        let pad = match self.gearbox.flush() {
+    pub fn write_words(&mut self, words: &[u64]) -> std::io::Result<()> {
+        self.bytes.clear();
+        self.bytes
+            .extend(words.iter().flat_map(|w| w.to_le_bytes()));
+        self.inner.write_all(&self.bytes)
+    }
+
+    /// Writes the last partial word (given, or held from [`BitsWriter::write`]) as whole
+    /// bytes, the last one zero padded; returns the number of padding bits.
+    ///
+    /// # Errors
+    /// The writer failed.
+    pub fn finish(mut self, tail: Option<PartialWord<u64>>) -> std::io::Result<u32> {
+        let pad = match tail.or_else(|| self.gearbox.flush()) {
             Some(p) => {
-                self.inner.write_all(&[p.word])?;
-                8 - p.valid_bits
+                let n = p.valid_bits.div_ceil(8) as usize;
+                let bytes = p.word.to_le_bytes();
+                self.inner.write_all(bytes.get(..n).unwrap_or_default())?;
+                (8 - p.valid_bits % 8) % 8
             }
             None => 0,
         };
@@ -56,7 +72,7 @@ mod tests {
         let mut out = Vec::new();
         let mut w = BitsWriter::new(&mut out);
         w.write(Block::IDLE).unwrap();
-        let pad = w.finish().unwrap();
+        let pad = w.finish(None).unwrap();
         // 66 bits: header 1 -> bits 1,0; payload 0x1e -> bits 0,1,1,1,1,0,0,0 ...
         // byte 0 = h0 h1 p0..p5 = 1,0,0,1,1,1,1,0 (bit 0 first) = 0b0111_1001.
         assert_eq!(out[0], 0b0111_1001);

@@ -14,7 +14,7 @@
 //! A matched frame whose FCS was bad, or that the MAC classified as anything but ok, fails
 //! too.
 
-use crate::pipeline::{class_name, ReceivedFrame};
+use crate::rx::{class_name, ReceivedFrame};
 use mac_core::rx::RxClass;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -316,7 +316,7 @@ pub fn is_good(c: RxClass) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::Placement;
+    use crate::tx::Placement;
 
     fn exp(i: u64, fill: u8, len: usize) -> Expected {
         Expected {

@@ -5,7 +5,8 @@ use pcs_core::decode::{DecoderConfig, LinkDownOutput, LookAhead, RxMode};
 use pcs_core::encode::{EncoderConfig, TxMode};
 
 /// Which behaviour the model reproduces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Profile {
     /// Strict IEEE 802.3 (the default).
     #[default]
@@ -17,6 +18,9 @@ pub enum Profile {
 }
 
 impl Profile {
+    /// Every profile, in the order the help lists them.
+    pub const ALL: [Self; 2] = [Self::Ieee, Self::VerilogEthernet];
+
     /// The name as given on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -61,5 +65,28 @@ impl Profile {
             Self::Ieee => mac_core::tx::DicMode::Strict,
             Self::VerilogEthernet => mac_core::tx::DicMode::ResetOnIdle,
         }
+    }
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|p| p.name()).collect();
+                format!(
+                    "unknown profile `{s}`: expected one of {}",
+                    names.join(", ")
+                )
+            })
     }
 }

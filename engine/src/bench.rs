@@ -1,0 +1,298 @@
+//! Throughput of the model's chains, as `baser bench` and the criterion benches measure it:
+//!
+//! ```text
+//! TX: frames -> TxChain (MacTx, PcsTx, TxGearbox<u64>) -> serial words
+//! RX: serial words -> RxChain (BlockAligner, PcsRx, MacRx) -> frame counts
+//! ```
+//!
+//! These are the chains `baser encode` and `baser decode` run, with sinks that keep nothing
+//! instead of files. Throughput is line data: 66 bits per block, compared with the 10.3125
+//! Gb/s line rate. Each chain runs on one core.
+
+use crate::rx::{RxChain, RxInput, RxOptions};
+use crate::tx::{TxBatch, TxChain, TxForms, TxOptions, TxSink};
+use std::time::{Duration, Instant};
+
+/// 10GBASE-R line rate, bit/s.
+pub const LINE_RATE_10G: f64 = 10.3125e9;
+/// 25GBASE-R line rate, bit/s.
+pub const LINE_RATE_25G: f64 = 25.781_25e9;
+
+/// Frame lengths (without FCS) for a traffic mix, from a fixed seed.
+pub fn traffic(mix: Mix, count: usize) -> Vec<Vec<u8>> {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    (0..count)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = match mix {
+                Mix::Min => 60,
+                Mix::Max => 1514,
+                Mix::Uniform => 60 + (x % 1455) as usize,
+            };
+            let mut f = vec![0u8; len];
+            f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 1]);
+            f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 2]);
+            f[12..14].copy_from_slice(&[0x88, 0xb5]);
+            for (k, b) in f[14..].iter_mut().enumerate() {
+                *b = (k as u64 ^ x ^ i as u64) as u8;
+            }
+            f
+        })
+        .collect()
+}
+
+/// Frame length mixes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mix {
+    /// 64-octet frames (60 + FCS).
+    Min,
+    /// 1518-octet frames (1514 + FCS).
+    Max,
+    /// Uniform 64..=1518 octets.
+    Uniform,
+}
+
+impl std::str::FromStr for Mix {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "min" => Ok(Self::Min),
+            "max" => Ok(Self::Max),
+            "uniform" => Ok(Self::Uniform),
+            _ => Err(format!("unknown mix `{s}`: expected min, max or uniform")),
+        }
+    }
+}
+
+impl Mix {
+    /// The mix's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Min => "64-octet",
+            Self::Max => "1518-octet",
+            Self::Uniform => "uniform 64..1518",
+        }
+    }
+}
+
+/// A sink that keeps nothing: it folds every serial word, so that nothing is optimised away.
+#[derive(Default)]
+pub struct FoldSink {
+    /// The fold.
+    pub check: u64,
+}
+
+impl TxSink for FoldSink {
+    fn forms(&self) -> TxForms {
+        TxForms {
+            unscrambled: false,
+            serial: true,
+        }
+    }
+
+    fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {
+        self.check ^= b.serial.iter().fold(0, |a, w| a ^ w);
+        Ok(())
+    }
+}
+
+/// Keeps the serial words.
+#[derive(Default)]
+pub struct SerialSink {
+    /// The words.
+    pub words: Vec<u64>,
+}
+
+impl TxSink for SerialSink {
+    fn forms(&self) -> TxForms {
+        TxForms {
+            unscrambled: false,
+            serial: true,
+        }
+    }
+
+    fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {
+        self.words.extend_from_slice(b.serial);
+        Ok(())
+    }
+}
+
+/// The TX chain as users run it (`baser encode --bits` without the file), kept running.
+pub struct TxChainBench {
+    chain: TxChain<FoldSink>,
+}
+
+impl Default for TxChainBench {
+    fn default() -> Self {
+        let opt = TxOptions {
+            idle_blocks: 0,
+            ..TxOptions::default()
+        };
+        Self {
+            chain: TxChain::new(&opt, FoldSink::default()),
+        }
+    }
+}
+
+impl TxChainBench {
+    /// Sends frames; returns the line bits produced.
+    pub fn run(&mut self, frames: &[Vec<u8>]) -> u64 {
+        let before = self.chain.blocks();
+        for f in frames {
+            let _ = self.chain.frame(f, None);
+        }
+        (self.chain.blocks() - before) * 66
+    }
+
+    /// Sends 128 idles, the frames and a few idles, and keeps the serial words (input for the
+    /// RX chain), a whole number of 64-bit words (a multiple of 32 blocks), so that the stream
+    /// can be fed again and again without moving the block boundary.
+    pub fn stream(frames: &[Vec<u8>]) -> Vec<u64> {
+        let mut c = TxChain::new(&TxOptions::default(), SerialSink::default());
+        for f in frames {
+            let _ = c.frame(f, None);
+        }
+        c.idle(4);
+        let n = c.blocks();
+        c.idle((32 - n % 32) % 32);
+        c.end().map(|(s, _)| s.words).unwrap_or_default()
+    }
+}
+
+/// The RX chain as users run it (`baser decode x.bits` without the file), kept running.
+pub struct RxChainBench {
+    chain: RxChain<()>,
+}
+
+impl Default for RxChainBench {
+    fn default() -> Self {
+        Self {
+            chain: RxChain::new(&RxOptions::default(), RxInput::Serial, ()),
+        }
+    }
+}
+
+impl RxChainBench {
+    /// Receives serdes words; returns the line bits consumed.
+    pub fn run(&mut self, serdes: &[u64]) -> u64 {
+        let before = self.chain.blocks_received();
+        self.chain.push_serial(serdes);
+        (self.chain.blocks_received() - before) * 66
+    }
+
+    /// Frames received: good ones, and all others.
+    pub fn frames(&self) -> (u64, u64) {
+        let c = self.chain.counts();
+        let ok = c.by_class.get("ok").copied().unwrap_or(0);
+        (ok, c.total - ok)
+    }
+
+    /// Blocks received.
+    pub fn blocks_in(&self) -> u64 {
+        self.chain.blocks_received()
+    }
+}
+
+/// One measurement.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Measurement {
+    /// `tx` or `rx`.
+    pub chain: &'static str,
+    /// The traffic mix.
+    pub mix: &'static str,
+    /// Line data rate achieved, Gb/s (median of the runs).
+    pub gbps: f64,
+    /// Slowest and fastest run, Gb/s.
+    pub spread: (f64, f64),
+    /// Multiple of the 10.3125 Gb/s line rate.
+    pub x_10g: f64,
+    /// Multiple of the 25.78125 Gb/s line rate.
+    pub x_25g: f64,
+}
+
+/// Runs `f` (which returns line bits) repeatedly for about `time`, in `runs` separate timed
+/// runs; returns the median and spread in Gb/s.
+pub fn measure(time: Duration, runs: usize, mut f: impl FnMut() -> u64) -> (f64, f64, f64) {
+    let per = time / runs.max(1) as u32;
+    let mut rates: Vec<f64> = (0..runs.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            let mut bits = 0u64;
+            while start.elapsed() < per {
+                bits += f();
+            }
+            bits as f64 / start.elapsed().as_secs_f64() / 1e9
+        })
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    (rates[rates.len() / 2], rates[0], rates[rates.len() - 1])
+}
+
+/// memcpy bandwidth of this machine, GB/s (64 MiB copies), as a reference for the figures.
+pub fn memcpy_gbs(time: Duration) -> f64 {
+    let src = vec![0x5au8; 64 << 20];
+    let mut dst = vec![0u8; 64 << 20];
+    let start = Instant::now();
+    let mut bytes = 0u64;
+    while start.elapsed() < time {
+        dst.copy_from_slice(&src);
+        bytes += src.len() as u64;
+        std::hint::black_box(&mut dst);
+    }
+    bytes as f64 / start.elapsed().as_secs_f64() / 1e9
+}
+
+/// Measures both chains on a mix.
+pub fn run_mix(mix: Mix, time: Duration, runs: usize) -> [Measurement; 2] {
+    let frames = traffic(mix, 2000);
+    let mut tx = TxChainBench::default();
+    let (gbps, lo, hi) = measure(time, runs, || tx.run(&frames));
+    std::hint::black_box(&tx);
+    let m = |chain, gbps: f64, lo, hi| Measurement {
+        chain,
+        mix: mix.name(),
+        gbps,
+        spread: (lo, hi),
+        x_10g: gbps * 1e9 / LINE_RATE_10G,
+        x_25g: gbps * 1e9 / LINE_RATE_25G,
+    };
+    let txm = m("tx", gbps, lo, hi);
+    let stream = TxChainBench::stream(&frames);
+    let mut rx = RxChainBench::default();
+    let (gbps, lo, hi) = measure(time, runs, || rx.run(&stream));
+    [txm, m("rx", gbps, lo, hi)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rx_chain_receives_every_frame_the_tx_chain_sent() {
+        for mix in [Mix::Min, Mix::Max, Mix::Uniform] {
+            let frames = traffic(mix, 50);
+            let stream = TxChainBench::stream(&frames);
+            let mut rx = RxChainBench::default();
+            let bits = rx.run(&stream);
+            assert_eq!(bits, rx.blocks_in() * 66);
+            // All 50 frames come back good (the idles give block lock time first).
+            assert_eq!(rx.frames(), (50, 0), "{mix:?}");
+            // And the stream runs twice through the same receiver: 100.
+            rx.run(&stream);
+            assert_eq!(rx.frames(), (100, 0), "{mix:?}");
+        }
+    }
+
+    #[test]
+    fn the_tx_chain_counts_66_bits_per_block() {
+        let frames = traffic(Mix::Min, 10);
+        let mut tx = TxChainBench::default();
+        let bits = tx.run(&frames);
+        // 60 + 4 FCS + 8 preamble = 72 octets + 12 gap = 84 octets = 10.5 transfers per frame.
+        assert_eq!(bits % 66, 0);
+        assert!((100..=110).contains(&(bits / 66)), "{}", bits / 66);
+    }
+}

@@ -1,0 +1,988 @@
+//! The RX chain: a received stream back to XGMII transfers, frames and PCS events.
+//!
+//! ```text
+//! serial words -> BlockAligner (lock, slip) -> PcsRx (BER, descramble, decode) -> MacRx
+//! blocks (.b66) ---------------------------->  PcsRx                            -> MacRx
+//! XGMII words ------------------------------------------------------------------> MacRx
+//!                                               LinkFaultMonitor (RS) beside MacRx
+//! ```
+//!
+//! The fast paths run whenever the input allows them: while block lock holds, the aligner
+//! cuts whole batches of blocks (`push_words_locked`) and the receive PCS decodes them as one
+//! slice (`decode_slice`), whose transfers go to the MAC as one slice. A batch that turns out
+//! to hold anything the report names block by block (an invalid header, a transition into
+//! `RX_E`, `hi_ber`) is rolled back (the PCS state is a plain value) and taken again through
+//! the per-block path, which reports every event with its block index. Both paths give the
+//! same transfers and counts (tested below against the per-block path alone).
+//!
+//! Positions: transfer i of the decoded stream is block i of the received one; the decoder's
+//! one block of latency is absorbed here.
+
+use crate::fcs::MacRx;
+use crate::profile::Profile;
+use crate::tx::Placement;
+use mac_core::fault::{LinkFaultMonitor, LinkFaultState};
+use mac_core::rx::{RxClass, RxConfig, RxFrame};
+use pcs_core::decode::RxEvent;
+use pcs_core::lock::{AlignedBlock, BlockAligner, LockAction};
+use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsRxStep};
+use pcs_core::scramble::DEFAULT_STATE;
+use pcs_core::{Block, ControlChar, XgmiiWord};
+use serde::Serialize;
+
+/// Blocks per batch: small enough to stay in the L1 cache.
+const BATCH: usize = 512;
+
+/// Settings of the RX chain.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RxOptions {
+    /// Profile (decoder and BER knobs).
+    pub profile: Profile,
+    /// MAC receive settings.
+    pub mac: RxConfig,
+    /// Events (RX_E transitions, link fault changes) kept in detail; all are counted.
+    pub max_events: usize,
+}
+
+/// What the chain receives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxInput {
+    /// A serial stream starting at any bit: block lock finds the boundary.
+    Serial,
+    /// 66-bit blocks at known boundaries (block lock from the first block).
+    Blocks {
+        /// The payloads are scrambled (as on the line).
+        scrambled: bool,
+        /// The descrambler state before the first block (default all ones).
+        descrambler_state: Option<u64>,
+    },
+    /// XGMII transfers: no PCS (the MAC and the link fault monitor only).
+    Xgmii,
+}
+
+impl RxInput {
+    /// The report name: `bits`, `b66` or `xgmii`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Serial => "bits",
+            Self::Blocks { .. } => "b66",
+            Self::Xgmii => "xgmii",
+        }
+    }
+}
+
+/// A frame the RX chain received.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReceivedFrame {
+    /// 0-based index among received frames.
+    pub index: u64,
+    /// Classification.
+    #[serde(serialize_with = "ser_class")]
+    pub class: RxClass,
+    /// DA through FCS (as received).
+    #[serde(skip)]
+    pub data: Vec<u8>,
+    /// Octets after the SFD.
+    pub len: usize,
+    /// FCS good.
+    pub fcs_ok: bool,
+    /// Where its `/S/` was.
+    pub start: Placement,
+    /// Octets from the previous frame's end to this `/S/`.
+    pub gap_octets: Option<u64>,
+}
+
+impl ReceivedFrame {
+    /// The content without its FCS.
+    pub fn content(&self) -> &[u8] {
+        let n = self.data.len().saturating_sub(4);
+        self.data.get(..n).unwrap_or_default()
+    }
+}
+
+/// A received frame as the sink sees it (borrowed: nothing is copied unless the sink keeps it).
+#[derive(Clone, Copy, Debug)]
+pub struct FrameRef<'a> {
+    /// 0-based index among received frames.
+    pub index: u64,
+    /// Classification.
+    pub class: RxClass,
+    /// DA through FCS (as received).
+    pub data: &'a [u8],
+    /// Octets after the SFD.
+    pub len: usize,
+    /// FCS good.
+    pub fcs_ok: bool,
+    /// Where its `/S/` was.
+    pub start: Placement,
+    /// Octets from the previous frame's end to this `/S/`.
+    pub gap_octets: Option<u64>,
+}
+
+impl FrameRef<'_> {
+    /// The content without its FCS.
+    pub fn content(&self) -> &[u8] {
+        let n = self.data.len().saturating_sub(4);
+        self.data.get(..n).unwrap_or_default()
+    }
+
+    /// An owned copy.
+    pub fn to_owned(&self) -> ReceivedFrame {
+        ReceivedFrame {
+            index: self.index,
+            class: self.class,
+            data: self.data.to_vec(),
+            len: self.len,
+            fcs_ok: self.fcs_ok,
+            start: self.start,
+            gap_octets: self.gap_octets,
+        }
+    }
+}
+
+fn ser_class<S: serde::Serializer>(c: &RxClass, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(class_name(*c))
+}
+
+/// The report name of a frame class.
+pub fn class_name(c: RxClass) -> &'static str {
+    match c {
+        RxClass::Ok => "ok",
+        RxClass::FrameCheckSequenceError => "fcs_error",
+        RxClass::Runt => "runt",
+        RxClass::Fragment => "fragment",
+        RxClass::FrameTooLong => "too_long",
+        RxClass::ErrorCharacter => "error_character",
+        RxClass::Truncated => "truncated",
+        RxClass::BadPreamble => "bad_preamble",
+    }
+}
+
+/// One receive state machine transition into `RX_E`, or another PCS event worth reporting.
+#[derive(Clone, Debug, Serialize)]
+pub struct PcsEvent {
+    /// Block index.
+    pub block: u64,
+    /// What happened, in the spec's terms.
+    pub what: String,
+}
+
+/// Block lock acquisition.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct LockAcquired {
+    /// Bit offset of the first locked block in the stream.
+    pub bit_offset: u64,
+    /// Blocks received before lock (its index).
+    pub block: u64,
+    /// Slips it took.
+    pub slips: u64,
+}
+
+/// What the PCS side of a decode saw.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PcsSummary {
+    /// Input kind: `bits`, `b66` or `xgmii`.
+    pub input: String,
+    /// Blocks (or transfers) received.
+    pub blocks: u64,
+    /// Lock acquisition (for `.b66`, the boundaries are given: lock from block 0).
+    pub lock_acquired: Option<LockAcquired>,
+    /// Block indices where lock was lost after it was acquired.
+    pub lock_losses: Vec<u64>,
+    /// Block indices where `hi_ber` rose.
+    pub hi_ber_episodes: Vec<u64>,
+    /// Block indices where `hi_ber` fell again.
+    pub hi_ber_clears: Vec<u64>,
+    /// Block lock regained after a loss: block, bit offset, slips since the stream began.
+    pub relocks: Vec<LockAcquired>,
+    /// Invalid sync headers while locked.
+    pub invalid_headers: u64,
+    /// Blocks that entered `RX_E` while the link was up.
+    pub errored_blocks: u64,
+    /// The first transitions into `RX_E` (at most `max_events`), with the rule that fired.
+    pub e_transitions: Vec<PcsEvent>,
+    /// Link fault status at the end, and the block indices where it changed.
+    pub link_fault: String,
+    /// Link fault changes.
+    pub link_fault_changes: Vec<PcsEvent>,
+    /// Starts seen by MAC RX (every one is accounted for by a frame).
+    pub starts: u64,
+}
+
+impl PcsSummary {
+    /// True when the PCS saw nothing wrong.
+    pub fn clean(&self) -> bool {
+        (self.lock_acquired.is_some() || self.input == "xgmii")
+            && self.lock_losses.is_empty()
+            && self.hi_ber_episodes.is_empty()
+            && self.invalid_headers == 0
+            && self.errored_blocks == 0
+            && self.link_fault == "Ok"
+    }
+}
+
+/// Every frame class, in the order of [`RxClass`].
+pub const CLASSES: [RxClass; 8] = [
+    RxClass::Ok,
+    RxClass::FrameCheckSequenceError,
+    RxClass::Runt,
+    RxClass::Fragment,
+    RxClass::FrameTooLong,
+    RxClass::ErrorCharacter,
+    RxClass::Truncated,
+    RxClass::BadPreamble,
+];
+
+/// Frame counts by class.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FrameCounts {
+    /// All frames.
+    pub total: u64,
+    /// Per class name.
+    pub by_class: std::collections::BTreeMap<String, u64>,
+}
+
+/// Receives what the RX chain produces.
+pub trait RxSink {
+    /// Whether [`RxSink::words`] wants the descrambled blocks too (the chain then takes the
+    /// per-block path, which keeps them).
+    fn wants_blocks(&self) -> bool {
+        false
+    }
+
+    /// Decoded transfers; `first` is the index of the first (= its block index). `blocks`
+    /// (when asked for) are the descrambled blocks they came from (`None` for a transfer
+    /// without one, such as the XGMII input's).
+    ///
+    /// # Errors
+    /// The sink could not take them.
+    fn words(
+        &mut self,
+        _first: u64,
+        _words: &[XgmiiWord],
+        _blocks: Option<&[Block]>,
+    ) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    /// One received frame.
+    ///
+    /// # Errors
+    /// The sink could not take it.
+    fn frame(&mut self, _frame: &FrameRef<'_>) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Counts only.
+impl RxSink for () {}
+
+/// Keeps the frames.
+impl RxSink for Vec<ReceivedFrame> {
+    fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
+        self.push(f.to_owned());
+        Ok(())
+    }
+}
+
+/// The chain after the PCS: MAC RX, link fault monitor, accounting.
+struct Back<K: RxSink> {
+    mac: MacRx,
+    fault: LinkFaultMonitor,
+    index: u64,
+    summary: PcsSummary,
+    /// Frames per class, indexed as [`CLASSES`].
+    classes: [u64; 8],
+    sink: K,
+    max_events: usize,
+    error: Option<std::io::Error>,
+}
+
+impl<K: RxSink> Back<K> {
+    fn words(&mut self, words: &[XgmiiWord], blocks: Option<&[Block]>) {
+        if words.is_empty() {
+            return;
+        }
+        if self.error.is_none() {
+            if let Err(e) = self.sink.words(self.index, words, blocks) {
+                self.error = Some(e);
+            }
+        }
+        // The link fault monitor: in INIT, a transfer without a sequence ordered set in either
+        // column changes nothing (Fig. 46-11: INIT stays INIT with every count at 0), so the
+        // scan skips to the next one.
+        let mut i = 0;
+        while let Some(&w) = words.get(i) {
+            if self.fault.state() == LinkFaultState::Init {
+                let rest = words.get(i..).unwrap_or_default();
+                match rest
+                    .iter()
+                    .position(|w| w.ctrl & 0x11 != 0 && has_sequence(*w))
+                {
+                    Some(0) => {}
+                    Some(k) => {
+                        i += k;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            let before = self.fault.link_fault();
+            let lf = self.fault.push(w);
+            if lf != before && self.summary.link_fault_changes.len() < self.max_events {
+                self.summary.link_fault_changes.push(PcsEvent {
+                    block: self.index + i as u64,
+                    what: format!("link fault status {lf:?}"),
+                });
+            }
+            i += 1;
+        }
+        let (classes, sink, error) = (&mut self.classes, &mut self.sink, &mut self.error);
+        self.mac.push_slice(words, |f: &RxFrame<'_>| {
+            let r = FrameRef {
+                index: classes.iter().sum(),
+                class: f.class,
+                data: f.data,
+                len: f.len,
+                fcs_ok: f.fcs_ok,
+                start: Placement {
+                    block: f.start.word,
+                    lane: f.start.lane,
+                },
+                gap_octets: f.gap_octets,
+            };
+            if let Some(n) = classes.get_mut(f.class as usize) {
+                *n += 1;
+            }
+            if error.is_none() {
+                if let Err(e) = sink.frame(&r) {
+                    *error = Some(e);
+                }
+            }
+        });
+        self.index += words.len() as u64;
+    }
+
+    fn pcs_event(&mut self, e: &RxEvent, block: u64) {
+        if e.is_errored() && !e.link_down {
+            self.summary.errored_blocks += 1;
+            if self.summary.e_transitions.len() < self.max_events {
+                self.summary.e_transitions.push(PcsEvent {
+                    block,
+                    what: e.to_string(),
+                });
+            }
+        }
+    }
+}
+
+/// The RX chain.
+pub struct RxChain<K: RxSink> {
+    input: RxInput,
+    aligner: BlockAligner<u64>,
+    pcs: PcsRx,
+    back: Back<K>,
+    /// Block lock after the last block (serial input).
+    locked: bool,
+    hi_ber: bool,
+    /// Blocks received.
+    n: u64,
+    /// The descrambled block whose transfer the decoder has not decided yet.
+    pending_block: Option<Block>,
+    wants_blocks: bool,
+    /// Serial bytes not yet making a whole word, and the bits received.
+    tail: Vec<u8>,
+    bits: u64,
+    // Batch buffers.
+    blocks: Vec<Block>,
+    aligned: Vec<AlignedBlock>,
+    words: Vec<XgmiiWord>,
+    dblocks: Vec<Block>,
+    serial: Vec<u64>,
+}
+
+impl<K: RxSink> RxChain<K> {
+    /// A chain out of reset.
+    pub fn new(opt: &RxOptions, input: RxInput, sink: K) -> Self {
+        let descrambler_state = match input {
+            RxInput::Blocks {
+                descrambler_state, ..
+            } => descrambler_state.unwrap_or(DEFAULT_STATE),
+            _ => DEFAULT_STATE,
+        };
+        let config = PcsRxConfig {
+            decoder: opt.profile.decoder(),
+            ber_lock_loss: opt.profile.ber_lock_loss(),
+            descrambler_state,
+            ..PcsRxConfig::default()
+        };
+        let wants_blocks = sink.wants_blocks();
+        let mut summary = PcsSummary {
+            input: input.name().into(),
+            ..PcsSummary::default()
+        };
+        if matches!(input, RxInput::Blocks { .. }) {
+            summary.lock_acquired = Some(LockAcquired {
+                bit_offset: 0,
+                block: 0,
+                slips: 0,
+            });
+        }
+        Self {
+            input,
+            aligner: BlockAligner::new(),
+            pcs: PcsRx::new(config),
+            back: Back {
+                mac: MacRx::with_engine(opt.mac),
+                fault: LinkFaultMonitor::new(),
+                index: 0,
+                summary,
+                classes: [0; 8],
+                sink,
+                max_events: opt.max_events,
+                error: None,
+            },
+            locked: false,
+            hi_ber: false,
+            n: 0,
+            pending_block: None,
+            wants_blocks,
+            tail: Vec::new(),
+            bits: 0,
+            blocks: vec![Block::IDLE; BATCH],
+            aligned: vec![
+                AlignedBlock {
+                    block: Block::IDLE,
+                    bit_offset: 0,
+                    block_lock: false,
+                    action: LockAction::Hold,
+                };
+                BATCH
+            ],
+            words: vec![XgmiiWord::IDLE; BATCH + 1],
+            dblocks: vec![Block::IDLE; BATCH + 1],
+            serial: Vec::with_capacity(BATCH),
+        }
+    }
+
+    /// The frames received so far, by class.
+    pub fn counts(&self) -> FrameCounts {
+        let mut c = FrameCounts::default();
+        for (class, &n) in CLASSES.iter().zip(&self.back.classes) {
+            if n > 0 {
+                c.total += n;
+                c.by_class.insert(class_name(*class).into(), n);
+            }
+        }
+        c
+    }
+
+    /// The input this chain was made for.
+    pub fn input(&self) -> RxInput {
+        self.input
+    }
+
+    /// Blocks (or transfers) received so far.
+    pub fn blocks_received(&self) -> u64 {
+        match self.input {
+            RxInput::Xgmii => self.back.index,
+            _ => self.n,
+        }
+    }
+
+    /// Receives serial bytes (bit 0 of the first byte first on the wire), any number at a time.
+    pub fn push_bytes(&mut self, mut bytes: &[u8]) {
+        self.bits += 8 * bytes.len() as u64;
+        if !self.tail.is_empty() {
+            let k = (8 - self.tail.len()).min(bytes.len());
+            let (head, rest) = bytes.split_at(k);
+            self.tail.extend_from_slice(head);
+            bytes = rest;
+            if let Ok(w) = <[u8; 8]>::try_from(self.tail.as_slice()) {
+                self.tail.clear();
+                self.serial_words(&[u64::from_le_bytes(w)]);
+            }
+        }
+        let mut chunks = bytes.chunks_exact(8);
+        let mut words = std::mem::take(&mut self.serial);
+        loop {
+            words.clear();
+            words.extend(
+                (&mut chunks)
+                    .take(BATCH)
+                    .map(|c| c.first_chunk::<8>().map_or(0, |w| u64::from_le_bytes(*w))),
+            );
+            if words.is_empty() {
+                break;
+            }
+            self.serial_words(&words);
+        }
+        self.serial = words;
+        self.tail.extend_from_slice(chunks.remainder());
+    }
+
+    /// Receives serial words of 64 bits (bit 0 first on the wire).
+    pub fn push_serial(&mut self, words: &[u64]) {
+        self.bits += 64 * words.len() as u64;
+        self.serial_words(words);
+    }
+
+    fn serial_words(&mut self, mut rest: &[u64]) {
+        while !rest.is_empty() {
+            if self.aligner.lock().block_lock() {
+                let r = self.aligner.push_words_locked(rest, &mut self.blocks);
+                if r.consumed > 0 || r.produced > 0 {
+                    let locked = r.produced - usize::from(r.lost_lock);
+                    let batch = std::mem::take(&mut self.blocks);
+                    self.locked = true;
+                    self.pcs_batch(batch.get(..locked).unwrap_or_default(), true);
+                    if r.lost_lock {
+                        if let Some(&b) = batch.get(locked) {
+                            self.back.summary.lock_losses.push(self.n);
+                            self.locked = false;
+                            let mut k = 0;
+                            self.pcs_block(b, false, &mut k);
+                            self.emit(k);
+                        }
+                    }
+                    self.blocks = batch;
+                    rest = rest.get(r.consumed..).unwrap_or_default();
+                    continue;
+                }
+            }
+            let p = self.aligner.push_words(rest, &mut self.aligned);
+            let aligned = std::mem::take(&mut self.aligned);
+            let mut k = 0;
+            for a in aligned.get(..p.produced).unwrap_or_default() {
+                self.lock_edge(a);
+                self.pcs_block(a.block, a.block_lock, &mut k);
+            }
+            self.aligned = aligned;
+            self.emit(k);
+            rest = rest.get(p.consumed..).unwrap_or_default();
+            if p.consumed == 0 && p.produced == 0 {
+                break;
+            }
+        }
+    }
+
+    /// Books block lock changes and invalid headers of one aligned block.
+    fn lock_edge(&mut self, a: &AlignedBlock) {
+        let s = &mut self.back.summary;
+        if a.block_lock && !self.locked {
+            let at = LockAcquired {
+                bit_offset: a.bit_offset,
+                block: self.n,
+                slips: self.aligner.slips(),
+            };
+            if s.lock_acquired.is_none() {
+                s.lock_acquired = Some(at);
+            } else {
+                s.relocks.push(at);
+            }
+        } else if !a.block_lock && self.locked {
+            s.lock_losses.push(self.n);
+        }
+        self.locked = a.block_lock;
+    }
+
+    /// Receives 66-bit blocks (for [`RxInput::Blocks`]).
+    pub fn push_blocks(&mut self, blocks: &[Block]) {
+        let scrambled = !matches!(
+            self.input,
+            RxInput::Blocks {
+                scrambled: false,
+                ..
+            }
+        );
+        for batch in blocks.chunks(BATCH) {
+            if scrambled {
+                self.pcs_batch(batch, true);
+            } else {
+                let mut k = 0;
+                for &b in batch {
+                    self.pcs_block_descrambled(b, &mut k);
+                }
+                self.emit(k);
+            }
+        }
+    }
+
+    /// Receives XGMII transfers (for [`RxInput::Xgmii`]): straight to the MAC.
+    pub fn push_xgmii(&mut self, words: &[XgmiiWord]) {
+        self.back.words(words, None);
+    }
+
+    /// Locked line blocks through the receive PCS: the batch path when it reports nothing
+    /// block by block, else the per-block path.
+    fn pcs_batch(&mut self, batch: &[Block], block_lock: bool) {
+        if batch.is_empty() {
+            return;
+        }
+        // The batch path, unless the sink wants the descrambled blocks or an event is under
+        // way. Invalid headers, errored blocks and hi_ber all show in the PCS's own counters
+        // (every invalid header while locked enters BER_BAD_SH); counters near saturation
+        // take the per-block path.
+        let (ber, errored) = (self.pcs.status.ber_count(), self.pcs.status.errored_count());
+        if !self.wants_blocks && !self.hi_ber && block_lock && ber.max(errored) < 1 << 21 {
+            let saved = self.pcs;
+            let (taken, n) = self.pcs.decode_slice(batch, true, &mut self.words);
+            let words = self.words.get(..n).unwrap_or_default();
+            let quiet = taken == batch.len()
+                && !self.pcs.ber.hi_ber()
+                && self.pcs.status.ber_count() == ber
+                && self.pcs.status.errored_count() == errored
+                && !words.iter().any(|w| w.ctrl != 0 && has_error_char(w));
+            if quiet {
+                self.n += batch.len() as u64;
+                self.pending_block = None;
+                self.emit(n);
+                return;
+            }
+            self.pcs = saved;
+        }
+        let mut k = 0;
+        for &b in batch {
+            self.pcs_block(b, block_lock, &mut k);
+        }
+        self.emit(k);
+    }
+
+    /// One line block through the per-block path; its decided transfer (if any) is put at
+    /// `words[*k]`.
+    fn pcs_block(&mut self, b: Block, block_lock: bool, k: &mut usize) {
+        if block_lock && !b.sync.is_valid() {
+            self.back.summary.invalid_headers += 1;
+        }
+        let step = self.pcs.push(b, block_lock);
+        self.account(&step, k);
+    }
+
+    /// One block of an unscrambled dump (lock is given).
+    fn pcs_block_descrambled(&mut self, b: Block, k: &mut usize) {
+        if !b.sync.is_valid() {
+            self.back.summary.invalid_headers += 1;
+        }
+        let step = self.pcs.push_descrambled(b, true);
+        self.account(&step, k);
+    }
+
+    /// Books one PCS step: `hi_ber` edges, the event of the previous block.
+    fn account(&mut self, step: &PcsRxStep, k: &mut usize) {
+        let n = self.n;
+        let s = &mut self.back.summary;
+        if step.hi_ber && !self.hi_ber {
+            s.hi_ber_episodes.push(n);
+        }
+        if !step.hi_ber && self.hi_ber {
+            s.hi_ber_clears.push(n);
+        }
+        self.hi_ber = step.hi_ber;
+        let block = self.pending_block.replace(step.block);
+        if let Some(e) = step.rx {
+            self.back.pcs_event(&e, n.saturating_sub(1));
+            self.put(e.word, block, k);
+        }
+        self.n += 1;
+    }
+
+    fn put(&mut self, w: XgmiiWord, block: Option<Block>, k: &mut usize) {
+        if let Some(slot) = self.words.get_mut(*k) {
+            *slot = w;
+        }
+        if let Some(slot) = self.dblocks.get_mut(*k) {
+            *slot = block.unwrap_or(Block {
+                sync: pcs_core::SyncHeader::from_bits(0),
+                payload: 0,
+            });
+        }
+        *k += 1;
+    }
+
+    /// Hands the first `k` decided transfers to the MAC and the sink.
+    fn emit(&mut self, k: usize) {
+        let words = self.words.get(..k).unwrap_or_default();
+        let blocks = self
+            .wants_blocks
+            .then(|| self.dblocks.get(..k).unwrap_or_default());
+        self.back.words(words, blocks);
+    }
+
+    /// Ends the stream: decodes the serial bits that complete a block, decides the last
+    /// pending block. Returns the summary, the frame counts and the sink.
+    ///
+    /// # Errors
+    /// The sink failed.
+    pub fn finish(mut self) -> Result<(PcsSummary, FrameCounts, K), std::io::Error> {
+        if !self.tail.is_empty() {
+            // The last bytes, zero padded to a word; only blocks that end within the bits
+            // received are cut.
+            let mut w = [0u8; 8];
+            for (d, s) in w.iter_mut().zip(&self.tail) {
+                *d = *s;
+            }
+            if self.aligner.feed(u64::from_le_bytes(w)).is_ok() {
+                let mut k = 0;
+                while self.aligner.next_block_offset() + 66 <= self.bits {
+                    let Some(a) = self.aligner.next_block() else {
+                        break;
+                    };
+                    self.lock_edge(&a);
+                    self.pcs_block(a.block, a.block_lock, &mut k);
+                    if k + 1 >= self.words.len() {
+                        self.emit(k);
+                        k = 0;
+                    }
+                }
+                self.emit(k);
+            }
+        }
+        if self.input != RxInput::Xgmii {
+            if let Some(e) = self.pcs.flush() {
+                self.back.pcs_event(&e, self.n.saturating_sub(1));
+                let block = self.pending_block.take();
+                let mut k = 0;
+                self.put(e.word, block, &mut k);
+                self.emit(k);
+            }
+            self.back.summary.blocks = self.n;
+        } else {
+            self.back.summary.blocks = self.back.index;
+        }
+        if let Some(e) = self.back.error.take() {
+            return Err(e);
+        }
+        let counts = self.counts();
+        let mut summary = self.back.summary;
+        summary.link_fault = format!("{:?}", self.back.fault.link_fault());
+        summary.starts = self.back.mac.stats().starts;
+        Ok((summary, counts, self.back.sink))
+    }
+}
+
+/// The lanes (one bit each, as `ctrl`) of `w` whose octet is `c`.
+#[inline]
+fn lanes_equal(w: &XgmiiWord, c: u8) -> u8 {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    let x = w.data ^ (LOW * u64::from(c));
+    // Each zero octet of x gets its top bit set (exactly: no borrow crosses a zero octet
+    // from below, since the test is per octet on x | high bits).
+    let zero = !(((x & !(LOW << 7)) + !(LOW << 7)) | x) & (LOW << 7);
+    // Gather the top bits into one bit per lane.
+    ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
+}
+
+/// A transfer with an `/E/` in some lane (what the decoder writes for an errored block).
+#[inline]
+fn has_error_char(w: &XgmiiWord) -> bool {
+    w.ctrl != 0 && lanes_equal(w, ControlChar::ERROR.0) & w.ctrl != 0
+}
+
+/// A transfer with a sequence ordered set (`/Q/` in lane 0 or 4).
+#[inline]
+fn has_sequence(w: XgmiiWord) -> bool {
+    w.ctrl & 0x11 != 0 && lanes_equal(&w, ControlChar::SEQUENCE.0) & w.ctrl & 0x11 != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tx::{TxChain, TxOptions, VecSink};
+    use proptest::prelude::*;
+
+    /// Records everything, and asks for the blocks (forcing the per-block path) or not.
+    #[derive(Default)]
+    struct Rec {
+        blocks: bool,
+        words: Vec<XgmiiWord>,
+        frames: Vec<ReceivedFrame>,
+    }
+
+    impl RxSink for Rec {
+        fn wants_blocks(&self) -> bool {
+            self.blocks
+        }
+        fn words(
+            &mut self,
+            first: u64,
+            w: &[XgmiiWord],
+            b: Option<&[Block]>,
+        ) -> std::io::Result<()> {
+            assert_eq!(first, self.words.len() as u64);
+            assert_eq!(b.map(<[Block]>::len), self.blocks.then_some(w.len()));
+            self.words.extend_from_slice(w);
+            Ok(())
+        }
+        fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
+            self.frames.push(f.to_owned());
+            Ok(())
+        }
+    }
+
+    fn line(lens: &[usize]) -> Vec<Block> {
+        let mut c = TxChain::new(&TxOptions::default(), VecSink::default());
+        for (i, &l) in lens.iter().enumerate() {
+            c.frame(&vec![i as u8 ^ 0x5a; l], None).unwrap();
+        }
+        c.finish().unwrap().0.lines
+    }
+
+    fn serial(lines: &[Block], skip_bits: usize) -> Vec<u8> {
+        let mut gb = pcs_core::gearbox::TxGearbox::<u8>::new();
+        let mut bytes = Vec::new();
+        for b in lines {
+            bytes.extend_from_slice(gb.push_block(*b).as_slice());
+        }
+        if let Some(t) = gb.flush() {
+            bytes.push(t.word);
+        }
+        // Start `skip_bits` into the stream.
+        let mut out = Vec::new();
+        let total = bytes.len() * 8;
+        let mut acc = 0u8;
+        for (j, i) in (skip_bits..total).enumerate() {
+            let bit = (bytes[i / 8] >> (i % 8)) & 1;
+            acc |= bit << (j % 8);
+            if j % 8 == 7 {
+                out.push(acc);
+                acc = 0;
+            }
+        }
+        out
+    }
+
+    fn run(
+        input: RxInput,
+        feed: impl FnOnce(&mut RxChain<Rec>),
+        blocks: bool,
+    ) -> (PcsSummary, FrameCounts, Rec) {
+        let opt = RxOptions {
+            max_events: 1000,
+            ..RxOptions::default()
+        };
+        let mut c = RxChain::new(
+            &opt,
+            input,
+            Rec {
+                blocks,
+                ..Rec::default()
+            },
+        );
+        feed(&mut c);
+        c.finish().unwrap()
+    }
+
+    fn same(
+        a: &(PcsSummary, FrameCounts, Rec),
+        b: &(PcsSummary, FrameCounts, Rec),
+    ) -> Result<(), TestCaseError> {
+        prop_assert_eq!(
+            serde_json::to_string(&a.0).ok(),
+            serde_json::to_string(&b.0).ok()
+        );
+        prop_assert_eq!(
+            serde_json::to_string(&a.1).ok(),
+            serde_json::to_string(&b.1).ok()
+        );
+        prop_assert_eq!(&a.2.words, &b.2.words);
+        // One transfer per block, the last one flushed at the end.
+        prop_assert_eq!(a.0.blocks as usize, a.2.words.len());
+        prop_assert_eq!(a.2.frames.len(), b.2.frames.len());
+        for (x, y) in a.2.frames.iter().zip(&b.2.frames) {
+            prop_assert_eq!(&x.data, &y.data);
+            prop_assert_eq!(x.start, y.start);
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// The batch paths equal the per-block path, on clean streams and on streams with
+        /// flipped line bits (invalid headers, errored blocks, lost frames), fed in uneven
+        /// pieces, from any bit offset.
+        #[test]
+        fn batch_paths_equal_the_per_block_path(
+            lens in proptest::collection::vec(0usize..1515, 1..30),
+            flips in proptest::collection::vec(any::<u32>(), 0..6),
+            skip in 0usize..66,
+            cuts in proptest::collection::vec(1usize..3000, 1..8),
+        ) {
+            let lines = line(&lens);
+            let mut bytes = serial(&lines, skip);
+            let nbits = bytes.len() * 8;
+            for f in &flips {
+                // Flips after the leading idles (lock first), anywhere else.
+                let at = 128 * 66 + (*f as usize) % (nbits - 128 * 66).max(1);
+                if at < nbits {
+                    bytes[at / 8] ^= 1 << (at % 8);
+                }
+            }
+            let feed = |c: &mut RxChain<Rec>| {
+                let mut rest = &bytes[..];
+                let mut i = 0;
+                while !rest.is_empty() {
+                    let k = cuts[i % cuts.len()].min(rest.len());
+                    c.push_bytes(&rest[..k]);
+                    rest = &rest[k..];
+                    i += 1;
+                }
+            };
+            let fast = run(RxInput::Serial, feed, false);
+            let slow = run(RxInput::Serial, feed, true);
+            same(&fast, &slow)?;
+            if flips.is_empty() && skip == 0 {
+                // (From another offset, lock may take longer than the 128 leading idles.)
+                prop_assert_eq!(fast.1.total as usize, lens.len());
+                prop_assert_eq!(fast.1.by_class.get("ok").copied().unwrap_or(0) as usize, lens.len());
+            }
+            // Blocks given (scrambled): the same again.
+            let mut lines = lines.clone();
+            for f in &flips {
+                let at = 128 + (*f as usize) % (lines.len() - 128);
+                lines[at].payload ^= 1 << (f % 64);
+            }
+            let input = RxInput::Blocks { scrambled: true, descrambler_state: None };
+            let fast = run(input, |c| { for ch in lines.chunks(700) { c.push_blocks(ch); } }, false);
+            let slow = run(input, |c| { for &b in &lines { c.push_blocks(&[b]); } }, true);
+            same(&fast, &slow)?;
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn lanes_equal_finds_exactly_the_equal_lanes(data in any::<u64>(), ctrl in any::<u8>(), c in any::<u8>(), put in any::<u8>()) {
+            let mut w = XgmiiWord { data, ctrl };
+            for l in 0..8 {
+                if put >> l & 1 == 1 {
+                    w.data = w.data & !(0xff << (8 * l)) | u64::from(c) << (8 * l);
+                }
+            }
+            let want = (0..8).fold(0u8, |m, l| m | u8::from(w.octet(l) == c) << l);
+            prop_assert_eq!(lanes_equal(&w, c), want);
+            let e = (0..8).any(|l| w.is_control(l) && w.octet(l) == ControlChar::ERROR.0);
+            prop_assert_eq!(has_error_char(&w), e);
+        }
+    }
+
+    #[test]
+    fn the_last_bytes_complete_a_block_without_a_phantom_one() {
+        // 130 idle blocks = 8580 bits = 1072.5 bytes: the last byte holds 4 real bits.
+        let lines = vec![Block::IDLE; 130];
+        for skip in [0, 1, 7, 30, 65] {
+            let bytes = serial(&lines, skip);
+            let (pcs, _, _) = run(RxInput::Serial, |c| c.push_bytes(&bytes), false);
+            let whole = (bytes.len() * 8) / 66;
+            // Every whole block of the stream is cut, and no block past its last bit.
+            assert!(
+                pcs.blocks as usize <= whole,
+                "{skip}: {} > {whole}",
+                pcs.blocks
+            );
+            assert!(
+                pcs.blocks as usize + 1 >= whole,
+                "{skip}: {} of {whole}",
+                pcs.blocks
+            );
+        }
+    }
+}

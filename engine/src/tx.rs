@@ -1,0 +1,504 @@
+//! The TX chain: frames (or XGMII transfers) -> MAC TX -> PCS encode and scramble -> gearbox.
+//!
+//! ```text
+//! frame(s) -> MacTx (preamble, pad, FCS, IFG + DIC) -> batch of XgmiiWords
+//!          -> PcsTx::encode_slice (encoder + two-block scrambler step) -> line blocks
+//!          -> TxGearbox<u64>::push_blocks -> serial words      (only the forms the sink asks for)
+//! ```
+//!
+//! Transfers are gathered in a batch and go through the PCS and the gearbox as whole slices,
+//! the fast paths the criterion benches measure. When the sink also wants the unscrambled
+//! blocks, the PCS runs transfer by transfer through the diagram (`PcsTx::step`), which gives
+//! both; the tests prove the two paths equal.
+//!
+//! Positions: block i of every form is transfer i of the stream, counted from the first
+//! transfer the chain sent (the leading idles included).
+
+use crate::fcs::MacTx;
+use crate::profile::Profile;
+use mac_core::tx::EncodeFrameError;
+use mac_core::tx::TxConfig;
+use pcs_core::gearbox::{PartialWord, TxGearbox};
+use pcs_core::pcs::PcsTx;
+use pcs_core::{Block, ControlChar, XgmiiWord};
+use serde::Serialize;
+
+/// Transfers gathered before they go through the PCS as one slice (a jumbo frame of 16 k
+/// octets needs about 2,050).
+const BATCH: usize = 4096;
+
+/// Which forms of the stream a sink takes; the chain computes only those.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxForms {
+    /// The unscrambled blocks (the encoder's output).
+    pub unscrambled: bool,
+    /// Serial words from the gearbox (64 bits, bit 0 first on the wire).
+    pub serial: bool,
+}
+
+/// One batch of what the TX chain produced.
+#[derive(Clone, Copy, Debug)]
+pub struct TxBatch<'a> {
+    /// Index of the first transfer (block) of the batch.
+    pub first_block: u64,
+    /// The XGMII transfers.
+    pub words: &'a [XgmiiWord],
+    /// The unscrambled blocks, when the sink asked for them.
+    pub unscrambled: Option<&'a [Block]>,
+    /// The line (scrambled) blocks.
+    pub line: &'a [Block],
+    /// The serial words these blocks completed, when the sink asked for them.
+    pub serial: &'a [u64],
+}
+
+/// Receives what the TX chain produces.
+pub trait TxSink {
+    /// The forms this sink takes.
+    fn forms(&self) -> TxForms {
+        TxForms::default()
+    }
+
+    /// One batch.
+    ///
+    /// # Errors
+    /// The sink could not take it (a file it writes failed).
+    fn put(&mut self, batch: &TxBatch<'_>) -> std::io::Result<()>;
+
+    /// The end of the stream: the last serial word, zero padded, if the stream did not end on
+    /// a word boundary.
+    ///
+    /// # Errors
+    /// As [`TxSink::put`].
+    fn end(&mut self, _tail: Option<PartialWord<u64>>) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Keeps everything in memory (for comparisons and tests).
+#[derive(Default, Debug)]
+pub struct VecSink {
+    /// The transfers.
+    pub words: Vec<XgmiiWord>,
+    /// The unscrambled blocks.
+    pub blocks: Vec<Block>,
+    /// The line (scrambled) blocks.
+    pub lines: Vec<Block>,
+}
+
+impl TxSink for VecSink {
+    fn forms(&self) -> TxForms {
+        TxForms {
+            unscrambled: true,
+            serial: false,
+        }
+    }
+
+    fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {
+        self.words.extend_from_slice(b.words);
+        self.blocks
+            .extend_from_slice(b.unscrambled.unwrap_or_default());
+        self.lines.extend_from_slice(b.line);
+        Ok(())
+    }
+}
+
+/// Settings of the TX chain.
+#[derive(Clone, Copy, Debug)]
+pub struct TxOptions {
+    /// MAC settings (IFG, DIC, padding).
+    pub mac: TxConfig,
+    /// Profile (encoder knobs).
+    pub profile: Profile,
+    /// Scrambler state before the first block.
+    pub seed: u64,
+    /// Idle transfers before the first frame.
+    pub idle_blocks: u64,
+}
+
+impl Default for TxOptions {
+    fn default() -> Self {
+        Self {
+            mac: TxConfig::default(),
+            profile: Profile::Ieee,
+            seed: pcs_core::scramble::DEFAULT_STATE,
+            idle_blocks: 128,
+        }
+    }
+}
+
+/// Where a frame went in the stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Placement {
+    /// Transfer (block) index of its `/S/`.
+    pub block: u64,
+    /// Lane of its `/S/` (0 or 4).
+    pub lane: u8,
+}
+
+/// A frame the MAC cannot send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxError {
+    /// Longer than the MAC's largest frame.
+    FrameTooLong {
+        /// Its length, octets.
+        len: usize,
+    },
+    /// The sink failed (see the sink's own error).
+    Sink,
+}
+
+impl std::fmt::Display for TxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::FrameTooLong { len } => write!(
+                f,
+                "{len} octets is longer than the MAC's largest frame ({} octets with FCS)",
+                mac_core::frame::MAX_FRAME_OCTETS
+            ),
+            Self::Sink => f.write_str("the output failed"),
+        }
+    }
+}
+
+/// What the chain sent, at the end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TxTotals {
+    /// Transfers (blocks) sent.
+    pub blocks: u64,
+    /// Frames sent.
+    pub frames: u64,
+}
+
+/// The TX chain: MAC, PCS, gearbox, and a sink.
+pub struct TxChain<S: TxSink> {
+    mac: MacTx,
+    pcs: PcsTx,
+    gearbox: TxGearbox<u64>,
+    forms: TxForms,
+    sink: S,
+    /// Transfers waiting for the PCS.
+    words: Vec<XgmiiWord>,
+    /// How many of `words` are filled.
+    filled: usize,
+    unscrambled: Vec<Block>,
+    line: Vec<Block>,
+    serial: Vec<u64>,
+    /// Blocks handed to the sink.
+    flushed: u64,
+    frames: u64,
+    error: Option<std::io::Error>,
+}
+
+impl<S: TxSink> TxChain<S> {
+    /// A chain out of reset; sends the leading idles.
+    pub fn new(opt: &TxOptions, sink: S) -> Self {
+        let forms = sink.forms();
+        let mut c = Self {
+            mac: MacTx::with_engine(opt.mac),
+            pcs: PcsTx::new(opt.profile.encoder(), opt.seed),
+            gearbox: TxGearbox::new(),
+            forms,
+            sink,
+            words: vec![XgmiiWord::IDLE; BATCH],
+            filled: 0,
+            unscrambled: if forms.unscrambled {
+                vec![Block::IDLE; BATCH]
+            } else {
+                Vec::new()
+            },
+            line: vec![Block::IDLE; BATCH],
+            // 66 bits per block: 33 words per 32 blocks, and one more for the bits held.
+            serial: if forms.serial {
+                vec![0; BATCH * 33 / 32 + 2]
+            } else {
+                Vec::new()
+            },
+            flushed: 0,
+            frames: 0,
+            error: None,
+        };
+        c.idle(opt.idle_blocks);
+        c
+    }
+
+    /// Sends `n` idle transfers (the MAC pays the gap it owes first).
+    pub fn idle(&mut self, mut n: u64) {
+        while n > 0 {
+            if self.filled == BATCH {
+                self.flush();
+            }
+            let k = (BATCH - self.filled).min(usize::try_from(n).unwrap_or(usize::MAX));
+            let end = self.filled + k;
+            if let Some(out) = self.words.get_mut(self.filled..end) {
+                self.mac.idle(out);
+            }
+            self.filled = end;
+            n -= k as u64;
+        }
+    }
+
+    /// Sends one frame (without FCS: the MAC pads it and appends the FCS; with `fcs`: sent as
+    /// is, no padding). Returns where its `/S/` went.
+    ///
+    /// # Errors
+    /// The frame is too long for the MAC.
+    pub fn frame(&mut self, data: &[u8], fcs: Option<[u8; 4]>) -> Result<Placement, TxError> {
+        let mut with_fcs = Vec::new();
+        let len = match fcs {
+            Some(f) => {
+                with_fcs.reserve(data.len() + 4);
+                with_fcs.extend_from_slice(data);
+                with_fcs.extend_from_slice(&f);
+                with_fcs.len()
+            }
+            None => data.len(),
+        };
+        let need = self.mac.words_needed(len);
+        if need > BATCH {
+            return Err(TxError::FrameTooLong { len: len + 4 });
+        }
+        if BATCH - self.filled < need {
+            self.flush();
+        }
+        let out = self.words.get_mut(self.filled..).unwrap_or_default();
+        let n = match fcs {
+            Some(_) => self.mac.encode_frame_with_fcs(&with_fcs, out),
+            None => self.mac.encode_frame(data, out),
+        }
+        .map_err(|e| match e {
+            EncodeFrameError::FrameTooLong { .. } | EncodeFrameError::BufferTooSmall { .. } => {
+                TxError::FrameTooLong {
+                    len: len + if fcs.is_some() { 0 } else { 4 },
+                }
+            }
+        })?;
+        let sent = self
+            .words
+            .get(self.filled..self.filled + n)
+            .unwrap_or_default();
+        let (word, lane) = sent
+            .iter()
+            .enumerate()
+            .find_map(|(i, w)| {
+                [0usize, 4]
+                    .into_iter()
+                    .find(|&l| w.is_control(l) && w.octet(l) == ControlChar::START.0)
+                    .map(|l| (i, l as u8))
+            })
+            .unwrap_or((0, 0));
+        let placement = Placement {
+            block: self.flushed + (self.filled + word) as u64,
+            lane,
+        };
+        self.filled += n;
+        self.frames += 1;
+        Ok(placement)
+    }
+
+    /// Sends XGMII transfers as they are (a trace input skips the MAC).
+    pub fn words(&mut self, mut words: &[XgmiiWord]) {
+        while !words.is_empty() {
+            if self.filled == BATCH {
+                self.flush();
+            }
+            let k = (BATCH - self.filled).min(words.len());
+            let (now, rest) = words.split_at(k);
+            if let Some(out) = self.words.get_mut(self.filled..self.filled + k) {
+                out.copy_from_slice(now);
+            }
+            self.filled += k;
+            words = rest;
+        }
+    }
+
+    /// Blocks sent so far (handed to the sink or waiting in the batch).
+    pub fn blocks(&self) -> u64 {
+        self.flushed + self.filled as u64
+    }
+
+    /// Takes the batch through the PCS (and the gearbox) and hands it to the sink.
+    fn flush(&mut self) {
+        let n = self.filled;
+        self.filled = 0;
+        if n == 0 {
+            return;
+        }
+        let words = self.words.get(..n).unwrap_or_default();
+        let line = self.line.get_mut(..n).unwrap_or_default();
+        let unscrambled = if self.forms.unscrambled {
+            let blocks = self.unscrambled.get_mut(..n).unwrap_or_default();
+            for ((w, l), u) in words.iter().zip(line.iter_mut()).zip(blocks.iter_mut()) {
+                let (lb, ev) = self.pcs.step(*w);
+                *l = lb;
+                *u = ev.block;
+            }
+            Some(&*blocks)
+        } else {
+            self.pcs.encode_slice(words, line);
+            None
+        };
+        let mut produced = 0;
+        if self.forms.serial {
+            let mut done = 0;
+            while done < n {
+                let p = self.gearbox.push_blocks(
+                    line.get(done..).unwrap_or_default(),
+                    self.serial.get_mut(produced..).unwrap_or_default(),
+                );
+                if p.consumed == 0 {
+                    break;
+                }
+                done += p.consumed;
+                produced += p.produced;
+            }
+        }
+        if self.error.is_none() {
+            let batch = TxBatch {
+                first_block: self.flushed,
+                words,
+                unscrambled,
+                line,
+                serial: self.serial.get(..produced).unwrap_or_default(),
+            };
+            if let Err(e) = self.sink.put(&batch) {
+                self.error = Some(e);
+            }
+        }
+        self.flushed += n as u64;
+    }
+
+    /// Ends a frame stream: the gap still owed, then two idle transfers (so that the last
+    /// terminate is confirmed by the block after it), then [`TxChain::end`].
+    ///
+    /// # Errors
+    /// The sink failed.
+    pub fn finish(mut self) -> std::io::Result<(S, TxTotals)> {
+        let owed = self.mac.owed_idle_octets().div_ceil(8) as u64;
+        self.idle(owed + 2);
+        self.end()
+    }
+
+    /// Ends the stream as it is: the last batch and the last partial serial word.
+    ///
+    /// # Errors
+    /// The sink failed.
+    pub fn end(mut self) -> std::io::Result<(S, TxTotals)> {
+        self.flush();
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let tail = if self.forms.serial {
+            self.gearbox.flush()
+        } else {
+            None
+        };
+        self.sink.end(tail)?;
+        let totals = TxTotals {
+            blocks: self.flushed,
+            frames: self.frames,
+        };
+        Ok((self.sink, totals))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Keeps every form.
+    #[derive(Default)]
+    struct All {
+        unscrambled: bool,
+        words: Vec<XgmiiWord>,
+        line: Vec<Block>,
+        serial: Vec<u64>,
+        tail: Option<(u64, u32)>,
+        firsts: Vec<u64>,
+    }
+
+    impl TxSink for All {
+        fn forms(&self) -> TxForms {
+            TxForms {
+                unscrambled: self.unscrambled,
+                serial: true,
+            }
+        }
+        fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {
+            assert_eq!(b.first_block, self.words.len() as u64);
+            assert_eq!(b.unscrambled.is_some(), self.unscrambled);
+            self.firsts.push(b.first_block);
+            self.words.extend_from_slice(b.words);
+            self.line.extend_from_slice(b.line);
+            self.serial.extend_from_slice(b.serial);
+            Ok(())
+        }
+        fn end(&mut self, tail: Option<PartialWord<u64>>) -> std::io::Result<()> {
+            self.tail = tail.map(|t| (t.word, t.valid_bits));
+            Ok(())
+        }
+    }
+
+    fn run(frames: &[Vec<u8>], unscrambled: bool) -> (All, TxTotals, Vec<Placement>) {
+        let mut c = TxChain::new(
+            &TxOptions::default(),
+            All {
+                unscrambled,
+                ..All::default()
+            },
+        );
+        let places = frames.iter().map(|f| c.frame(f, None).unwrap()).collect();
+        let (sink, totals) = c.finish().unwrap();
+        (sink, totals, places)
+    }
+
+    proptest! {
+        /// The batch path (encode_slice, push_blocks) equals the diagram path (step per
+        /// transfer) and the one-block gearbox, whatever the frame lengths and batch cuts.
+        #[test]
+        fn batch_path_equals_the_diagram_path(lens in proptest::collection::vec(0usize..3000, 0..40)) {
+            let frames: Vec<Vec<u8>> = lens.iter().enumerate().map(|(i, &l)| vec![i as u8; l]).collect();
+            let (fast, ft, fp) = run(&frames, false);
+            let (slow, st, sp) = run(&frames, true);
+            prop_assert_eq!(ft, st);
+            prop_assert_eq!(fp, sp);
+            prop_assert_eq!(&fast.words, &slow.words);
+            prop_assert_eq!(&fast.line, &slow.line);
+            prop_assert_eq!(&fast.serial, &slow.serial);
+            prop_assert_eq!(fast.tail, slow.tail);
+            // The serial words equal the one-block gearbox's.
+            let mut gb = TxGearbox::<u64>::new();
+            let mut words: Vec<u64> = Vec::new();
+            for b in &slow.line {
+                words.extend(gb.push_block(*b).as_slice());
+            }
+            prop_assert_eq!(&fast.serial, &words);
+            prop_assert_eq!(fast.tail, gb.flush().map(|t| (t.word, t.valid_bits)));
+            prop_assert_eq!(ft.blocks as usize, fast.line.len());
+            prop_assert_eq!(ft.frames as usize, frames.len());
+        }
+    }
+
+    #[test]
+    fn placements_point_at_the_start_and_a_too_long_frame_is_refused() {
+        let frames = vec![vec![1u8; 60]; 3];
+        let (sink, totals, places) = run(&frames, true);
+        assert_eq!(totals.frames, 3);
+        for p in &places {
+            let w = sink.words[p.block as usize];
+            assert!(w.is_control(p.lane.into()));
+            assert_eq!(w.octet(p.lane.into()), ControlChar::START.0);
+        }
+        // 128 idles first: the first /S/ is in transfer 128, lane 0.
+        assert_eq!(
+            places[0],
+            Placement {
+                block: 128,
+                lane: 0
+            }
+        );
+        let mut c = TxChain::new(&TxOptions::default(), VecSink::default());
+        let e = c.frame(&vec![0; 20_000], None).unwrap_err();
+        assert_eq!(e, TxError::FrameTooLong { len: 20_004 });
+    }
+}

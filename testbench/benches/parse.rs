@@ -1,0 +1,30 @@
+//! Text parsing alone: a `.b66` file from memory, the bound of `baser decode x.b66`.
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+fn bench(c: &mut Criterion) {
+    let mut text = String::from("# unscrambled\n");
+    for i in 0..100_000u64 {
+        text.push_str(&format!(
+            "{} {:016x}\n",
+            1 + (i % 2),
+            i.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ));
+    }
+    let mut g = c.benchmark_group("parse");
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    g.bench_function("b66_reader", |b| {
+        b.iter(|| {
+            let r = testbench::format::b66::B66Reader::new(
+                text.as_bytes(),
+                std::path::Path::new("m.b66"),
+            )
+            .unwrap();
+            r.map(|x| x.map_or(0, |b| b.payload))
+                .fold(0u64, |a, p| a ^ p)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
