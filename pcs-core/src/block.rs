@@ -429,6 +429,12 @@ pub enum EncodeWordError {
         /// The first lane carrying `/E/`.
         lane: u8,
     },
+    /// `/LI/` in a transfer of eight control characters: T_TYPE C excludes it, and without
+    /// EEE (not modelled) there is no LI type, so the transfer is E.
+    LowPowerIdle {
+        /// The first lane carrying `/LI/`.
+        lane: u8,
+    },
 }
 
 impl core::fmt::Display for EncodeWordError {
@@ -445,6 +451,10 @@ impl core::fmt::Display for EncodeWordError {
             Self::ErrorCharacter { lane } => write!(
                 f,
                 "lane {lane}: /E/ among eight control characters (T_TYPE E, 49.2.13.2.3)"
+            ),
+            Self::LowPowerIdle { lane } => write!(
+                f,
+                "lane {lane}: /LI/ among eight control characters, without EEE (T_TYPE E, 49.2.13.2.3)"
             ),
         }
     }
@@ -482,6 +492,12 @@ pub enum DecodeBlockError {
         /// The first lane carrying `/E/`.
         lane: u8,
     },
+    /// `/LI/` in a block of eight control codes: R_TYPE C excludes it, and without EEE (not
+    /// modelled) there is no LI type, so the block is E.
+    LowPowerIdleCode {
+        /// The first lane carrying `/LI/`.
+        lane: u8,
+    },
 }
 
 impl core::fmt::Display for DecodeBlockError {
@@ -506,6 +522,12 @@ impl core::fmt::Display for DecodeBlockError {
                 write!(
                     f,
                     "lane {lane}: /E/ in a control block (R_TYPE E, 49.2.13.2.3)"
+                )
+            }
+            Self::LowPowerIdleCode { lane } => {
+                write!(
+                    f,
+                    "lane {lane}: /LI/ in a control block, without EEE (R_TYPE E, 49.2.13.2.3)"
                 )
             }
         }
@@ -604,9 +626,12 @@ pub fn encode_word(word: XgmiiWord) -> Encoded {
         ),
         0xff => {
             let payload = BlockType::Control as u64 | codes_from(word, 0, &mut error);
+            // T_TYPE C: eight valid control characters, none of them /E/ or /LI/ (no EEE).
             if error.is_none() {
                 if let Some(i) = (0..8).find(|&i| lane(i) == ControlChar::ERROR) {
                     error = Some(EncodeWordError::ErrorCharacter { lane: i as u8 });
+                } else if let Some(i) = (0..8).find(|&i| lane(i) == ControlChar::LPI) {
+                    error = Some(EncodeWordError::LowPowerIdle { lane: i as u8 });
                 }
             }
             (BlockClass::Control, Block::control(payload))
@@ -849,9 +874,13 @@ pub fn decode_block(block: Block) -> Decoded {
                     XgmiiWord::IDLE
                 } else {
                     let w = XgmiiWord::new(chars(p, 0, 8, &mut error), 0xff);
+                    // R_TYPE C: eight valid codes, none of them /E/ or /LI/ (no EEE).
                     if error.is_none() {
                         if let Some(i) = (0..8).find(|&i| w.octet(i) == ControlChar::ERROR.0) {
                             error = Some(DecodeBlockError::ErrorCode { lane: i as u8 });
+                        } else if let Some(i) = (0..8).find(|&i| w.octet(i) == ControlChar::LPI.0)
+                        {
+                            error = Some(DecodeBlockError::LowPowerIdleCode { lane: i as u8 });
                         }
                     }
                     w

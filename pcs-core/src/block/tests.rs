@@ -252,6 +252,34 @@ fn error_character_among_eight_controls_is_class_e_both_ways() {
     assert_eq!(dec.word, w);
 }
 
+/// Without EEE there is no LI type: `/LI/` among eight control characters (alone or mixed
+/// with `/I/`) is T_TYPE and R_TYPE E (SPEC-NOTES: C excludes `/LI/`; a mix of `/I/` and
+/// `/LI/` is E in Clause 49). The block still carries the codes as sent (0x06 in lane 2).
+#[test]
+fn low_power_idle_among_eight_controls_is_class_e_without_eee() {
+    for w in [
+        XgmiiWord::IDLE.with_lane(2, K(C::LPI)),
+        XgmiiWord::splat(C::LPI),
+    ] {
+        let enc = encode_word(w);
+        assert_eq!(enc.class, BlockClass::Error, "{w:?}");
+        let lane = if w == XgmiiWord::splat(C::LPI) { 0 } else { 2 };
+        assert_eq!(enc.error, Some(EncodeWordError::LowPowerIdle { lane }));
+        let dec = decode_block(enc.block);
+        assert_eq!(dec.class, BlockClass::Error);
+        assert_eq!(dec.error, Some(DecodeBlockError::LowPowerIdleCode { lane }));
+        assert_eq!(block_class(enc.block), BlockClass::Error);
+        assert_eq!(dec.word, w);
+    }
+    // Hand-packed: type 0x1E, lane 2 code 0x06 (bits 22..28): payload 0x0000_0000_0180_001e.
+    let enc = encode_word(XgmiiWord::IDLE.with_lane(2, K(C::LPI)));
+    assert_eq!(enc.block, Block::control(0x0000_0000_0180_001e));
+    // Through the encoder's state machine: TX_C --E--> TX_E sends EBLOCK_T.
+    let mut e = crate::encode::Encoder::new(Default::default());
+    e.step(XgmiiWord::IDLE);
+    assert_eq!(e.step(XgmiiWord::IDLE.with_lane(2, K(C::LPI))), Block::EBLOCK_T);
+}
+
 #[test]
 fn words_that_fit_no_format_are_e_and_encode_to_eblock_t() {
     let cases = [
@@ -386,9 +414,10 @@ proptest! {
     #[test]
     fn encode_inverts_decode_for_every_valid_block(b in valid_block()) {
         let dec = decode_block(b);
-        // Every valid block decodes; 0x1E with /E/ is the one valid format of class E.
+        // Every valid block decodes; 0x1E with /E/ or /LI/ (no EEE) is the one valid format
+        // of class E.
         let has_error_code = b.sync == SyncHeader::CONTROL && b.payload as u8 == 0x1e
-            && (0..8).any(|j| (b.payload >> (8 + 7 * j)) & 0x7f == 0x1e);
+            && (0..8).any(|j| matches!((b.payload >> (8 + 7 * j)) & 0x7f, 0x1e | 0x06));
         prop_assert_eq!(dec.class == BlockClass::Error, has_error_code);
         let enc = encode_word(dec.word);
         prop_assert_eq!(enc.class, dec.class);
