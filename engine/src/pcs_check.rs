@@ -156,6 +156,72 @@ impl PcsChecker {
     }
 }
 
+/// The `--blocks` comparison of a frame check: the model's encoding of the expected frames
+/// against the DUT's (descrambled) blocks, aligned at the first start block of each.
+#[derive(Clone, Debug, Serialize)]
+pub struct BlockComparison {
+    /// Index of the first start block in the model's stream and the DUT's (alignment).
+    pub aligned_at: (u64, u64),
+    /// Blocks compared after alignment.
+    pub compared: u64,
+    /// Blocks that differ.
+    pub divergent: u64,
+    /// The first divergence: block index in the DUT stream, both sides described.
+    pub first: Option<(u64, String, String)>,
+}
+
+/// Encodes `expected` frames (without FCS) with the model and compares its unscrambled blocks
+/// with the DUT's, aligned at the first start block of each.
+///
+/// # Errors
+/// An expected frame the MAC cannot send (its index among `expected` and why).
+pub fn compare_frame_blocks(
+    expected: &[&[u8]],
+    dut: &[Block],
+    profile: Profile,
+) -> Result<BlockComparison, (usize, crate::tx::TxError)> {
+    use crate::tx::{TxChain, TxOptions, VecSink};
+    let opt = TxOptions {
+        mac: mac_core::tx::TxConfig {
+            dic: profile.dic(),
+            ..mac_core::tx::TxConfig::default()
+        },
+        profile,
+        seed: DEFAULT_STATE,
+        idle_blocks: 0,
+    };
+    let mut chain = TxChain::new(&opt, VecSink::default());
+    for (i, e) in expected.iter().enumerate() {
+        chain.frame(e, None).map_err(|m| (i, m))?;
+    }
+    let model = chain
+        .finish()
+        .map_err(|_| (expected.len(), crate::tx::TxError::Sink))?
+        .0
+        .blocks;
+    let is_start =
+        |b: &Block| pcs_core::block::decode_block(*b).class == pcs_core::BlockClass::Start;
+    let m0 = model.iter().position(is_start).unwrap_or(0);
+    let d0 = dut.iter().position(is_start).unwrap_or(0);
+    let mut cmp = BlockComparison {
+        aligned_at: (m0 as u64, d0 as u64),
+        compared: 0,
+        divergent: 0,
+        first: None,
+    };
+    let pairs = model.iter().skip(m0).zip(dut.iter().skip(d0));
+    for (k, (m, d)) in pairs.enumerate() {
+        cmp.compared += 1;
+        if m != d {
+            cmp.divergent += 1;
+            if cmp.first.is_none() {
+                cmp.first = Some(((d0 + k) as u64, describe::block(*m), describe::block(*d)));
+            }
+        }
+    }
+    Ok(cmp)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,8 @@
 //! function per command.
 #![deny(unsafe_code)]
 
-pub mod cli;
+pub mod cmd;
+pub mod command;
 pub mod format;
 pub mod pcs_check;
 pub mod report;

@@ -7,7 +7,8 @@ use pcs_core::gearbox::TxGearbox;
 use pcs_core::scramble::{Scrambler, DEFAULT_STATE};
 use pcs_core::{Block, SyncHeader, XgmiiWord};
 use std::path::{Path, PathBuf};
-use testbench::cli::{self, EncodeArgs, Output};
+use testbench::cmd::encode::{encode, EncodeArgs};
+use testbench::command::{Output, Verdict};
 use testbench::format::b66::{B66Header, B66Reader, B66Writer, Scrambling};
 use testbench::format::pcap::FrameWriter;
 use testbench::format::xgmii::XgmiiWriter;
@@ -263,7 +264,7 @@ fn generate(case: &Case, dir: &Path) {
         quiet: true,
         verbose: 0,
     };
-    assert_eq!(cli::encode(&args, quiet).unwrap(), cli::Verdict::Pass);
+    assert_eq!(encode(&args, quiet).unwrap(), Verdict::Pass);
     if case.name == "demo" {
         make_demo_dut(dir);
     }

@@ -14,7 +14,7 @@ pub mod pace;
 pub mod reflect;
 pub mod sys;
 
-use crate::cli::{Error, Output, Reports, Verdict};
+use crate::command::{Error, Output, Reports, Verdict};
 use crate::format::pcap::FrameReader;
 use crate::report::{self, Case};
 use iface::{Counters, Feature, Interface};

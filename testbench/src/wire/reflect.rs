@@ -7,7 +7,7 @@
 //! duplicate (sent twice); reorder (held back and sent right after the next frame); delay.
 
 use super::{iface, now_ns, open_capture, read_frames, socket_error, sys, with_vlan};
-use crate::cli::{Error, Output, Verdict};
+use crate::command::{Error, Output, Verdict};
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::path::PathBuf;

@@ -1,0 +1,481 @@
+//! `baser check`: what a DUT produced against what the model says must come out, frame by
+//! frame (`--frames`) or bit exact at the PCS (`--xgmii`).
+
+use crate::cmd::decode::DecodeSinks;
+use crate::command::{
+    self, kind_of, max_frame, progress_bar, Error, Kind, Output, Reports, Verdict,
+};
+use crate::format::pcap::FrameReader;
+use crate::pcs_check::{self, PcsCheckReport};
+use crate::report::{self, Case};
+use crate::stream;
+use baser_engine::judge::{self, Comparison, Expected, Status};
+use baser_engine::pcs_check::{compare_frame_blocks, BlockComparison};
+use baser_engine::rx::{PcsSummary, RxOptions};
+use baser_engine::Profile;
+use mac_core::rx::RxConfig;
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Prints the PCS check's summary and writes its reports.
+///
+/// # Errors
+/// A report file cannot be written.
+pub fn finish_pcs_check(
+    rep: &PcsCheckReport,
+    cases: &[Case],
+    reports: &Reports,
+    out: Output,
+) -> Result<Verdict, Error> {
+    reports.write("baser check --xgmii", rep, cases)?;
+    let failed = cases.iter().any(Case::failed);
+    if !out.quiet {
+        let stdout = std::io::stdout();
+        let mut o = stdout.lock();
+        let _ = writeln!(
+            o,
+            "baser check (PCS): {} -> model vs {} ({}, profile {})",
+            rep.xgmii,
+            rep.dut,
+            if rep.dut_scrambled {
+                "descrambled"
+            } else {
+                "unscrambled"
+            },
+            rep.profile
+        );
+        let _ = writeln!(
+            o,
+            "  {} blocks compared, {} differ; DUT missing {} blocks, extra {}",
+            rep.counts.blocks_compared,
+            rep.counts.blocks_divergent,
+            rep.counts.dut_missing_blocks,
+            rep.counts.dut_extra_blocks
+        );
+        let _ = report::write_failures(&mut o, cases, reports.max_report.max(1));
+        for d in rep
+            .divergences
+            .iter()
+            .skip(1)
+            .take(reports.max_report.saturating_sub(1))
+        {
+            let _ = writeln!(
+                o,
+                "  also block {} (DUT line {}): {}",
+                d.block, d.dut_line, d.field
+            );
+        }
+        let _ = writeln!(o, "{}", if failed { "FAIL" } else { "PASS" });
+    }
+    Ok(if failed { Verdict::Fail } else { Verdict::Pass })
+}
+
+/// Options of `baser check --frames`.
+#[derive(Clone, Debug)]
+pub struct FrameCheckArgs {
+    /// Expected frames.
+    pub frames: PathBuf,
+    /// The DUT's stream.
+    pub dut: PathBuf,
+    /// Also compare blocks bit for bit.
+    pub blocks: bool,
+    /// The expected capture includes the FCS.
+    pub fcs_included: bool,
+    /// Profile.
+    pub profile: Profile,
+}
+
+/// The JSON document of `baser check --frames`.
+#[derive(Serialize)]
+struct FrameCheckReport<'a> {
+    check: &'static str,
+    verdict: &'static str,
+    expected: String,
+    dut: String,
+    profile: &'static str,
+    summary: FrameCheckSummary,
+    frames: &'a [judge::FrameResult],
+    extra_frames: &'a [judge::ExtraFrame],
+    pcs: &'a PcsSummary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blocks: Option<&'a BlockComparison>,
+}
+
+#[derive(Serialize, Default)]
+struct FrameCheckSummary {
+    expected: usize,
+    received: u64,
+    matched: usize,
+    reordered: usize,
+    corrupted: usize,
+    missing: usize,
+    extra: usize,
+    bad_class: usize,
+}
+
+/// `baser check --frames … --dut …`.
+///
+/// # Errors
+/// Unreadable input or unwritable report.
+pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Result<Verdict, Error> {
+    let kind = kind_of(&a.dut)?;
+    if kind == Kind::Frames {
+        return Err(Error::Usage(format!(
+            "{}: the DUT stream must be .bits, .b66 or .xgmii",
+            a.dut.display()
+        )));
+    }
+    let expected: Vec<Expected> = FrameReader::open(&a.frames, a.fcs_included)?
+        .map(|f| {
+            f.map(|f| Expected {
+                index: f.index,
+                data: f.data,
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let longest = expected.iter().map(|e| e.data.len() + 4).max().unwrap_or(0);
+    let limit = longest.max(1518).min(u16::MAX as usize) as u16;
+    let opt = RxOptions {
+        profile: a.profile,
+        mac: RxConfig {
+            max_frame_length: max_frame(limit),
+        },
+        max_events: reports.max_report.max(20),
+    };
+    let sinks = DecodeSinks {
+        xgmii: None,
+        pcap: None,
+        frames: Some(Vec::new()),
+        blocks: (a.blocks && kind != Kind::Xgmii).then(Vec::new),
+    };
+    let bar = progress_bar(&a.dut, out);
+    let (pcs, counts, mut sinks) = stream::decode_path(&a.dut, &opt, sinks, &|n| bar.set(n))?;
+    bar.done();
+    let received = sinks.frames.take().unwrap_or_default();
+    let cmp = judge::compare(&expected, &received);
+    let block_cmp = match sinks.blocks.take() {
+        Some(dut_blocks) => {
+            let frames: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
+            let cmp = compare_frame_blocks(&frames, &dut_blocks, a.profile).map_err(|(i, m)| {
+                Error::Usage(format!(
+                    "expected frame {}: {m}",
+                    expected.get(i).map_or(0, |e| e.index)
+                ))
+            })?;
+            Some(cmp)
+        }
+        None => None,
+    };
+    let cases = frame_cases(&cmp, &pcs, block_cmp.as_ref(), &a.dut);
+    let failed = cases.iter().any(Case::failed);
+    let summary = FrameCheckSummary {
+        expected: expected.len(),
+        received: counts.total,
+        matched: cmp
+            .frames
+            .iter()
+            .filter(|f| f.status == Status::Matched)
+            .count(),
+        reordered: cmp
+            .frames
+            .iter()
+            .filter(|f| f.status == Status::Reordered)
+            .count(),
+        corrupted: cmp
+            .frames
+            .iter()
+            .filter(|f| f.status == Status::Corrupted)
+            .count(),
+        missing: cmp
+            .frames
+            .iter()
+            .filter(|f| f.status == Status::Missing)
+            .count(),
+        extra: cmp.extra.len(),
+        bad_class: cmp
+            .frames
+            .iter()
+            .filter(|f| f.class.is_some_and(|c| c != "ok"))
+            .count(),
+    };
+    if !out.quiet {
+        println!(
+            "baser check: {} expected frames vs DUT {} (profile {})",
+            expected.len(),
+            a.dut.display(),
+            a.profile.name()
+        );
+        println!(
+            "  frames: {} expected, {} received; {} matched, {} reordered, {} corrupted, {} missing, {} extra, {} with a bad MAC class",
+            summary.expected, summary.received, summary.matched, summary.reordered, summary.corrupted, summary.missing, summary.extra, summary.bad_class
+        );
+        println!(
+            "  pcs: lock {}, lock losses {}, hi_ber {}, invalid headers {}, errored blocks {}, link fault {}",
+            if pcs.lock_acquired.is_some() { "acquired" } else { "never acquired" },
+            pcs.lock_losses.len(),
+            pcs.hi_ber_episodes.len(),
+            pcs.invalid_headers,
+            pcs.errored_blocks,
+            pcs.link_fault
+        );
+        if let Some(b) = &block_cmp {
+            println!(
+                "  blocks: {} compared after alignment, {} differ",
+                b.compared, b.divergent
+            );
+        }
+        let stdout = std::io::stdout();
+        let _ = report::write_failures(&mut stdout.lock(), &cases, reports.max_report.max(1));
+        println!("{}", if failed { "FAIL" } else { "PASS" });
+    }
+    let doc = FrameCheckReport {
+        check: "frames",
+        verdict: if failed { "fail" } else { "pass" },
+        expected: a.frames.display().to_string(),
+        dut: a.dut.display().to_string(),
+        profile: a.profile.name(),
+        summary,
+        frames: &cmp.frames,
+        extra_frames: &cmp.extra,
+        pcs: &pcs,
+        blocks: block_cmp.as_ref(),
+    };
+    reports.write("baser check --frames", &doc, &cases)?;
+    Ok(if failed { Verdict::Fail } else { Verdict::Pass })
+}
+
+/// One JUnit case per expected frame, one per extra frame, and one per PCS check.
+fn frame_cases(
+    cmp: &Comparison,
+    pcs: &PcsSummary,
+    blocks: Option<&BlockComparison>,
+    dut: &Path,
+) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for f in &cmp.frames {
+        let name = format!("frame {} ({} octets)", f.expected_index, f.length);
+        let at = |f: &judge::FrameResult| match (f.start_block, f.start_lane) {
+            (Some(b), Some(l)) => format!(
+                " (DUT frame {} at block {b} lane {l})",
+                f.received_index.unwrap_or(0)
+            ),
+            _ => String::new(),
+        };
+        let case = match (&f.status, f.class) {
+            (Status::Matched, Some("ok")) => Case::pass("frames", name),
+            (Status::Matched, Some(c)) => Case::fail(
+                "frames",
+                name,
+                format!("received with MAC class {c}{}", at(f)),
+                None,
+            ),
+            (Status::Reordered, c) => Case::fail(
+                "frames",
+                name,
+                format!("received out of order{}, class {}", at(f), c.unwrap_or("?")),
+                None,
+            ),
+            (Status::Missing, _) => Case::fail(
+                "frames",
+                name,
+                "missing: no received frame matches it".to_string(),
+                None,
+            ),
+            (Status::Corrupted, c) => {
+                let detail = f.first_difference.as_ref().map(|d| {
+                    format!(
+                        "first difference at octet {}: expected {}, got {}; DUT block {} lane {}",
+                        d.offset,
+                        d.expected.map_or("(end)".into(), |x| format!("0x{x:02x}")),
+                        d.actual.map_or("(end)".into(), |x| format!("0x{x:02x}")),
+                        d.block,
+                        d.lane
+                    )
+                });
+                Case::fail(
+                    "frames",
+                    name,
+                    format!("corrupted{}, class {}", at(f), c.unwrap_or("?")),
+                    detail,
+                )
+            }
+            (Status::Matched, None) => Case::pass("frames", name),
+        };
+        cases.push(case);
+    }
+    if cmp.extra.is_empty() {
+        cases.push(Case::pass("frames", "no unexpected frames"));
+    } else {
+        let list: Vec<String> = cmp
+            .extra
+            .iter()
+            .map(|x| {
+                format!(
+                    "DUT frame {} at block {} lane {}: {} octets, class {}{}",
+                    x.received_index,
+                    x.start_block,
+                    x.start_lane,
+                    x.length,
+                    x.class,
+                    x.duplicate_of.map_or(String::new(), |d| format!(
+                        ", duplicate of expected frame {d}"
+                    ))
+                )
+            })
+            .collect();
+        cases.push(Case::fail(
+            "frames",
+            "no unexpected frames",
+            format!("{} unexpected frames", cmp.extra.len()),
+            Some(list.join("\n")),
+        ));
+    }
+    let pcs_case = |name: &str, ok: bool, msg: String, detail: Option<String>| {
+        if ok {
+            Case::pass("pcs", name)
+        } else {
+            Case::fail("pcs", name, msg, detail)
+        }
+    };
+    if pcs.input != "xgmii" {
+        cases.push(pcs_case(
+            "block lock acquired",
+            pcs.lock_acquired.is_some(),
+            format!("{}: block lock never acquired", dut.display()),
+            None,
+        ));
+        cases.push(pcs_case(
+            "no lock loss",
+            pcs.lock_losses.is_empty(),
+            format!("lock lost at blocks {:?}", pcs.lock_losses),
+            None,
+        ));
+        cases.push(pcs_case(
+            "no hi_ber",
+            pcs.hi_ber_episodes.is_empty(),
+            format!("hi_ber rose at blocks {:?}", pcs.hi_ber_episodes),
+            None,
+        ));
+        cases.push(pcs_case(
+            "no invalid sync headers",
+            pcs.invalid_headers == 0,
+            format!("{} invalid sync headers while locked", pcs.invalid_headers),
+            None,
+        ));
+        let e_detail = (!pcs.e_transitions.is_empty()).then(|| {
+            pcs.e_transitions
+                .iter()
+                .map(|e| format!("block {}: {}", e.block, e.what))
+                .collect::<Vec<_>>()
+                .join("\n")
+        });
+        cases.push(pcs_case(
+            "no errored blocks (RX_E)",
+            pcs.errored_blocks == 0,
+            format!("{} blocks entered RX_E", pcs.errored_blocks),
+            e_detail,
+        ));
+    }
+    cases.push(pcs_case(
+        "no link fault",
+        pcs.link_fault == "Ok",
+        format!("link fault status at the end: {}", pcs.link_fault),
+        None,
+    ));
+    if let Some(b) = blocks {
+        let detail = b
+            .first
+            .as_ref()
+            .map(|(i, m, d)| format!("DUT block {i}\nmodel  {m}\nDUT    {d}"));
+        cases.push(pcs_case(
+            "blocks bit exact",
+            b.divergent == 0,
+            format!(
+                "{} of {} blocks differ from the model's encoding",
+                b.divergent, b.compared
+            ),
+            detail,
+        ));
+    }
+    cases
+}
+
+#[derive(clap::Args)]
+/// Options of `baser check`.
+pub struct CheckArgs {
+    /// Expected frames (pcap/pcapng): frame-level check of the DUT stream.
+    #[arg(long, conflicts_with = "xgmii")]
+    pub frames: Option<PathBuf>,
+    /// XGMII input given to the DUT: PCS-level, bit-exact check of the DUT's blocks.
+    #[arg(long)]
+    pub xgmii: Option<PathBuf>,
+    /// What the DUT produced: .b66, .bits or .xgmii (.b66 only with --xgmii).
+    #[arg(long)]
+    pub dut: PathBuf,
+    /// Also compare the DUT's 66-bit stream with the model's encoding, bit for bit.
+    #[arg(long, requires = "frames")]
+    pub blocks: bool,
+    /// The captures include the FCS.
+    #[arg(long)]
+    pub fcs_included: bool,
+    /// Compatibility profile.
+    #[arg(long, value_parser = command::profile_parser(), default_value_t = Profile::Ieee)]
+    pub profile: Profile,
+    /// Skip this many leading DUT blocks (pipeline latency of the dump; --xgmii only).
+    #[arg(long, default_value_t = 0)]
+    pub dut_offset: u64,
+    /// Divergences shown in detail.
+    #[arg(long, default_value_t = 10)]
+    pub max_report: usize,
+    /// Write the JSON report here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write the JUnit XML report here.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+}
+
+/// `baser check`.
+///
+/// # Errors
+/// Bad usage, unreadable input or an unwritable report.
+pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
+    let reports = command::Reports {
+        json: a.json,
+        junit: a.junit,
+        max_report: a.max_report,
+    };
+    match (a.frames, a.xgmii) {
+        (None, Some(xgmii)) => {
+            if command::kind_of(&a.dut)? != Kind::B66 {
+                return Err(Error::Usage(format!(
+                    "{}: --xgmii checks a .b66 DUT stream",
+                    a.dut.display()
+                )));
+            }
+            let opt = pcs_check::PcsCheckOptions {
+                xgmii,
+                dut: a.dut,
+                profile: a.profile,
+                dut_offset: a.dut_offset,
+                max_report: a.max_report,
+            };
+            let (rep, cases) = pcs_check::run(&opt)?;
+            finish_pcs_check(&rep, &cases, &reports, out)
+        }
+        (Some(frames), None) => {
+            let opt = FrameCheckArgs {
+                frames,
+                dut: a.dut,
+                blocks: a.blocks,
+                fcs_included: a.fcs_included,
+                profile: a.profile,
+            };
+            check_frames(&opt, &reports, out)
+        }
+        _ => Err(Error::Usage(
+            "check needs --frames EXPECTED.pcap or --xgmii INPUT.xgmii, and --dut".into(),
+        )),
+    }
+}

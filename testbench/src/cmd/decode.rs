@@ -1,0 +1,279 @@
+//! `baser decode`: a stream file through the engine's RX chain, with a summary.
+
+use crate::command::{
+    self, create, kind_of, max_frame, named, progress_bar, write_all, Error, Kind, Output, Verdict,
+};
+use crate::format::b66::Scrambling;
+use crate::format::pcap::FrameWriter;
+use crate::format::xgmii::XgmiiWriter;
+use crate::format::InputError;
+use crate::report;
+use crate::stream;
+use baser_engine::inject::{Fault, FaultChannel};
+use baser_engine::rx::{FrameCounts, FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink};
+use baser_engine::Profile;
+use mac_core::rx::RxConfig;
+use pcs_core::Block;
+use serde::Serialize;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+/// Options of `baser decode`.
+#[derive(clap::Args, Debug)]
+pub struct DecodeArgs {
+    /// The stream: .bits (any bit offset), .b66 (scrambled or not) or .xgmii.
+    pub input: PathBuf,
+    /// Write the received frames (without FCS) to a pcap file.
+    #[arg(long)]
+    pub pcap: Option<PathBuf>,
+    /// Write the decoded XGMII transfers.
+    #[arg(long)]
+    pub xgmii: Option<PathBuf>,
+    /// Write the summary as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Longest good frame, FCS included (1518 allows 1522 with a VLAN tag).
+    #[arg(long, default_value_t = 1518)]
+    pub max_frame_length: u16,
+    /// Compatibility profile.
+    #[arg(long, value_parser = command::profile_parser(), default_value_t = Profile::Ieee)]
+    pub profile: Profile,
+    /// Events (E transitions, link fault changes) listed in detail.
+    #[arg(long, default_value_t = 20)]
+    pub max_report: usize,
+    /// Put a fault on the line before the receiver (see `encode --inject`). For .bits input,
+    /// block numbers count 66-bit chunks from the file's first bit. Reads the input whole.
+    #[arg(long, value_parser = command::parse_fault)]
+    pub inject: Vec<Fault>,
+}
+
+/// Writes decoded transfers and frames to files, and keeps what a check needs.
+pub struct DecodeSinks {
+    /// The decoded transfers go here.
+    pub xgmii: Option<(PathBuf, XgmiiWriter<BufWriter<File>>)>,
+    /// The received frames go here.
+    pub pcap: Option<(PathBuf, FrameWriter<BufWriter<File>>)>,
+    /// The received frames are kept here.
+    pub frames: Option<Vec<ReceivedFrame>>,
+    /// The descrambled blocks are kept here.
+    pub blocks: Option<Vec<Block>>,
+}
+
+impl RxSink for DecodeSinks {
+    fn wants_blocks(&self) -> bool {
+        self.blocks.is_some()
+    }
+
+    fn words(
+        &mut self,
+        _first: u64,
+        words: &[pcs_core::XgmiiWord],
+        blocks: Option<&[Block]>,
+    ) -> std::io::Result<()> {
+        if let (Some(keep), Some(b)) = (self.blocks.as_mut(), blocks) {
+            keep.extend_from_slice(b);
+        }
+        write_all(&mut self.xgmii, words, |w, x| w.write(x))
+    }
+
+    fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
+        if let Some((p, w)) = self.pcap.as_mut() {
+            let ns = (f.start.block * 8 + f.start.lane as u64) * 800 / 1000;
+            w.write(std::time::Duration::from_nanos(ns), f.content())
+                .map_err(|e| named(p, e))?;
+        }
+        if let Some(v) = self.frames.as_mut() {
+            v.push(f.to_owned());
+        }
+        Ok(())
+    }
+}
+
+/// The JSON document of `baser decode`.
+#[derive(Serialize)]
+struct DecodeReport<'a> {
+    input: String,
+    profile: &'static str,
+    verdict: &'static str,
+    pcs: &'a PcsSummary,
+    frames: &'a FrameCounts,
+}
+
+/// `baser decode`.
+///
+/// # Errors
+/// Unreadable input or unwritable output.
+pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
+    let kind = kind_of(&a.input)?;
+    if kind == Kind::Frames {
+        return Err(Error::Usage(format!(
+            "{}: decode reads .bits, .b66 or .xgmii",
+            a.input.display()
+        )));
+    }
+    let made_by = format!(
+        "decoded by baser {} from {}",
+        env!("CARGO_PKG_VERSION"),
+        a.input.display()
+    );
+    let mut sinks = DecodeSinks {
+        xgmii: None,
+        pcap: None,
+        frames: None,
+        blocks: None,
+    };
+    if let Some(p) = &a.xgmii {
+        sinks.xgmii = Some((
+            p.clone(),
+            XgmiiWriter::new(create(p)?, &[&made_by]).map_err(|e| Error::Output(p.clone(), e))?,
+        ));
+    }
+    if let Some(p) = &a.pcap {
+        sinks.pcap = Some((
+            p.clone(),
+            FrameWriter::new(create(p)?).map_err(|e| Error::Output(p.clone(), e))?,
+        ));
+    }
+    let opt = RxOptions {
+        profile: a.profile,
+        mac: RxConfig {
+            max_frame_length: max_frame(a.max_frame_length),
+        },
+        max_events: a.max_report,
+    };
+    let bar = progress_bar(&a.input, out);
+    let (pcs, counts, mut sinks) = if a.inject.is_empty() {
+        stream::decode_path(&a.input, &opt, sinks, &|n| bar.set(n))?
+    } else {
+        let bytes = injected_line(&a.input, kind, &a.inject)?;
+        let label = a.input.with_extension("bits");
+        stream::decode_reader("bits", &bytes[..], &label, &opt, sinks, &|n| bar.set(n))?
+    };
+    bar.done();
+    if let Some((p, w)) = sinks.xgmii.take() {
+        w.finish().map_err(|e| Error::Output(p, e))?;
+    }
+    if let Some((p, w)) = sinks.pcap.take() {
+        w.finish().map_err(|e| Error::Output(p, e))?;
+    }
+    let clean = pcs.clean() && counts.by_class.keys().all(|k| k == "ok");
+    let verdict = if clean { Verdict::Pass } else { Verdict::Fail };
+    if let Some(p) = &a.json {
+        let doc = DecodeReport {
+            input: a.input.display().to_string(),
+            profile: a.profile.name(),
+            verdict: if clean { "pass" } else { "fail" },
+            pcs: &pcs,
+            frames: &counts,
+        };
+        report::write_json(p, &doc).map_err(|e| Error::Output(p.clone(), e))?;
+    }
+    if !out.quiet {
+        print_pcs_summary(&a.input, &pcs, a.max_report);
+        let classes: Vec<String> = counts
+            .by_class
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        println!(
+            "  frames: {} ({})",
+            counts.total,
+            if classes.is_empty() {
+                "none".into()
+            } else {
+                classes.join(", ")
+            }
+        );
+        println!("{}", if clean { "CLEAN" } else { "ERRORS (exit 1)" });
+    }
+    Ok(verdict)
+}
+
+/// The line bits of a `.b66` or `.bits` input after the fault channel.
+fn injected_line(path: &Path, kind: Kind, faults: &[Fault]) -> Result<Vec<u8>, Error> {
+    let mut channel = FaultChannel::new(faults);
+    match kind {
+        Kind::B66 => {
+            let file = File::open(path).map_err(|e| InputError::io(path, &e))?;
+            let reader = crate::format::b66::B66Reader::new(std::io::BufReader::new(file), path)?;
+            let header = reader.header();
+            // Unscrambled dumps are scrambled first: the channel is the line.
+            let mut scrambler = (header.scrambling == Scrambling::Unscrambled).then(|| {
+                pcs_core::scramble::Scrambler::new(
+                    header
+                        .scrambler_state
+                        .unwrap_or(pcs_core::scramble::DEFAULT_STATE),
+                )
+            });
+            for b in reader {
+                let mut b = b?;
+                if let Some(s) = scrambler.as_mut() {
+                    b.payload = s.scramble(b.payload);
+                }
+                channel.push(b);
+            }
+        }
+        Kind::Bits => {
+            let bytes = std::fs::read(path).map_err(|e| InputError::io(path, &e))?;
+            let mut gb = pcs_core::gearbox::RxGearbox::<u8>::new();
+            for rb in gb.blocks(&bytes) {
+                channel.push(rb.block);
+            }
+        }
+        _ => {
+            return Err(Error::Usage(format!(
+                "{}: --inject needs a .b66 or .bits input",
+                path.display()
+            )));
+        }
+    }
+    Ok(channel.finish())
+}
+
+fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize) {
+    println!("baser decode: {} ({} blocks)", input.display(), p.blocks);
+    match &p.lock_acquired {
+        Some(l) if p.input == "bits" => println!(
+            "  block lock at bit offset {} after {} blocks and {} slips",
+            l.bit_offset, l.block, l.slips
+        ),
+        Some(_) => println!("  block boundaries given by the file (lock from block 0)"),
+        None if p.input == "xgmii" => {
+            println!("  XGMII input: no PCS (MAC RX and link fault only)")
+        }
+        None => println!("  block lock never acquired"),
+    }
+    for (loss, re) in p.lock_losses.iter().zip(&p.relocks) {
+        println!(
+            "  lock lost at block {loss}, regained at block {} (bit offset {}, {} slips so far)",
+            re.block, re.bit_offset, re.slips
+        );
+    }
+    for (i, rise) in p.hi_ber_episodes.iter().enumerate() {
+        match p.hi_ber_clears.get(i) {
+            Some(c) => println!("  hi_ber from block {rise} to block {c}"),
+            None => println!("  hi_ber from block {rise} to the end"),
+        }
+    }
+    println!(
+        "  lock losses {}, hi_ber episodes {}, invalid sync headers {}, errored blocks (RX_E) {}",
+        p.lock_losses.len(),
+        p.hi_ber_episodes.len(),
+        p.invalid_headers,
+        p.errored_blocks
+    );
+    for e in p.e_transitions.iter().take(max) {
+        println!("    block {}: {}", e.block, e.what);
+    }
+    if p.errored_blocks as usize > p.e_transitions.len().min(max) {
+        println!(
+            "    ... {} more",
+            p.errored_blocks as usize - p.e_transitions.len().min(max)
+        );
+    }
+    println!("  link fault: {}", p.link_fault);
+    for e in p.link_fault_changes.iter().take(max) {
+        println!("    block {}: {}", e.block, e.what);
+    }
+}

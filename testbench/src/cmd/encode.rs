@@ -1,0 +1,327 @@
+//! `baser encode`: frames (or an XGMII trace) through the engine's TX chain into files.
+
+use crate::command::{
+    self, create, io_err, kind_of, named, write_all, Error, Kind, Output, Verdict,
+};
+use crate::format::b66::{B66Header, B66Writer, Scrambling};
+use crate::format::bits::BitsWriter;
+use crate::format::pcap::FrameReader;
+use crate::format::vcd::VcdWriter;
+use crate::format::xgmii::{XgmiiReader, XgmiiWriter};
+use crate::format::InputError;
+use baser_engine::inject::{Fault, FaultChannel};
+use baser_engine::tx::{TxBatch, TxChain, TxForms, TxOptions, TxSink};
+use baser_engine::Profile;
+use mac_core::frame::Padding;
+use mac_core::tx::{DicMode, TxConfig};
+use pcs_core::gearbox::PartialWord;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+
+/// Options of `baser encode`.
+#[derive(clap::Args, Debug)]
+pub struct EncodeArgs {
+    /// Frames (.pcap/.pcapng) or an XGMII trace (.xgmii, skips the MAC).
+    pub input: PathBuf,
+    /// Write the XGMII transfers.
+    #[arg(long)]
+    pub xgmii: Option<PathBuf>,
+    /// Write the scrambled 66-bit blocks.
+    #[arg(long)]
+    pub b66: Option<PathBuf>,
+    /// Write the 66-bit blocks before the scrambler.
+    #[arg(long)]
+    pub b66_unscrambled: Option<PathBuf>,
+    /// Write the serial bit stream.
+    #[arg(long)]
+    pub bits: Option<PathBuf>,
+    /// Write a VCD waveform (XGMII and blocks).
+    #[arg(long)]
+    pub vcd: Option<PathBuf>,
+    /// Inter-frame gap in octets, /T/ included.
+    #[arg(long, default_value_t = 12)]
+    pub ifg: u16,
+    /// Deficit idle count off: the gap is rounded up to the next column start.
+    #[arg(long)]
+    pub no_dic: bool,
+    /// Scrambler state before the first block (hex, 58 bits; bit 57 = newest line bit).
+    #[arg(long, value_parser = parse_seed)]
+    pub seed: Option<u64>,
+    /// The capture's records include the FCS (sent as captured, not recomputed).
+    #[arg(long)]
+    pub fcs_included: bool,
+    /// Idle transfers before the first frame, for the receiver to acquire block lock.
+    #[arg(long, default_value_t = 128)]
+    pub idle_blocks: u64,
+    /// Send short frames unpadded (runts).
+    #[arg(long)]
+    pub no_pad: bool,
+    /// Compatibility profile.
+    #[arg(long, value_parser = command::profile_parser(), default_value_t = Profile::Ieee)]
+    pub profile: Profile,
+    /// Put a fault on the line (.b66 and .bits outputs): flip:BIT, burst:BIT:LEN,
+    /// ber:RATE[:SEED], header:BLOCK, slip:BIT:+N|-N, drop:BLOCK, dup:BLOCK. Repeatable.
+    #[arg(long, value_parser = command::parse_fault)]
+    pub inject: Vec<Fault>,
+}
+
+fn parse_seed(s: &str) -> Result<u64, String> {
+    let hex = s.trim_start_matches("0x").trim_start_matches("0X");
+    let v = u64::from_str_radix(hex, 16).map_err(|e| format!("`{s}`: {e} (expected hex)"))?;
+    if v >> 58 != 0 {
+        return Err(format!("`{s}` has more than 58 bits"));
+    }
+    Ok(v)
+}
+
+/// The file sinks of `baser encode`.
+struct FileSinks {
+    xgmii: Option<(PathBuf, XgmiiWriter<BufWriter<File>>)>,
+    b66: Option<(PathBuf, B66Writer<BufWriter<File>>)>,
+    b66u: Option<(PathBuf, B66Writer<BufWriter<File>>)>,
+    bits: Option<(PathBuf, BitsWriter<BufWriter<File>>)>,
+    vcd: Option<(PathBuf, VcdWriter<BufWriter<File>>)>,
+    /// With `--inject`, the line blocks go through this channel before `.b66`/`.bits`.
+    channel: Option<FaultChannel>,
+}
+
+impl TxSink for FileSinks {
+    fn forms(&self) -> TxForms {
+        TxForms {
+            unscrambled: self.b66u.is_some(),
+            serial: self.bits.is_some() && self.channel.is_none(),
+        }
+    }
+
+    fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {
+        write_all(&mut self.xgmii, b.words, |w, x| w.write(x))?;
+        write_all(&mut self.b66u, b.unscrambled.unwrap_or_default(), |w, x| {
+            w.write(x)
+        })?;
+        if let Some((p, w)) = self.vcd.as_mut() {
+            for (word, line) in b.words.iter().zip(b.line) {
+                w.write(*word, *line).map_err(|e| named(p, e))?;
+            }
+        }
+        if let Some(c) = self.channel.as_mut() {
+            for &line in b.line {
+                c.push(line);
+            }
+            return Ok(());
+        }
+        write_all(&mut self.b66, b.line, |w, x| w.write(x))?;
+        if let Some((p, w)) = self.bits.as_mut() {
+            w.write_words(b.serial).map_err(|e| named(p, e))?;
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, tail: Option<PartialWord<u64>>) -> std::io::Result<()> {
+        if self.channel.is_none() {
+            if let Some((p, w)) = self.bits.take() {
+                w.finish(tail).map_err(|e| named(&p, e))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `baser encode`.
+///
+/// # Errors
+/// Unreadable input, a frame the MAC cannot send, or an unwritable output.
+pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
+    let kind = kind_of(&a.input)?;
+    if !matches!(kind, Kind::Frames | Kind::Xgmii) {
+        return Err(Error::Usage(format!(
+            "{}: encode reads frames (.pcap/.pcapng) or an .xgmii trace",
+            a.input.display()
+        )));
+    }
+    let seed = a.seed.unwrap_or(pcs_core::scramble::DEFAULT_STATE);
+    let input_name = a.input.file_name().map_or_else(
+        || a.input.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let mut options = String::new();
+    for (on, flag) in [
+        (a.no_dic, " --no-dic"),
+        (a.no_pad, " --no-pad"),
+        (a.fcs_included, " --fcs-included"),
+    ] {
+        if on {
+            options.push_str(flag);
+        }
+    }
+    if a.ifg != 12 {
+        options.push_str(&format!(" --ifg {}", a.ifg));
+    }
+    if a.idle_blocks != 128 {
+        options.push_str(&format!(" --idle-blocks {}", a.idle_blocks));
+    }
+    if a.profile != Profile::Ieee {
+        options.push_str(&format!(" --profile {}", a.profile.name()));
+    }
+    let made_by = format!(
+        "made by baser {} encode {input_name}{options}",
+        env!("CARGO_PKG_VERSION")
+    );
+    if a.b66.is_some() && a.inject.iter().any(Fault::moves_boundary) {
+        return Err(Error::Usage(
+            "--inject slip moves the block boundary, which a .b66 file cannot hold: write --bits"
+                .into(),
+        ));
+    }
+    let mut sinks = FileSinks {
+        xgmii: None,
+        b66: None,
+        b66u: None,
+        bits: None,
+        vcd: None,
+        channel: (!a.inject.is_empty()).then(|| FaultChannel::new(&a.inject)),
+    };
+    if let Some(p) = &a.xgmii {
+        sinks.xgmii = Some((
+            p.clone(),
+            XgmiiWriter::new(create(p)?, &[&made_by]).map_err(io_err(p))?,
+        ));
+    }
+    if let Some(p) = &a.b66 {
+        let h = B66Header {
+            scrambling: Scrambling::Scrambled,
+            scrambler_state: Some(seed),
+        };
+        sinks.b66 = Some((p.clone(), B66Writer::new(create(p)?, h).map_err(io_err(p))?));
+    }
+    if let Some(p) = &a.b66_unscrambled {
+        let h = B66Header {
+            scrambling: Scrambling::Unscrambled,
+            scrambler_state: None,
+        };
+        sinks.b66u = Some((p.clone(), B66Writer::new(create(p)?, h).map_err(io_err(p))?));
+    }
+    if let Some(p) = &a.bits {
+        sinks.bits = Some((p.clone(), BitsWriter::new(create(p)?)));
+    }
+    if let Some(p) = &a.vcd {
+        sinks.vcd = Some((p.clone(), VcdWriter::new(create(p)?).map_err(io_err(p))?));
+    }
+    let opt = TxOptions {
+        mac: TxConfig {
+            ifg_octets: a.ifg,
+            dic: if a.no_dic {
+                DicMode::Off
+            } else {
+                a.profile.dic()
+            },
+            padding: if a.no_pad {
+                Padding::Off
+            } else {
+                Padding::default()
+            },
+        },
+        profile: a.profile,
+        seed,
+        idle_blocks: if kind == Kind::Xgmii {
+            0
+        } else {
+            a.idle_blocks
+        },
+    };
+    let mut chain = TxChain::new(&opt, sinks);
+    let mut frames = 0u64;
+    match kind {
+        Kind::Frames => {
+            for f in FrameReader::open(&a.input, a.fcs_included)? {
+                let f = f?;
+                chain.frame(&f.data, f.fcs).map_err(|e| {
+                    Error::Input(InputError::file(
+                        &a.input,
+                        format!("record {}: the MAC cannot send it: {e}", f.index),
+                    ))
+                })?;
+                frames += 1;
+            }
+        }
+        _ => {
+            let file = File::open(&a.input).map_err(|e| InputError::io(&a.input, &e))?;
+            let mut piece = Vec::with_capacity(4096);
+            for w in XgmiiReader::new(std::io::BufReader::with_capacity(1 << 16, file), &a.input) {
+                piece.push(w?);
+                if piece.len() == piece.capacity() {
+                    chain.words(&piece);
+                    piece.clear();
+                }
+            }
+            chain.words(&piece);
+        }
+    }
+    let (sinks, totals) = if kind == Kind::Frames {
+        chain.finish()
+    } else {
+        chain.end()
+    }
+    .map_err(Error::Sink)?;
+    let blocks = totals.blocks;
+    let FileSinks {
+        xgmii,
+        mut b66,
+        b66u,
+        bits,
+        vcd,
+        channel,
+        ..
+    } = sinks;
+    let mut flipped = 0;
+    if let Some(mut c) = channel {
+        // The faulty line: bytes for .bits, re-cut into 66-bit blocks for .b66.
+        flipped = c.flipped.len();
+        let bytes = c.finish();
+        if let Some((p, w)) = &bits {
+            let _ = w;
+            std::fs::write(p, &bytes).map_err(io_err(p))?;
+        }
+        if let Some((p, w)) = b66.as_mut() {
+            let mut gb = pcs_core::gearbox::RxGearbox::<u8>::new();
+            for rb in gb.blocks(&bytes) {
+                w.write(rb.block).map_err(io_err(p))?;
+            }
+        }
+    }
+    let bits = if a.inject.is_empty() { bits } else { None };
+    if let Some((p, w)) = xgmii {
+        w.finish().map_err(io_err(&p))?;
+    }
+    if let Some((p, w)) = b66 {
+        w.finish().map_err(io_err(&p))?;
+    }
+    if let Some((p, w)) = b66u {
+        w.finish().map_err(io_err(&p))?;
+    }
+    if let Some((p, w)) = bits {
+        w.finish(None).map_err(io_err(&p))?;
+    }
+    if let Some((p, w)) = vcd {
+        w.finish().map_err(io_err(&p))?;
+    }
+    if !out.quiet {
+        println!(
+            "baser encode: {} -> {} frames, {} blocks ({} idle blocks first, IFG {}, DIC {}, scrambler state 0x{seed:015x}, profile {})",
+            a.input.display(),
+            frames,
+            blocks,
+            opt.idle_blocks,
+            a.ifg,
+            if a.no_dic { "off" } else { "on" },
+            a.profile.name()
+        );
+        if !a.inject.is_empty() {
+            println!(
+                "  --inject: {} fault(s) on the line (.b66/.bits), {flipped} line bits flipped",
+                a.inject.len()
+            );
+        }
+    }
+    Ok(Verdict::Pass)
+}

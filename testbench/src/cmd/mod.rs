@@ -1,0 +1,6 @@
+//! One file per command; each has its argument struct and its function.
+
+pub mod bench;
+pub mod check;
+pub mod decode;
+pub mod encode;
