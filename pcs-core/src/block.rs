@@ -878,8 +878,7 @@ pub fn decode_block(block: Block) -> Decoded {
                     if error.is_none() {
                         if let Some(i) = (0..8).find(|&i| w.octet(i) == ControlChar::ERROR.0) {
                             error = Some(DecodeBlockError::ErrorCode { lane: i as u8 });
-                        } else if let Some(i) = (0..8).find(|&i| w.octet(i) == ControlChar::LPI.0)
-                        {
+                        } else if let Some(i) = (0..8).find(|&i| w.octet(i) == ControlChar::LPI.0) {
                             error = Some(DecodeBlockError::LowPowerIdleCode { lane: i as u8 });
                         }
                     }

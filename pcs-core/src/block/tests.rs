@@ -277,7 +277,10 @@ fn low_power_idle_among_eight_controls_is_class_e_without_eee() {
     // Through the encoder's state machine: TX_C --E--> TX_E sends EBLOCK_T.
     let mut e = crate::encode::Encoder::new(Default::default());
     e.step(XgmiiWord::IDLE);
-    assert_eq!(e.step(XgmiiWord::IDLE.with_lane(2, K(C::LPI))), Block::EBLOCK_T);
+    assert_eq!(
+        e.step(XgmiiWord::IDLE.with_lane(2, K(C::LPI))),
+        Block::EBLOCK_T
+    );
 }
 
 #[test]
