@@ -21,6 +21,126 @@ pub struct BenchArgs {
     /// Also write the table as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Frames per mix for the commands' measurement (`encode` to `.bits` and `.b66`,
+    /// `decode` of both); 0 skips it.
+    #[arg(long, default_value_t = 100_000)]
+    pub cli_frames: usize,
+    /// Folder for the commands' files (default: the system's temporary folder); they are
+    /// removed at the end.
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+/// One measurement of a command, end to end with its files.
+#[derive(Clone, Debug, Serialize)]
+pub struct CliMeasurement {
+    /// The command, as run.
+    pub command: String,
+    /// The traffic mix.
+    pub mix: &'static str,
+    /// Line data rate achieved, Gb/s (median of the runs).
+    pub gbps: f64,
+    /// Slowest and fastest run, Gb/s.
+    pub spread: (f64, f64),
+    /// Multiple of the 10.3125 Gb/s line rate.
+    pub x_10g: f64,
+    /// This command's rate over its chain's (`tx` for encode, `rx` for decode).
+    pub vs_chain: f64,
+}
+
+/// Parses one command's arguments as the command line would.
+#[derive(clap::Parser)]
+struct One<A: clap::Args> {
+    #[command(flatten)]
+    args: A,
+}
+
+fn parse<A: clap::Args>(words: &[&str]) -> Result<A, Error> {
+    use clap::Parser;
+    One::<A>::try_parse_from(std::iter::once("baser").chain(words.iter().copied()))
+        .map(|o| o.args)
+        .map_err(|e| Error::Usage(e.to_string()))
+}
+
+/// Times `f` `runs` times; returns the median, slowest and fastest in seconds.
+fn time_runs(
+    runs: usize,
+    mut f: impl FnMut() -> Result<(), Error>,
+) -> Result<(f64, f64, f64), Error> {
+    let mut t = Vec::new();
+    for _ in 0..runs.max(1) {
+        let start = std::time::Instant::now();
+        f()?;
+        t.push(start.elapsed().as_secs_f64());
+    }
+    t.sort_by(f64::total_cmp);
+    Ok((t[t.len() / 2], t[t.len() - 1], t[0]))
+}
+
+/// The commands users run on a mix, end to end with their files: `encode x.pcap --bits
+/// --b66`, `decode x.bits --pcap`, `decode x.b66 --pcap`.
+fn run_commands(
+    mix: baser_engine::bench::Mix,
+    frames: usize,
+    runs: usize,
+    dir: &std::path::Path,
+    chains: &[baser_engine::bench::Measurement],
+) -> Result<Vec<CliMeasurement>, Error> {
+    use crate::cmd::decode::{decode, DecodeArgs};
+    use crate::cmd::encode::{encode, EncodeArgs};
+    use crate::format::pcap::FrameWriter;
+    let quiet = Output {
+        quiet: true,
+        verbose: 0,
+    };
+    let name = |ext: &str| dir.join(format!("baser-bench-{}.{ext}", std::process::id()));
+    let (pcap, bits, b66, out) = (name("pcap"), name("bits"), name("b66"), name("out.pcap"));
+    let s = |p: &PathBuf| p.display().to_string();
+    let mut w = FrameWriter::new(crate::command::create(&pcap)?)
+        .map_err(|e| Error::Output(pcap.clone(), e))?;
+    for f in baser_engine::bench::traffic(mix, frames) {
+        w.write(std::time::Duration::ZERO, &f)
+            .map_err(|e| Error::Output(pcap.clone(), e))?;
+    }
+    w.finish().map_err(|e| Error::Output(pcap.clone(), e))?;
+    let enc: EncodeArgs = parse(&[&s(&pcap), "--bits", &s(&bits)])?;
+    let enc_b66: EncodeArgs = parse(&[&s(&pcap), "--b66", &s(&b66)])?;
+    let dec_bits: DecodeArgs = parse(&[&s(&bits), "--pcap", &s(&out)])?;
+    let dec_b66: DecodeArgs = parse(&[&s(&b66), "--pcap", &s(&out)])?;
+    encode(&enc_b66, quiet)?;
+    encode(&enc, quiet)?;
+    let line_bits = std::fs::metadata(&bits)
+        .map(|m| m.len() * 8)
+        .unwrap_or(0)
+        .max(1) as f64;
+    let chain = |c: &str| {
+        chains
+            .iter()
+            .find(|m| m.chain == c && m.mix == mix.name())
+            .map_or(f64::NAN, |m| m.gbps)
+    };
+    let mut rows = Vec::new();
+    let mut row = |command: String, t: (f64, f64, f64), chain_gbps: f64| {
+        let gbps = line_bits / t.0 / 1e9;
+        rows.push(CliMeasurement {
+            command,
+            mix: mix.name(),
+            gbps,
+            spread: (line_bits / t.1 / 1e9, line_bits / t.2 / 1e9),
+            x_10g: gbps / 10.3125,
+            vs_chain: gbps / chain_gbps,
+        });
+    };
+    let t = time_runs(runs, || encode(&enc, quiet).map(|_| ()))?;
+    row("encode .pcap --bits".into(), t, chain("tx"));
+    let t = time_runs(runs, || decode(&dec_bits, quiet).map(|_| ()))?;
+    row("decode .bits --pcap".into(), t, chain("rx"));
+    let t = time_runs(runs, || decode(&dec_b66, quiet).map(|_| ()))?;
+    row("decode .b66 --pcap".into(), t, chain("rx"));
+    for p in [pcap, bits, b66, out] {
+        std::fs::remove_file(p).ok();
+    }
+    Ok(rows)
 }
 
 /// `baser bench`: TX and RX chain throughput as multiples of the line rate.
@@ -48,7 +168,7 @@ pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
         );
     }
     let mut all = Vec::new();
-    for mix in mixes {
+    for &mix in &mixes {
         for m in run_mix(mix, time, a.runs) {
             if !out.quiet {
                 println!(
@@ -59,17 +179,46 @@ pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
             all.push(m);
         }
     }
+    let mut cli = Vec::new();
+    if a.cli_frames > 0 {
+        let dir = a.dir.clone().unwrap_or_else(std::env::temp_dir);
+        if !out.quiet {
+            println!(
+                "  the commands, end to end with their files in {} ({} frames per mix, median of {} runs):",
+                dir.display(),
+                a.cli_frames,
+                a.runs
+            );
+            println!(
+                "  {:<22} {:<18} {:>9} {:>17} {:>8} {:>9}",
+                "command", "mix", "Gb/s", "spread", "x 10G", "vs chain"
+            );
+        }
+        for &mix in &mixes {
+            for m in run_commands(mix, a.cli_frames, a.runs, &dir, &all)? {
+                if !out.quiet {
+                    println!(
+                        "  {:<22} {:<18} {:>9.2} {:>7.2} .. {:<7.2} {:>8.2} {:>9.2}",
+                        m.command, m.mix, m.gbps, m.spread.0, m.spread.1, m.x_10g, m.vs_chain
+                    );
+                }
+                cli.push(m);
+            }
+        }
+    }
     if let Some(p) = &a.json {
         #[derive(Serialize)]
         struct Doc<'a> {
             memcpy_gbs: f64,
             line_rate_gbps: f64,
             measurements: &'a [baser_engine::bench::Measurement],
+            commands: &'a [CliMeasurement],
         }
         let doc = Doc {
             memcpy_gbs: memcpy,
             line_rate_gbps: 10.3125,
             measurements: &all,
+            commands: &cli,
         };
         report::write_json(p, &doc).map_err(|e| Error::Output(p.clone(), e))?;
     }
