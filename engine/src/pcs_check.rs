@@ -115,9 +115,9 @@ impl PcsChecker {
                             model: describe::block(ev.block),
                             dut: describe::block(d),
                             tx_arrow: format!(
-                                "{} --{:?}--> {}",
+                                "{} --{}--> {}",
                                 ev.from.name(),
-                                ev.class,
+                                ev.class.letter(),
                                 ev.to.name()
                             ),
                             first_bit: bit,

@@ -21,7 +21,7 @@
 use crate::fcs::MacRx;
 use crate::profile::Profile;
 use crate::tx::Placement;
-use mac_core::fault::{LinkFaultMonitor, LinkFaultState};
+use mac_core::fault::{FaultKind, LinkFault, LinkFaultMonitor, LinkFaultState};
 use mac_core::rx::{RxClass, RxConfig, RxFrame};
 use pcs_core::decode::RxEvent;
 use pcs_core::lock::{AlignedBlock, BlockAligner, LockAction};
@@ -61,12 +61,12 @@ pub enum RxInput {
 }
 
 impl RxInput {
-    /// The report name: `bits`, `b66` or `xgmii`.
-    pub fn name(self) -> &'static str {
+    /// The kind of stream it is.
+    pub fn kind(self) -> StreamKind {
         match self {
-            Self::Serial => "bits",
-            Self::Blocks { .. } => "b66",
-            Self::Xgmii => "xgmii",
+            Self::Serial => StreamKind::Bits,
+            Self::Blocks { .. } => StreamKind::B66,
+            Self::Xgmii => StreamKind::Xgmii,
         }
     }
 }
@@ -178,11 +178,53 @@ pub struct LockAcquired {
     pub slips: u64,
 }
 
+/// What a stream file holds (the RX chain's input).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StreamKind {
+    /// Serial bits (`.bits`).
+    #[default]
+    Bits,
+    /// 66-bit blocks (`.b66`).
+    B66,
+    /// XGMII transfers (`.xgmii`).
+    Xgmii,
+}
+
+/// The RS link fault status (§46.3.4), as reports write it: `Ok`, `Fault(LocalFault)`,
+/// `Fault(RemoteFault)`, `Fault(LinkInterruption)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LinkStatus(pub LinkFault);
+
+impl LinkStatus {
+    /// No fault.
+    pub fn is_ok(self) -> bool {
+        self.0 == LinkFault::Ok
+    }
+}
+
+impl std::fmt::Display for LinkStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.0 {
+            LinkFault::Ok => "Ok",
+            LinkFault::Fault(FaultKind::LocalFault) => "Fault(LocalFault)",
+            LinkFault::Fault(FaultKind::RemoteFault) => "Fault(RemoteFault)",
+            LinkFault::Fault(FaultKind::LinkInterruption) => "Fault(LinkInterruption)",
+        })
+    }
+}
+
+impl Serialize for LinkStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// What the PCS side of a decode saw.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct PcsSummary {
-    /// Input kind: `bits`, `b66` or `xgmii`.
-    pub input: String,
+    /// Input kind.
+    pub input: StreamKind,
     /// Blocks (or transfers) received.
     pub blocks: u64,
     /// Lock acquisition (for `.b66`, the boundaries are given: lock from block 0).
@@ -202,7 +244,7 @@ pub struct PcsSummary {
     /// The first transitions into `RX_E` (at most `max_events`), with the rule that fired.
     pub e_transitions: Vec<PcsEvent>,
     /// Link fault status at the end, and the block indices where it changed.
-    pub link_fault: String,
+    pub link_fault: LinkStatus,
     /// Link fault changes.
     pub link_fault_changes: Vec<PcsEvent>,
     /// Starts seen by MAC RX (every one is accounted for by a frame).
@@ -212,12 +254,12 @@ pub struct PcsSummary {
 impl PcsSummary {
     /// True when the PCS saw nothing wrong.
     pub fn clean(&self) -> bool {
-        (self.lock_acquired.is_some() || self.input == "xgmii")
+        (self.lock_acquired.is_some() || self.input == StreamKind::Xgmii)
             && self.lock_losses.is_empty()
             && self.hi_ber_episodes.is_empty()
             && self.invalid_headers == 0
             && self.errored_blocks == 0
-            && self.link_fault == "Ok"
+            && self.link_fault.is_ok()
     }
 }
 
@@ -332,7 +374,7 @@ impl<K: RxSink> Back<K> {
             if lf != before && self.summary.link_fault_changes.len() < self.max_events {
                 self.summary.link_fault_changes.push(PcsEvent {
                     block: self.index + i as u64,
-                    what: format!("link fault status {lf:?}"),
+                    what: format!("link fault status {}", LinkStatus(lf)),
                 });
             }
             i += 1;
@@ -418,7 +460,7 @@ impl<K: RxSink> RxChain<K> {
         };
         let wants_blocks = sink.wants_blocks();
         let mut summary = PcsSummary {
-            input: input.name().into(),
+            input: input.kind(),
             ..PcsSummary::default()
         };
         if matches!(input, RxInput::Blocks { .. }) {
@@ -754,7 +796,7 @@ impl<K: RxSink> RxChain<K> {
         }
         let counts = self.counts();
         let mut summary = self.back.summary;
-        summary.link_fault = format!("{:?}", self.back.fault.link_fault());
+        summary.link_fault = LinkStatus(self.back.fault.link_fault());
         summary.starts = self.back.mac.stats().starts;
         Ok((summary, counts, self.back.sink))
     }

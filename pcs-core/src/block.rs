@@ -404,6 +404,22 @@ pub enum BlockClass {
     Error,
 }
 
+impl BlockClass {
+    /// The spec's letter: `C`, `S`, `T`, `D` or `E`.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2.3 (T_TYPE, R_TYPE).
+    #[must_use]
+    pub const fn letter(self) -> char {
+        match self {
+            Self::Control => 'C',
+            Self::Start => 'S',
+            Self::Terminate => 'T',
+            Self::Data => 'D',
+            Self::Error => 'E',
+        }
+    }
+}
+
 /// Why an XGMII transfer has `T_TYPE` = E.
 ///
 /// Spec: IEEE 802.3 §49.2.13.2.3 (T_TYPE).
@@ -870,20 +886,15 @@ pub fn decode_block(block: Block) -> Decoded {
         SyncHeader::DATA => (BlockClass::Data, XgmiiWord::from_data(p)),
         SyncHeader::CONTROL => match BlockType::from_u8(p as u8) {
             Some(BlockType::Control) => {
-                let word = if block == Block::IDLE {
-                    XgmiiWord::IDLE
-                } else {
-                    let w = XgmiiWord::new(chars(p, 0, 8, &mut error), 0xff);
-                    // R_TYPE C: eight valid codes, none of them /E/ or /LI/ (no EEE).
-                    if error.is_none() {
-                        if let Some(i) = (0..8).find(|&i| w.octet(i) == ControlChar::ERROR.0) {
-                            error = Some(DecodeBlockError::ErrorCode { lane: i as u8 });
-                        } else if let Some(i) = (0..8).find(|&i| w.octet(i) == ControlChar::LPI.0) {
-                            error = Some(DecodeBlockError::LowPowerIdleCode { lane: i as u8 });
-                        }
+                let word = XgmiiWord::new(chars(p, 0, 8, &mut error), 0xff);
+                // R_TYPE C: eight valid codes, none of them /E/ or /LI/ (no EEE).
+                if error.is_none() {
+                    if let Some(i) = (0..8).find(|&i| word.octet(i) == ControlChar::ERROR.0) {
+                        error = Some(DecodeBlockError::ErrorCode { lane: i as u8 });
+                    } else if let Some(i) = (0..8).find(|&i| word.octet(i) == ControlChar::LPI.0) {
+                        error = Some(DecodeBlockError::LowPowerIdleCode { lane: i as u8 });
                     }
-                    w
-                };
+                }
                 (BlockClass::Control, word)
             }
             Some(BlockType::ControlOrdered) => (

@@ -168,13 +168,7 @@ impl core::fmt::Display for RxEvent {
         if self.link_down {
             return write!(f, "RX_INIT (block_lock false or hi_ber true)");
         }
-        let letter = |c: BlockClass| match c {
-            BlockClass::Control => 'C',
-            BlockClass::Start => 'S',
-            BlockClass::Terminate => 'T',
-            BlockClass::Data => 'D',
-            BlockClass::Error => 'E',
-        };
+        let letter = BlockClass::letter;
         write!(f, "{} --{}", self.from.name(), letter(self.class))?;
         match (self.class, self.next) {
             (BlockClass::Terminate, Some(n)) => write!(f, ", next {}", letter(n))?,

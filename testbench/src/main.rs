@@ -18,7 +18,7 @@ struct Args {
     /// Print nothing but errors.
     #[arg(short, long, global = true)]
     quiet: bool,
-    /// More detail (repeat for more).
+    /// More detail: every frame sent (encode) or received (decode), every passing case (check).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
     #[command(subcommand)]

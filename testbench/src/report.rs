@@ -139,6 +139,18 @@ pub fn write_failures(out: &mut impl Write, cases: &[Case], limit: usize) -> std
     Ok(())
 }
 
+/// With `-v`: one `PASS group: name` line per passing case (the failures follow from
+/// [`write_failures`]).
+///
+/// # Errors
+/// The writer failed.
+pub fn write_passes(out: &mut impl Write, cases: &[Case]) -> std::io::Result<()> {
+    for c in cases.iter().filter(|c| !c.failed()) {
+        writeln!(out, "PASS {}: {}", c.group, c.name)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

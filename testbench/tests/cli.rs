@@ -567,3 +567,51 @@ fn every_report_limit_keeps_a_failing_verdict() {
         }
     }
 }
+
+/// `-v` lists every frame (encode, decode) and every passing case (check).
+#[test]
+fn verbose_lists_frames_and_passing_cases() {
+    let o = baser(&["encode", "vectors/demo/frames.pcap", "-v"]);
+    let (out, _) = text(&o);
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("  record ")).count(),
+        10,
+        "{out}"
+    );
+    assert!(
+        out.contains("  record 0: 64 octets, /S/ at block 128 lane 0"),
+        "{out}"
+    );
+    let o = baser(&["decode", "vectors/demo/dut.b66", "-v"]);
+    let (out, _) = text(&o);
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("  frame ")).count(),
+        9,
+        "{out}"
+    );
+    assert!(
+        out.contains("  frame 2: block 149 lane 4, 1518 octets, fcs_error, gap 12"),
+        "{out}"
+    );
+    let args = [
+        "check",
+        "--frames",
+        "vectors/demo/frames.pcap",
+        "--dut",
+        "vectors/demo/dut.b66",
+    ];
+    let quiet = text(&baser(&args)).0;
+    assert!(!quiet.contains("PASS frames:"), "{quiet}");
+    let mut v = args.to_vec();
+    v.push("-v");
+    let (out, _) = text(&baser(&v));
+    // 8 intact frames, and the PCS checks that passed.
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.starts_with("PASS frames: frame "))
+            .count(),
+        8,
+        "{out}"
+    );
+    assert!(out.contains("PASS pcs: block lock acquired"), "{out}");
+}

@@ -53,6 +53,9 @@ pub fn finish_pcs_check(
             rep.counts.dut_missing_blocks,
             rep.counts.dut_extra_blocks
         );
+        if out.verbose > 0 {
+            let _ = report::write_passes(&mut o, cases);
+        }
         let _ = report::write_failures(&mut o, cases, reports.max_report.max(1));
         for d in rep
             .divergences
@@ -146,6 +149,7 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     let sinks = DecodeSinks {
         xgmii: None,
         pcap: None,
+        list: false,
         frames: Some(Vec::new()),
         blocks: (a.blocks && kind != Kind::Xgmii).then(Vec::new),
     };
@@ -226,6 +230,9 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
             );
         }
         let stdout = std::io::stdout();
+        if out.verbose > 0 {
+            let _ = report::write_passes(&mut stdout.lock(), &cases);
+        }
         let _ = report::write_failures(&mut stdout.lock(), &cases, reports.max_report.max(1));
         println!("{}", if failed { "FAIL" } else { "PASS" });
     }
@@ -338,7 +345,7 @@ fn frame_cases(
             Case::fail("pcs", name, msg, detail)
         }
     };
-    if pcs.input != "xgmii" {
+    if pcs.input != baser_engine::rx::StreamKind::Xgmii {
         cases.push(pcs_case(
             "block lock acquired",
             pcs.lock_acquired.is_some(),
@@ -379,7 +386,7 @@ fn frame_cases(
     }
     cases.push(pcs_case(
         "no link fault",
-        pcs.link_fault == "Ok",
+        pcs.link_fault.is_ok(),
         format!("link fault status at the end: {}", pcs.link_fault),
         None,
     ));

@@ -10,7 +10,9 @@ use crate::format::InputError;
 use crate::report;
 use crate::stream;
 use baser_engine::inject::{Fault, FaultChannel};
-use baser_engine::rx::{FrameCounts, FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink};
+use baser_engine::rx::{
+    FrameCounts, FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink, StreamKind,
+};
 use baser_engine::Profile;
 use mac_core::rx::RxConfig;
 use pcs_core::Block;
@@ -54,6 +56,8 @@ pub struct DecodeSinks {
     pub xgmii: Option<(PathBuf, XgmiiWriter<BufWriter<File>>)>,
     /// The received frames go here.
     pub pcap: Option<(PathBuf, FrameWriter<BufWriter<File>>)>,
+    /// Print a line per received frame (`-v`).
+    pub list: bool,
     /// The received frames are kept here.
     pub frames: Option<Vec<ReceivedFrame>>,
     /// The descrambled blocks are kept here.
@@ -78,6 +82,19 @@ impl RxSink for DecodeSinks {
     }
 
     fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
+        if self.list {
+            use std::io::Write;
+            let gap = f.gap_octets.map_or(String::new(), |g| format!(", gap {g}"));
+            let _ = writeln!(
+                std::io::stdout().lock(),
+                "  frame {}: block {} lane {}, {} octets, {}{gap}",
+                f.index,
+                f.start.block,
+                f.start.lane,
+                f.len,
+                baser_engine::rx::class_name(f.class)
+            );
+        }
         if let Some((p, w)) = self.pcap.as_mut() {
             let ns = (f.start.block * 8 + f.start.lane as u64) * 800 / 1000;
             w.write(std::time::Duration::from_nanos(ns), f.content())
@@ -117,9 +134,14 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
         env!("CARGO_PKG_VERSION"),
         a.input.display()
     );
+    let list = out.verbose > 0 && !out.quiet;
+    if list {
+        println!("baser decode: {}: received frames", a.input.display());
+    }
     let mut sinks = DecodeSinks {
         xgmii: None,
         pcap: None,
+        list,
         frames: None,
         blocks: None,
     };
@@ -234,12 +256,12 @@ fn injected_line(path: &Path, kind: Kind, faults: &[Fault]) -> Result<Vec<u8>, E
 fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize) {
     println!("baser decode: {} ({} blocks)", input.display(), p.blocks);
     match &p.lock_acquired {
-        Some(l) if p.input == "bits" => println!(
+        Some(l) if p.input == StreamKind::Bits => println!(
             "  block lock at bit offset {} after {} blocks and {} slips",
             l.bit_offset, l.block, l.slips
         ),
         Some(_) => println!("  block boundaries given by the file (lock from block 0)"),
-        None if p.input == "xgmii" => {
+        None if p.input == StreamKind::Xgmii => {
             println!("  XGMII input: no PCS (MAC RX and link fault only)")
         }
         None => println!("  block lock never acquired"),

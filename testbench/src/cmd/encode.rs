@@ -235,12 +235,21 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         Kind::Frames => {
             for f in FrameReader::open(&a.input, a.fcs_included)? {
                 let f = f?;
-                chain.frame(&f.data, f.fcs).map_err(|e| {
+                let at = chain.frame(&f.data, f.fcs).map_err(|e| {
                     Error::Input(InputError::file(
                         &a.input,
                         format!("record {}: the MAC cannot send it: {e}", f.index),
                     ))
                 })?;
+                if out.verbose > 0 && !out.quiet {
+                    println!(
+                        "  record {}: {} octets, /S/ at block {} lane {}",
+                        f.index,
+                        f.data.len() + f.fcs.map_or(0, |_| 4),
+                        at.block,
+                        at.lane
+                    );
+                }
                 frames += 1;
             }
         }

@@ -110,9 +110,6 @@ pub struct WireArgs {
     /// How frames are handed to the kernel.
     #[arg(long, value_enum, default_value_t = TxPath::Auto)]
     pub tx_path: TxPath,
-    /// Same as `--tx-path send`.
-    #[arg(long)]
-    pub no_tx_ring: bool,
     /// Pin the sending thread and the capture thread to these CPUs, e.g. `--pin 0,1`.
     #[arg(long, value_name = "TX_CPU,RX_CPU", value_parser = parse_pin)]
     pub pin: Option<(usize, usize)>,
@@ -541,11 +538,10 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     if let Err(e) = txs.set_qdisc_bypass() {
         warnings.push(format!("{}: PACKET_QDISC_BYPASS refused ({e})", txi.name));
     }
-    let path = match (a.no_tx_ring, a.tx_path) {
-        (true, _) => TxPath::Send,
-        (false, TxPath::Auto) if txi.is_virtual => TxPath::Sendmmsg,
-        (false, TxPath::Auto) => TxPath::Ring,
-        (false, p) => p,
+    let path = match a.tx_path {
+        TxPath::Auto if txi.is_virtual => TxPath::Sendmmsg,
+        TxPath::Auto => TxPath::Ring,
+        p => p,
     };
     let mut sender = if own_fcs {
         txs.set_no_fcs().map_err(|e| {
@@ -875,7 +871,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     reports.write("baser wire", &rep, &cases)?;
     let failed = cases.iter().any(Case::failed);
     if !out.quiet {
-        print_summary(&rep, &cases, a.max_report, failed);
+        print_summary(&rep, &cases, a.max_report, failed, out);
     }
     Ok(if failed { Verdict::Fail } else { Verdict::Pass })
 }
@@ -956,7 +952,7 @@ fn describe(f: &matcher::FrameVerdict) -> (String, Option<String>) {
     }
 }
 
-fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bool) {
+fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bool, out: Output) {
     let stdout = std::io::stdout();
     let mut o = stdout.lock();
     for w in &rep.warnings {
@@ -1014,6 +1010,9 @@ fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bo
             u.ether_type.as_deref().unwrap_or("?"),
             u.head.get(..64.min(u.head.len())).unwrap_or("")
         );
+    }
+    if out.verbose > 0 {
+        let _ = report::write_passes(&mut o, cases);
     }
     let _ = report::write_failures(&mut o, cases, max_report.max(1));
     let _ = writeln!(o, "{}", if failed { "FAIL" } else { "PASS" });
