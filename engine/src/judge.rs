@@ -336,6 +336,7 @@ mod tests {
             fcs_ok: true,
             start: Placement { block, lane: 0 },
             gap_octets: None,
+            link_down: false,
         }
     }
 

@@ -46,13 +46,25 @@ pub struct PcsCheckCounts {
     pub dut_missing_blocks: u64,
     /// DUT blocks beyond the input.
     pub dut_extra_blocks: u64,
+    /// Missing DUT blocks at the end that are not a failure: the DUT's latency (the last
+    /// input transfers were still in its pipeline when the dump ended).
+    pub latency_shortfall_allowed: u64,
+    /// A DUT block compared by its sync header only, because it trained the descrambler (no
+    /// scrambler state given and no DUT block before it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trained_at: Option<u64>,
 }
 
 impl PcsCheckCounts {
     /// The verdict: every block equal and both streams equally long. Derived from the counts
     /// alone, never from what a report limit kept.
     pub fn passed(&self) -> bool {
-        self.blocks_divergent == 0 && self.dut_missing_blocks == 0 && self.dut_extra_blocks == 0
+        self.blocks_divergent == 0 && self.length_ok()
+    }
+
+    /// Both streams equally long, but for the DUT latency's shortfall.
+    pub fn length_ok(&self) -> bool {
+        self.dut_missing_blocks <= self.latency_shortfall_allowed && self.dut_extra_blocks == 0
     }
 }
 
@@ -61,6 +73,8 @@ impl PcsCheckCounts {
 pub struct PcsChecker {
     encoder: Encoder,
     descrambler: Option<Descrambler>,
+    /// The next DUT block trains the descrambler (compared by its header only).
+    train_next: bool,
     max_report: usize,
     index: u64,
     /// The counts.
@@ -70,7 +84,8 @@ pub struct PcsChecker {
 }
 
 impl PcsChecker {
-    /// A checker; `dut_scrambled` with the descrambler's start state (default all ones).
+    /// A checker; `dut_scrambled` with the descrambler's start state (`None`: unknown, the
+    /// first DUT block, skipped or compared, trains it).
     pub fn new(
         profile: Profile,
         dut_scrambled: bool,
@@ -81,6 +96,7 @@ impl PcsChecker {
             encoder: Encoder::new(profile.encoder()),
             descrambler: dut_scrambled
                 .then(|| Descrambler::new(scrambler_state.unwrap_or(DEFAULT_STATE))),
+            train_next: dut_scrambled && scrambler_state.is_none(),
             max_report,
             index: 0,
             counts: PcsCheckCounts::default(),
@@ -88,11 +104,22 @@ impl PcsChecker {
         }
     }
 
-    /// A DUT block before the compared window (its latency): descrambled, not compared.
+    /// A DUT block before the compared window (its latency): not compared. With a given
+    /// scrambler state it is descrambled (the state is the file's, before its first block);
+    /// without one the first compared block trains the descrambler (blocks of a pipeline's
+    /// reset state are no scrambled predecessors).
     pub fn skip_dut(&mut self, b: Block) {
+        if self.train_next {
+            return;
+        }
         if let Some(d) = self.descrambler.as_mut() {
             d.descramble(b.payload);
         }
+    }
+
+    /// Allows `n` DUT blocks missing at the end (the DUT's latency).
+    pub fn allow_shortfall(&mut self, n: u64) {
+        self.counts.latency_shortfall_allowed = n;
     }
 
     /// One input transfer and the DUT's block for it (`None`: the DUT's stream ended);
@@ -102,7 +129,14 @@ impl PcsChecker {
         match dut {
             None => self.counts.dut_missing_blocks += 1,
             Some(b) => {
-                let d = self.descramble(b);
+                let training = std::mem::take(&mut self.train_next);
+                let mut d = self.descramble(b);
+                if training {
+                    // The descrambler knows nothing before this block: its payload cannot be
+                    // judged, its header can.
+                    self.counts.trained_at = Some(self.index);
+                    d.payload = ev.block.payload;
+                }
                 self.counts.blocks_compared += 1;
                 if d != ev.block {
                     self.counts.blocks_divergent += 1;
@@ -136,6 +170,7 @@ impl PcsChecker {
 
     /// A DUT block beyond the input.
     pub fn extra_dut(&mut self, b: Block) {
+        self.train_next = false;
         self.descramble(b);
         self.counts.dut_extra_blocks += 1;
     }
@@ -154,6 +189,43 @@ impl PcsChecker {
     pub fn transfers(&self) -> u64 {
         self.index
     }
+}
+
+/// Finds the DUT's latency: the offset `k` in `0..=max` at which `dut[k..]` equals the model's
+/// encoding of `input` best (fewest differing blocks among those compared; when `scrambled`
+/// the first compared block of each offset trains the descrambler). Returns the
+/// offset and how many blocks differed there, or `None` when nothing could be compared.
+pub fn find_latency(
+    profile: Profile,
+    input: &[XgmiiWord],
+    dut: &[Block],
+    scrambled: bool,
+    max: usize,
+) -> Option<(u64, u64)> {
+    // Every offset is judged on the same number of blocks, so that a late offset with few
+    // blocks left cannot win by comparing little.
+    let max = max.min(dut.len() / 2);
+    let window = input.len().min(dut.len().saturating_sub(max));
+    if window < 2 {
+        return None;
+    }
+    let mut best: Option<(u64, u64)> = None;
+    for k in 0..=max {
+        let mut c = PcsChecker::new(profile, scrambled, None, 0);
+        let dut = dut.get(k..k + window).unwrap_or_default();
+        for (w, b) in input.iter().zip(dut) {
+            c.push(*w, Some(*b), 0);
+        }
+        let bad = c.counts.blocks_divergent;
+        // Fewest divergent; among equals, the smallest offset.
+        if best.is_none_or(|(_, b)| bad < b) {
+            best = Some((k as u64, bad));
+        }
+        if bad == 0 {
+            break;
+        }
+    }
+    best
 }
 
 /// The `--blocks` comparison of a frame check: the model's encoding of the expected frames
@@ -226,6 +298,46 @@ pub fn compare_frame_blocks(
 mod tests {
     use super::*;
     use pcs_core::pcs::PcsTx;
+
+    #[test]
+    fn the_latency_is_found_and_its_shortfall_allowed() {
+        use crate::tx::{TxChain, TxOptions, VecSink};
+        let mut c = TxChain::new(&TxOptions::default(), VecSink::default());
+        for i in 0..20u8 {
+            c.frame(&vec![i; 60 + usize::from(i) * 7], None).unwrap();
+        }
+        let sent = c.finish().unwrap().0;
+        // A DUT 4 blocks late: 4 blocks of its reset state first, and the dump ends 4 blocks
+        // early. Its scrambler state is unknown to the checker.
+        let mut dut = vec![Block::IDLE; 4];
+        dut.extend_from_slice(&sent.lines[..sent.lines.len() - 4]);
+        assert_eq!(
+            find_latency(Profile::Ieee, &sent.words[..300], &dut[..364], true, 64),
+            Some((4, 0))
+        );
+        let mut chk = PcsChecker::new(Profile::Ieee, true, None, 10);
+        for b in &dut[..4] {
+            chk.skip_dut(*b);
+        }
+        chk.allow_shortfall(4);
+        let mut rest = dut[4..].iter();
+        for w in &sent.words {
+            chk.push(*w, rest.next().copied(), 0);
+        }
+        assert_eq!(chk.counts.blocks_divergent, 0);
+        assert_eq!(chk.counts.dut_missing_blocks, 4);
+        assert!(chk.counts.passed());
+        // One block short more than the latency fails.
+        chk.counts.dut_missing_blocks += 1;
+        assert!(!chk.counts.passed());
+        // Without a skipped block, the first compared block trains the descrambler.
+        let mut chk = PcsChecker::new(Profile::Ieee, true, None, 10);
+        for (w, b) in sent.words.iter().zip(&sent.lines) {
+            chk.push(*w, Some(*b), 0);
+        }
+        assert_eq!(chk.counts.trained_at, Some(0));
+        assert!(chk.counts.passed());
+    }
 
     #[test]
     fn the_verdict_comes_from_the_counts_even_with_no_detail_kept() {

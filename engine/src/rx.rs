@@ -26,7 +26,7 @@ use mac_core::rx::{RxClass, RxConfig, RxFrame};
 use pcs_core::decode::RxEvent;
 use pcs_core::lock::{AlignedBlock, BlockAligner, LockAction};
 use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsRxStep};
-use pcs_core::scramble::DEFAULT_STATE;
+use pcs_core::scramble::{Descrambler, DEFAULT_STATE};
 use pcs_core::{Block, ControlChar, XgmiiWord};
 use serde::Serialize;
 
@@ -42,18 +42,33 @@ pub struct RxOptions {
     pub mac: RxConfig,
     /// Events (RX_E transitions, link fault changes) kept in detail; all are counted.
     pub max_events: usize,
+    /// Leading all-zero blocks with sync header 0 (what a dump holds while the DUT's output
+    /// registers are still in reset) are blocks like any other, not skipped reset fill.
+    pub strict_start: bool,
 }
 
 /// What the chain receives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RxInput {
-    /// A serial stream starting at any bit: block lock finds the boundary.
+    /// A serial stream starting at any bit: block lock finds the boundary (the receiver's
+    /// view: blocks before lock are not decoded).
     Serial,
+    /// A serial stream whose block boundary is known ([`find_lock`]): decoded from its first
+    /// whole block, with block lock held from there (the offline view of a transmit dump:
+    /// frames sent before a receiver would have locked are decoded too). The first block
+    /// trains the descrambler.
+    SerialAligned {
+        /// Bits before the first whole block (below 66).
+        bit_offset: u32,
+        /// Where a receiver acquired lock in the same stream.
+        found: LockAcquired,
+    },
     /// 66-bit blocks at known boundaries (block lock from the first block).
     Blocks {
         /// The payloads are scrambled (as on the line).
         scrambled: bool,
-        /// The descrambler state before the first block (default all ones).
+        /// The descrambler state before the first block; `None`: unknown, the first block
+        /// trains the descrambler (its state is the last 58 line bits, `payload >> 6`).
         descrambler_state: Option<u64>,
     },
     /// XGMII transfers: no PCS (the MAC and the link fault monitor only).
@@ -64,7 +79,7 @@ impl RxInput {
     /// The kind of stream it is.
     pub fn kind(self) -> StreamKind {
         match self {
-            Self::Serial => StreamKind::Bits,
+            Self::Serial | Self::SerialAligned { .. } => StreamKind::Bits,
             Self::Blocks { .. } => StreamKind::B66,
             Self::Xgmii => StreamKind::Xgmii,
         }
@@ -90,6 +105,10 @@ pub struct ReceivedFrame {
     pub start: Placement,
     /// Octets from the previous frame's end to this `/S/`.
     pub gap_octets: Option<u64>,
+    /// It started while the link was down (block lock off or hi_ber), which only a profile
+    /// whose decoder decodes then lets through.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub link_down: bool,
 }
 
 impl ReceivedFrame {
@@ -117,6 +136,8 @@ pub struct FrameRef<'a> {
     pub start: Placement,
     /// Octets from the previous frame's end to this `/S/`.
     pub gap_octets: Option<u64>,
+    /// It started while the link was down (see [`ReceivedFrame::link_down`]).
+    pub link_down: bool,
 }
 
 impl FrameRef<'_> {
@@ -136,6 +157,7 @@ impl FrameRef<'_> {
             fcs_ok: self.fcs_ok,
             start: self.start,
             gap_octets: self.gap_octets,
+            link_down: self.link_down,
         }
     }
 }
@@ -168,7 +190,7 @@ pub struct PcsEvent {
 }
 
 /// Block lock acquisition.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct LockAcquired {
     /// Bit offset of the first locked block in the stream.
     pub bit_offset: u64,
@@ -231,8 +253,12 @@ pub struct PcsSummary {
     pub lock_acquired: Option<LockAcquired>,
     /// Block indices where lock was lost after it was acquired.
     pub lock_losses: Vec<u64>,
-    /// Block indices where `hi_ber` rose.
+    /// Block indices where `hi_ber` rose while block lock held.
     pub hi_ber_episodes: Vec<u64>,
+    /// Block indices where `hi_ber` rose without block lock (only a profile whose BER monitor
+    /// runs unlocked, as verilog-ethernet's does, has these; not a fault of the stream).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hi_ber_before_lock: Vec<u64>,
     /// Block indices where `hi_ber` fell again.
     pub hi_ber_clears: Vec<u64>,
     /// Block lock regained after a loss: block, bit offset, slips since the stream began.
@@ -249,6 +275,20 @@ pub struct PcsSummary {
     pub link_fault_changes: Vec<PcsEvent>,
     /// Starts seen by MAC RX (every one is accounted for by a frame).
     pub starts: u64,
+    /// Offline view ([`RxInput::SerialAligned`]): where a receiver acquired lock in the same
+    /// stream.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver_lock: Option<LockAcquired>,
+    /// Leading all-zero blocks with sync header 0 skipped as reset fill (their transfers are
+    /// written as idles).
+    pub reset_fill_blocks: u64,
+    /// The block that trained the descrambler (its transfer is written as idles), when the
+    /// descrambler's start state was not given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub descrambler_trained_at: Option<u64>,
+    /// Frames that started while the link was down (only a profile whose decoder decodes
+    /// then has them; they are counted among the frames too).
+    pub frames_while_link_down: u64,
 }
 
 impl PcsSummary {
@@ -329,6 +369,9 @@ impl RxSink for Vec<ReceivedFrame> {
 
 /// The chain after the PCS: MAC RX, link fault monitor, accounting.
 struct Back<K: RxSink> {
+    /// Block spans `[from, to)` with the link down, and the start of the current one.
+    down_spans: Vec<(u64, u64)>,
+    down_since: Option<u64>,
     mac: MacRx,
     fault: LinkFaultMonitor,
     index: u64,
@@ -380,7 +423,16 @@ impl<K: RxSink> Back<K> {
             i += 1;
         }
         let (classes, sink, error) = (&mut self.classes, &mut self.sink, &mut self.error);
+        let (spans, since, summary) = (&self.down_spans, self.down_since, &mut self.summary);
         self.mac.push_slice(words, |f: &RxFrame<'_>| {
+            let b = f.start.word;
+            let link_down = since.is_some_and(|s| b >= s)
+                || spans
+                    .iter()
+                    .rev()
+                    .take_while(|&&(_, to)| to > b)
+                    .any(|&(from, to)| (from..to).contains(&b));
+            summary.frames_while_link_down += u64::from(link_down);
             let r = FrameRef {
                 index: classes.iter().sum(),
                 class: f.class,
@@ -392,6 +444,7 @@ impl<K: RxSink> Back<K> {
                     lane: f.start.lane,
                 },
                 gap_octets: f.gap_octets,
+                link_down,
             };
             if let Some(n) = classes.get_mut(f.class as usize) {
                 *n += 1;
@@ -405,8 +458,11 @@ impl<K: RxSink> Back<K> {
         self.index += words.len() as u64;
     }
 
-    fn pcs_event(&mut self, e: &RxEvent, block: u64) {
-        if e.is_errored() && !e.link_down {
+    /// Books the decoder's event for `block`; `link_up`: the link was up for that block.
+    fn pcs_event(&mut self, e: &RxEvent, block: u64, link_up: bool) {
+        // Errored blocks count only while the link is up, in every profile (a profile whose
+        // decoder decodes while unlocked gives events there that no receiver counts).
+        if e.is_errored() && !e.link_down && link_up {
             self.summary.errored_blocks += 1;
             if self.summary.e_transitions.len() < self.max_events {
                 self.summary.e_transitions.push(PcsEvent {
@@ -418,9 +474,29 @@ impl<K: RxSink> Back<K> {
     }
 }
 
+/// What the first blocks of a stream are taken for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Prelude {
+    /// Skipping reset fill, then training the descrambler (if `train`).
+    Fill { train: bool },
+    /// The next block trains the descrambler.
+    Train,
+    /// Every block is decoded.
+    Done,
+}
+
+/// The all-zero block with sync header 0 that a dump holds while the DUT is in reset.
+const RESET_FILL: Block = Block {
+    sync: pcs_core::SyncHeader::from_bits(0),
+    payload: 0,
+};
+
 /// The RX chain.
 pub struct RxChain<K: RxSink> {
     input: RxInput,
+    prelude: Prelude,
+    /// The link (block lock and not hi_ber) for the block whose event is pending.
+    link_up_pending: bool,
     aligner: BlockAligner<u64>,
     pcs: PcsRx,
     back: Back<K>,
@@ -452,6 +528,20 @@ impl<K: RxSink> RxChain<K> {
             } => descrambler_state.unwrap_or(DEFAULT_STATE),
             _ => DEFAULT_STATE,
         };
+        let train = matches!(
+            input,
+            RxInput::SerialAligned { .. }
+                | RxInput::Blocks {
+                    scrambled: true,
+                    descrambler_state: None
+                }
+        );
+        let prelude = match input {
+            RxInput::Serial | RxInput::Xgmii => Prelude::Done,
+            _ if opt.strict_start && train => Prelude::Train,
+            _ if opt.strict_start => Prelude::Done,
+            _ => Prelude::Fill { train },
+        };
         let config = PcsRxConfig {
             decoder: opt.profile.decoder(),
             ber_lock_loss: opt.profile.ber_lock_loss(),
@@ -463,18 +553,35 @@ impl<K: RxSink> RxChain<K> {
             input: input.kind(),
             ..PcsSummary::default()
         };
-        if matches!(input, RxInput::Blocks { .. }) {
-            summary.lock_acquired = Some(LockAcquired {
-                bit_offset: 0,
-                block: 0,
-                slips: 0,
-            });
-        }
+        let aligner = match input {
+            RxInput::Blocks { .. } => {
+                summary.lock_acquired = Some(LockAcquired {
+                    bit_offset: 0,
+                    block: 0,
+                    slips: 0,
+                });
+                BlockAligner::new()
+            }
+            RxInput::SerialAligned { bit_offset, found } => {
+                summary.lock_acquired = Some(LockAcquired {
+                    bit_offset: u64::from(bit_offset),
+                    block: 0,
+                    slips: 0,
+                });
+                summary.receiver_lock = Some(found);
+                BlockAligner::locked_at(bit_offset)
+            }
+            RxInput::Serial | RxInput::Xgmii => BlockAligner::new(),
+        };
         Self {
             input,
-            aligner: BlockAligner::new(),
+            prelude,
+            link_up_pending: false,
+            aligner,
             pcs: PcsRx::new(config),
             back: Back {
+                down_spans: Vec::new(),
+                down_since: None,
                 mac: MacRx::with_engine(opt.mac),
                 fault: LinkFaultMonitor::new(),
                 index: 0,
@@ -484,7 +591,7 @@ impl<K: RxSink> RxChain<K> {
                 max_events: opt.max_events,
                 error: None,
             },
-            locked: false,
+            locked: matches!(input, RxInput::SerialAligned { .. }),
             hi_ber: false,
             n: 0,
             pending_block: None,
@@ -571,7 +678,7 @@ impl<K: RxSink> RxChain<K> {
 
     fn serial_words(&mut self, mut rest: &[u64]) {
         while !rest.is_empty() {
-            if self.aligner.lock().block_lock() {
+            if self.aligner.lock().block_lock() && self.prelude == Prelude::Done {
                 let r = self.aligner.push_words_locked(rest, &mut self.blocks);
                 if r.consumed > 0 || r.produced > 0 {
                     let locked = r.produced - usize::from(r.lost_lock);
@@ -637,6 +744,20 @@ impl<K: RxSink> RxChain<K> {
                 ..
             }
         );
+        let mut blocks = blocks;
+        while self.prelude != Prelude::Done {
+            let Some((&b, rest)) = blocks.split_first() else {
+                return;
+            };
+            let mut k = 0;
+            if scrambled {
+                self.pcs_block(b, true, &mut k);
+            } else {
+                self.pcs_block_descrambled(b, &mut k);
+            }
+            self.emit(k);
+            blocks = rest;
+        }
         for batch in blocks.chunks(BATCH) {
             if scrambled {
                 self.pcs_batch(batch, true);
@@ -676,6 +797,8 @@ impl<K: RxSink> RxChain<K> {
                 && self.pcs.status.ber_count() == ber
                 && self.pcs.status.errored_count() == errored;
             if quiet {
+                self.link(true);
+                self.link_up_pending = true;
                 self.n += batch.len() as u64;
                 self.pending_block = None;
                 self.emit(n);
@@ -693,36 +816,84 @@ impl<K: RxSink> RxChain<K> {
     /// One line block through the per-block path; its decided transfer (if any) is put at
     /// `words[*k]`.
     fn pcs_block(&mut self, b: Block, block_lock: bool, k: &mut usize) {
+        if self.prelude != Prelude::Done && self.prelude_takes(b, k) {
+            return;
+        }
         if block_lock && !b.sync.is_valid() {
             self.back.summary.invalid_headers += 1;
         }
         let step = self.pcs.push(b, block_lock);
-        self.account(&step, k);
+        self.account(&step, block_lock, k);
     }
 
     /// One block of an unscrambled dump (lock is given).
     fn pcs_block_descrambled(&mut self, b: Block, k: &mut usize) {
+        if self.prelude != Prelude::Done && self.prelude_takes(b, k) {
+            return;
+        }
         if !b.sync.is_valid() {
             self.back.summary.invalid_headers += 1;
         }
         let step = self.pcs.push_descrambled(b, true);
-        self.account(&step, k);
+        self.account(&step, true, k);
+    }
+
+    /// Reset fill and the descrambler's training block: taken here, written as idles (so
+    /// that transfer i is still block i), not decoded. Returns whether `b` was taken.
+    fn prelude_takes(&mut self, b: Block, k: &mut usize) -> bool {
+        let s = &mut self.back.summary;
+        match self.prelude {
+            Prelude::Fill { .. } if b == RESET_FILL => s.reset_fill_blocks += 1,
+            Prelude::Fill { train: true } | Prelude::Train => {
+                // The descrambler state after a block is its last 58 line bits.
+                self.pcs.descrambler = Descrambler::new(b.payload >> 6);
+                s.descrambler_trained_at = Some(self.n);
+                self.prelude = Prelude::Done;
+            }
+            Prelude::Fill { train: false } | Prelude::Done => {
+                self.prelude = Prelude::Done;
+                return false;
+            }
+        }
+        self.put(XgmiiWord::IDLE, None, k);
+        self.n += 1;
+        true
+    }
+
+    /// The link's state for block `self.n`: keeps the spans with the link down.
+    fn link(&mut self, up: bool) {
+        let b = &mut self.back;
+        match (up, b.down_since) {
+            (false, None) => b.down_since = Some(self.n),
+            (true, Some(from)) => {
+                b.down_spans.push((from, self.n));
+                b.down_since = None;
+            }
+            _ => {}
+        }
     }
 
     /// Books one PCS step: `hi_ber` edges, the event of the previous block.
-    fn account(&mut self, step: &PcsRxStep, k: &mut usize) {
+    fn account(&mut self, step: &PcsRxStep, block_lock: bool, k: &mut usize) {
+        let up = block_lock && !step.hi_ber;
+        self.link(up);
         let n = self.n;
         let s = &mut self.back.summary;
         if step.hi_ber && !self.hi_ber {
-            s.hi_ber_episodes.push(n);
+            if block_lock {
+                s.hi_ber_episodes.push(n);
+            } else {
+                s.hi_ber_before_lock.push(n);
+            }
         }
         if !step.hi_ber && self.hi_ber {
             s.hi_ber_clears.push(n);
         }
         self.hi_ber = step.hi_ber;
         let block = self.pending_block.replace(step.block);
+        let up_before = std::mem::replace(&mut self.link_up_pending, up);
         if let Some(e) = step.rx {
-            self.back.pcs_event(&e, n.saturating_sub(1));
+            self.back.pcs_event(&e, n.saturating_sub(1), up_before);
             self.put(e.word, block, k);
         }
         self.n += 1;
@@ -781,7 +952,8 @@ impl<K: RxSink> RxChain<K> {
         }
         if self.input != RxInput::Xgmii {
             if let Some(e) = self.pcs.flush() {
-                self.back.pcs_event(&e, self.n.saturating_sub(1));
+                self.back
+                    .pcs_event(&e, self.n.saturating_sub(1), self.link_up_pending);
                 let block = self.pending_block.take();
                 let mut k = 0;
                 self.put(e.word, block, &mut k);
@@ -812,6 +984,39 @@ fn lanes_equal(w: &XgmiiWord, c: u8) -> u8 {
     let zero = !(((x & !(LOW << 7)) + !(LOW << 7)) | x) & (LOW << 7);
     // Gather the top bits into one bit per lane.
     ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
+}
+
+/// Finds where a receiver acquires block lock in a serial stream: feed bytes from the
+/// stream's first bit until it answers.
+#[derive(Clone, Debug, Default)]
+pub struct LockFinder {
+    aligner: BlockAligner<u8>,
+    blocks: u64,
+}
+
+impl LockFinder {
+    /// Feeds the next bytes; returns where lock was acquired (the bit offset of the first
+    /// locked block, its index, the slips it took) once it was.
+    pub fn push_bytes(&mut self, bytes: &[u8]) -> Option<LockAcquired> {
+        let mut found = None;
+        for a in self.aligner.blocks(bytes) {
+            if a.block_lock {
+                found = Some(a.bit_offset);
+                break;
+            }
+            self.blocks += 1;
+        }
+        found.map(|bit_offset| LockAcquired {
+            bit_offset,
+            block: self.blocks,
+            slips: self.aligner.slips(),
+        })
+    }
+}
+
+/// Finds lock in `bytes` (a whole stream or its start): see [`LockFinder`].
+pub fn find_lock(bytes: &[u8]) -> Option<LockAcquired> {
+    LockFinder::default().push_bytes(bytes)
 }
 
 /// A transfer with a sequence ordered set (`/Q/` in lane 0 or 4).

@@ -58,6 +58,7 @@ fn received(index: usize, body: Vec<u8>, class: RxClass) -> ReceivedFrame {
             lane: if index % 2 == 0 { 0 } else { 4 },
         },
         gap_octets: None,
+        link_down: false,
     }
 }
 

@@ -108,6 +108,24 @@ impl BlockLock {
         }
     }
 
+    /// The machine as just after it acquired lock (`64_GOOD` --> `RESET_CNT`, waiting for the
+    /// next header with `block_lock` true): for a receiver that knows the block boundary
+    /// already (an offline decode of a dump whose boundary was found first).
+    ///
+    /// Spec: IEEE 802.3 §49.2.9, Fig. 49-14 (the state 64_GOOD leaves).
+    #[must_use]
+    pub const fn locked() -> Self {
+        Self {
+            state: LockState::ResetCnt,
+            block_lock: true,
+            test_sh: false,
+            sh_valid: true,
+            sh_cnt: 0,
+            sh_invld_cnt: 0,
+            slip_done: false,
+        }
+    }
+
     /// Back to `LOCK_INIT` (`reset` or `!signal_ok`).
     ///
     /// Spec: IEEE 802.3 §49.2.9, Fig. 49-14.
@@ -377,6 +395,21 @@ impl<W: SerdesWord> BlockAligner<W> {
         }
     }
 
+    /// An aligner whose first block starts `bit_offset` bits into the stream, already locked
+    /// there ([`BlockLock::locked`]): the offline view of a dump whose boundary is known.
+    ///
+    /// Spec: IEEE 802.3 §49.2.9.
+    #[must_use]
+    pub fn locked_at(bit_offset: u32) -> Self {
+        let mut gearbox = RxGearbox::new();
+        gearbox.slip_bits(bit_offset);
+        Self {
+            gearbox,
+            lock: BlockLock::locked(),
+            slips: 0,
+        }
+    }
+
     /// The block lock state machine.
     ///
     /// Spec: IEEE 802.3 §49.2.9.
@@ -588,6 +621,52 @@ mod tests {
     const BAD: SyncHeader = SyncHeader::from_bits(0b11);
 
     /// Steps each header; returns the actions.
+    #[test]
+    fn an_aligner_locked_at_an_offset_cuts_there_and_keeps_lock_on_valid_headers() {
+        // Blocks of 66 bits after 13 bits of noise: the aligner locked at 13 cuts them from
+        // the first block, block_lock true throughout, no slips.
+        let blocks: Vec<Block> = (0..100u64)
+            .map(|i| Block {
+                sync: if i % 3 == 0 {
+                    SyncHeader::CONTROL
+                } else {
+                    SyncHeader::DATA
+                },
+                payload: i.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            })
+            .collect();
+        let mut bits: Vec<bool> = (0..13).map(|i| i % 2 == 1).collect();
+        for b in &blocks {
+            let sh = b.sync.to_bits();
+            bits.extend((0..2).map(|i| (sh >> i) & 1 == 1));
+            bits.extend((0..64).map(|i| (b.payload >> i) & 1 == 1));
+        }
+        let bytes: Vec<u8> = bits
+            .chunks(8)
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .fold(0u8, |a, (i, &x)| a | u8::from(x) << i)
+            })
+            .collect();
+        let mut a = BlockAligner::<u8>::locked_at(13);
+        let got: Vec<AlignedBlock> = a.blocks(&bytes).collect();
+        assert_eq!(got.len(), 100);
+        for (g, b) in got.iter().zip(&blocks) {
+            assert_eq!(g.block, *b);
+            assert!(g.block_lock);
+        }
+        assert_eq!(got[0].bit_offset, 13);
+        assert_eq!(a.slips(), 0);
+        // 16 invalid headers in a window lose it, as for a receiver that locked by itself.
+        let mut l = BlockLock::locked();
+        let lost = (0..64).position(|_| {
+            l.step(SyncHeader::from_bits(0));
+            !l.block_lock()
+        });
+        assert_eq!(lost, Some(15));
+    }
+
     fn run(lock: &mut BlockLock, headers: impl IntoIterator<Item = SyncHeader>) -> Vec<LockAction> {
         headers.into_iter().map(|h| lock.step(h)).collect()
     }

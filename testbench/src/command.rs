@@ -4,6 +4,7 @@
 
 use crate::format::InputError;
 use crate::report::{self, Case};
+use baser_engine::rx::{PcsSummary, StreamKind};
 use baser_engine::Profile;
 use mac_core::frame::MaxFrameLength;
 use std::fmt;
@@ -59,10 +60,11 @@ impl From<InputError> for Error {
     }
 }
 
-/// What a stream file holds, by its extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a stream file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Kind {
     /// pcap or pcapng frames.
+    #[value(name = "pcap")]
     Frames,
     /// `.xgmii` text.
     Xgmii,
@@ -72,26 +74,132 @@ pub enum Kind {
     Bits,
 }
 
-/// The kind of a file by its extension.
+impl Kind {
+    /// The extension (and `--format` name) of this kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Frames => "pcap",
+            Self::Xgmii => "xgmii",
+            Self::B66 => "b66",
+            Self::Bits => "bits",
+        }
+    }
+}
+
+/// The kind of a file: `given` (`--format`), else its extension, else its content (with a
+/// note on stderr saying so).
 ///
 /// # Errors
-/// An extension baser does not read.
-pub fn kind_of(path: &Path) -> Result<Kind, Error> {
+/// An extension baser does not read and content it cannot tell, or an unreadable file.
+pub fn kind_of(path: &Path, given: Option<Kind>) -> Result<Kind, Error> {
+    if let Some(k) = given {
+        return Ok(k);
+    }
     match path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .as_deref()
     {
-        Some("pcap" | "pcapng" | "cap") => Ok(Kind::Frames),
-        Some("xgmii") => Ok(Kind::Xgmii),
-        Some("b66") => Ok(Kind::B66),
-        Some("bits") => Ok(Kind::Bits),
-        _ => Err(Error::Usage(format!(
-            "{}: unknown file kind: expected .pcap, .pcapng, .xgmii, .b66 or .bits",
+        Some("pcap" | "pcapng" | "cap") => return Ok(Kind::Frames),
+        Some("xgmii") => return Ok(Kind::Xgmii),
+        Some("b66") => return Ok(Kind::B66),
+        Some("bits") => return Ok(Kind::Bits),
+        _ => {}
+    }
+    let mut head = vec![0u8; 4096];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .map_err(|e| Error::Input(InputError::io(path, &e)))?;
+    head.truncate(n);
+    match sniff(&head) {
+        Some(k) => {
+            eprintln!(
+                "baser: {}: read as .{} by its content (--format {} says so)",
+                path.display(),
+                k.name(),
+                k.name()
+            );
+            Ok(k)
+        }
+        None => Err(Error::Usage(format!(
+            "{}: unknown file kind: expected .pcap, .pcapng, .xgmii, .b66 or .bits, and the \
+             content looks like none of them (give --format)",
             path.display()
         ))),
     }
+}
+
+/// The kind a file's first bytes show: pcap/pcapng magic, `.b66` or `.xgmii` text lines,
+/// else (binary) `.bits`. `None` for text that is neither.
+pub fn sniff(head: &[u8]) -> Option<Kind> {
+    const MAGICS: [[u8; 4]; 5] = [
+        [0xd4, 0xc3, 0xb2, 0xa1],
+        [0xa1, 0xb2, 0xc3, 0xd4],
+        [0x4d, 0x3c, 0xb2, 0xa1],
+        [0xa1, 0xb2, 0x3c, 0x4d],
+        [0x0a, 0x0d, 0x0d, 0x0a],
+    ];
+    if head.len() >= 4 && MAGICS.iter().any(|m| head.starts_with(m)) {
+        return Some(Kind::Frames);
+    }
+    let text = head
+        .iter()
+        .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace());
+    if !text {
+        return (!head.is_empty()).then_some(Kind::Bits);
+    }
+    let hex = |f: &str, n: usize| f.len() == n && f.bytes().all(|b| b.is_ascii_hexdigit());
+    for line in String::from_utf8_lossy(head).lines() {
+        let line = line.trim();
+        if line == "# scrambled" || line == "# unscrambled" {
+            return Some(Kind::B66);
+        }
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = line.split_whitespace().collect();
+        return match f.as_slice() {
+            [h, p] if hex(h, 1) && hex(p, 16) => Some(Kind::B66),
+            [c, d] if hex(c, 2) && hex(d, 16) => Some(Kind::Xgmii),
+            _ => None,
+        };
+    }
+    None
+}
+
+/// How the PCS found the blocks, in words (`None` for XGMII input, which has no PCS).
+pub fn lock_line(p: &PcsSummary) -> Option<String> {
+    Some(match (&p.lock_acquired, &p.receiver_lock, p.input) {
+        (_, _, StreamKind::Xgmii) => return None,
+        (Some(l), Some(r), _) => format!(
+            "offline: blocks from bit {} of the file, lock held from there (a receiver locks at block {}, bit offset {}, after {} slips)",
+            l.bit_offset, r.block, r.bit_offset, r.slips
+        ),
+        (Some(l), None, StreamKind::Bits) => format!(
+            "block lock at bit offset {} after {} blocks and {} slips",
+            l.bit_offset, l.block, l.slips
+        ),
+        (Some(_), None, _) => "block boundaries given by the file (lock from block 0)".into(),
+        (None, _, _) => "block lock never acquired".into(),
+    })
+}
+
+/// What the first blocks were taken for (reset fill, descrambler training), in words.
+pub fn prelude_line(p: &PcsSummary) -> Option<String> {
+    let mut parts = Vec::new();
+    if p.reset_fill_blocks > 0 {
+        parts.push(format!(
+            "{} leading all-zero blocks skipped as reset fill",
+            p.reset_fill_blocks
+        ));
+    }
+    if let Some(b) = p.descrambler_trained_at {
+        parts.push(format!(
+            "block {b} used to train the descrambler (no scrambler_state given)"
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// Where reports go.
@@ -218,4 +326,23 @@ pub fn progress_bar(path: &Path, out: Output) -> Bar {
 /// A fault spec that does not parse.
 pub fn parse_fault(s: &str) -> Result<baser_engine::inject::Fault, String> {
     baser_engine::inject::Fault::parse(s)
+}
+
+#[cfg(test)]
+mod sniff_tests {
+    use super::*;
+
+    #[test]
+    fn sniffing_tells_every_kind_apart() {
+        assert_eq!(sniff(&[0xd4, 0xc3, 0xb2, 0xa1, 2, 0]), Some(Kind::Frames));
+        assert_eq!(sniff(&[0x0a, 0x0d, 0x0d, 0x0a, 0x1c]), Some(Kind::Frames));
+        assert_eq!(
+            sniff(b"# unscrambled\n1 000000000000001e\n"),
+            Some(Kind::B66)
+        );
+        assert_eq!(sniff(b"# a dump\n2 0123456789abcdef\n"), Some(Kind::B66));
+        assert_eq!(sniff(b"ff 0707070707070707\n"), Some(Kind::Xgmii));
+        assert_eq!(sniff(&[0x79, 0x3c, 0x00, 0xff]), Some(Kind::Bits));
+        assert_eq!(sniff(b"hello world\n"), None);
+    }
 }

@@ -5,8 +5,9 @@ use crate::format::b66::{B66Reader, Scrambling};
 use crate::format::xgmii::XgmiiReader;
 use crate::format::InputError;
 use crate::report::Case;
-use baser_engine::pcs_check::{BlockDivergence, PcsCheckCounts, PcsChecker};
+use baser_engine::pcs_check::{find_latency, BlockDivergence, PcsCheckCounts, PcsChecker};
 use baser_engine::Profile;
+use pcs_core::{Block, XgmiiWord};
 use serde::Serialize;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -20,8 +21,10 @@ pub struct PcsCheckOptions {
     pub dut: PathBuf,
     /// Compatibility profile of the model.
     pub profile: Profile,
-    /// Leading DUT blocks to skip (pipeline latency of the dump).
-    pub dut_offset: u64,
+    /// Leading DUT blocks to skip (pipeline latency of the dump); None: found by search.
+    pub dut_offset: Option<u64>,
+    /// Reset fill is not skipped.
+    pub strict_start: bool,
     /// How many divergences to keep in detail.
     pub max_report: usize,
 }
@@ -44,9 +47,21 @@ pub struct PcsCheckReport {
     /// The counts.
     #[serde(flatten)]
     pub counts: PcsCheckCounts,
+    /// DUT blocks skipped before the compared window: its latency (`dut_offset`), and whether
+    /// it was found by search (`true`) or given.
+    pub dut_offset: u64,
+    /// The offset was found by searching 0..=64 blocks.
+    pub dut_offset_found: bool,
+    /// Leading all-zero blocks with header 0 skipped as reset fill.
+    pub dut_reset_fill_blocks: u64,
     /// The first divergences, at most `max_report`.
     pub divergences: Vec<BlockDivergence>,
 }
+
+/// Input transfers (and DUT blocks beyond them) read ahead to find the DUT's latency.
+const SEARCH_WINDOW: usize = 16_384;
+/// Largest latency searched, blocks.
+const MAX_LATENCY: usize = 64;
 
 /// Runs the check.
 ///
@@ -58,29 +73,72 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
             .map(|f| BufReader::with_capacity(1 << 16, f))
             .map_err(|e| InputError::io(p, &e))
     };
-    let input = XgmiiReader::new(open(&opt.xgmii)?, &opt.xgmii);
+    let mut input = XgmiiReader::new(open(&opt.xgmii)?, &opt.xgmii);
     let mut dut = B66Reader::new(open(&opt.dut)?, &opt.dut)?;
     let header = dut.header();
     let scrambled = header.scrambling == Scrambling::Scrambled;
+    // Reset fill: leading all-zero blocks with header 0, skipped (their lines still count).
+    let reset_fill = Block {
+        sync: pcs_core::SyncHeader::from_bits(0),
+        payload: 0,
+    };
+    let mut fill = 0u64;
+    let mut first = None;
+    for b in dut.by_ref() {
+        let b = b?;
+        if !opt.strict_start && b == reset_fill {
+            fill += 1;
+            continue;
+        }
+        first = Some((b, dut.line_no()));
+        break;
+    }
+    // Read ahead: the input's first transfers and the DUT's first blocks after the fill.
+    let mut ahead_in: Vec<XgmiiWord> = Vec::new();
+    for w in input.by_ref().take(SEARCH_WINDOW) {
+        ahead_in.push(w?);
+    }
+    let mut ahead_dut: Vec<(Block, u64)> = first.into_iter().collect();
+    while ahead_dut.len() < SEARCH_WINDOW + MAX_LATENCY {
+        let Some(b) = dut.next() else {
+            break;
+        };
+        ahead_dut.push((b?, dut.line_no()));
+    }
+    let (offset, found) = match opt.dut_offset {
+        Some(k) => (k, false),
+        None => {
+            let blocks: Vec<Block> = ahead_dut.iter().map(|(b, _)| *b).collect();
+            let found = find_latency(opt.profile, &ahead_in, &blocks, scrambled, MAX_LATENCY);
+            (found.map_or(0, |(k, _)| k), found.is_some())
+        }
+    };
     let mut check = PcsChecker::new(
         opt.profile,
         scrambled,
         header.scrambler_state,
         opt.max_report,
     );
-    for _ in 0..opt.dut_offset {
-        match dut.next() {
+    check.allow_shortfall(offset);
+    let mut dut_blocks = ahead_dut.into_iter().map(Ok).chain(std::iter::from_fn(|| {
+        dut.next().map(|b| b.map(|b| (b, dut.line_no())))
+    }));
+    for _ in 0..offset {
+        match dut_blocks.next() {
             None => break,
-            Some(b) => check.skip_dut(b?),
+            Some(b) => check.skip_dut(b?.0),
         }
     }
-    for word in input {
+    let words = ahead_in.into_iter().map(Ok).chain(input);
+    for word in words {
         let word = word?;
-        let block = dut.next().transpose()?;
-        check.push(word, block, dut.line_no());
+        match dut_blocks.next().transpose()? {
+            Some((b, line)) => check.push(word, Some(b), line),
+            None => check.push(word, None, 0),
+        }
     }
-    for b in dut.by_ref() {
-        check.extra_dut(b?);
+    for b in dut_blocks {
+        check.extra_dut(b?.0);
     }
     let counts = check.counts;
     let mut cases = Vec::new();
@@ -110,17 +168,21 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
             None,
         )),
     }
-    if counts.dut_missing_blocks + counts.dut_extra_blocks == 0 {
+    if counts.length_ok() {
         cases.push(Case::pass("pcs", "stream length"));
     } else {
         cases.push(Case::fail(
             "pcs",
             "stream length",
             format!(
-                "input has {} transfers, DUT has {} blocks after skipping {}",
+                "input has {} transfers, DUT has {} blocks after skipping {offset}{}",
                 check.transfers(),
                 counts.blocks_compared + counts.dut_extra_blocks,
-                opt.dut_offset
+                if fill > 0 {
+                    format!(" and {fill} blocks of reset fill")
+                } else {
+                    String::new()
+                }
             ),
             None,
         ));
@@ -133,6 +195,9 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
         profile: opt.profile.name().into(),
         dut_scrambled: scrambled,
         counts,
+        dut_offset: offset,
+        dut_offset_found: found,
+        dut_reset_fill_blocks: fill,
         divergences: check.divergences,
     };
     Ok((rep, cases))

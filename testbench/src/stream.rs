@@ -1,10 +1,14 @@
 //! Stream files into the engine's RX chain: `.bits` bytes, `.b66` blocks, `.xgmii` transfers,
 //! read in large pieces and handed over as slices, so that the chain's batch paths run.
+//!
+//! A `.bits` stream is read as a receiver sees it (block lock from the first bit; nothing is
+//! decoded before lock) or offline (a first pass finds the block boundary; the second decodes
+//! from the first whole block with lock held: what a transmit dump is checked with).
 
 use crate::format::b66::{B66Reader, Scrambling};
 use crate::format::xgmii::XgmiiReader;
 use crate::format::InputError;
-use baser_engine::rx::{FrameCounts, PcsSummary, RxChain, RxInput, RxOptions, RxSink};
+use baser_engine::rx::{FrameCounts, LockFinder, PcsSummary, RxChain, RxInput, RxOptions, RxSink};
 use pcs_core::{Block, XgmiiWord};
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -15,6 +19,17 @@ const PIECE: usize = 4096;
 /// What a decode returns.
 pub type Decoded<K> = (PcsSummary, FrameCounts, K);
 
+/// How a `.bits` stream is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SerialView {
+    /// As a receiver: block lock from the first bit, nothing decoded before lock.
+    #[default]
+    Receiver,
+    /// Offline: the block boundary is found first, then the stream is decoded from its first
+    /// whole block with lock held.
+    Offline,
+}
+
 /// Decodes the stream file at `path`; its kind is its extension (`bits`, `b66`, `xgmii`).
 /// `progress` is told the bytes (`.bits`) or records (text) read so far.
 ///
@@ -23,6 +38,7 @@ pub type Decoded<K> = (PcsSummary, FrameCounts, K);
 pub fn decode_path<K: RxSink>(
     path: &Path,
     opt: &RxOptions,
+    view: SerialView,
     sink: K,
     progress: &dyn Fn(u64),
 ) -> Result<Decoded<K>, InputError> {
@@ -31,24 +47,75 @@ pub fn decode_path<K: RxSink>(
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
-    let file = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
-    decode_reader(&kind, file, path, opt, sink, progress)
+    decode_kind(&kind, path, opt, view, sink, progress)
 }
 
-/// As [`decode_path`], from any reader of a stream of kind `kind` (`bits`, `b66` or
-/// `xgmii`); `path` names it in errors.
+/// As [`decode_path`], with the kind given (`bits`, `b66` or `xgmii`).
 ///
 /// # Errors
-/// The input cannot be read or parsed, or the sink failed.
-pub fn decode_reader<K: RxSink, R: Read>(
+/// As [`decode_path`].
+pub fn decode_kind<K: RxSink>(
     kind: &str,
-    mut file: R,
     path: &Path,
     opt: &RxOptions,
+    view: SerialView,
+    sink: K,
+    progress: &dyn Fn(u64),
+) -> Result<Decoded<K>, InputError> {
+    let open = || -> Result<Box<dyn Read>, InputError> {
+        let f = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
+        Ok(Box::new(f))
+    };
+    decode_source(kind, &open, path, opt, view, sink, progress)
+}
+
+/// As [`decode_path`], from bytes in memory of a stream of kind `kind`; `path` names it in
+/// errors.
+///
+/// # Errors
+/// As [`decode_path`].
+pub fn decode_bytes<K: RxSink>(
+    kind: &str,
+    bytes: &[u8],
+    path: &Path,
+    opt: &RxOptions,
+    view: SerialView,
+    sink: K,
+    progress: &dyn Fn(u64),
+) -> Result<Decoded<K>, InputError> {
+    let open = || -> Result<Box<dyn Read + '_>, InputError> { Ok(Box::new(bytes)) };
+    decode_source(kind, &open, path, opt, view, sink, progress)
+}
+
+/// Where an offline view's block boundary is: a first pass until a receiver locks.
+fn find_boundary(mut file: impl Read, path: &Path) -> Result<Option<RxInput>, InputError> {
+    let mut finder = LockFinder::default();
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let got = match file.read(&mut chunk) {
+            Ok(0) => return Ok(None),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(InputError::io(path, &e)),
+        };
+        if let Some(found) = finder.push_bytes(chunk.get(..got).unwrap_or_default()) {
+            let bit_offset = u32::try_from(found.bit_offset % 66).unwrap_or(0);
+            return Ok(Some(RxInput::SerialAligned { bit_offset, found }));
+        }
+    }
+}
+
+fn decode_source<'a, K: RxSink>(
+    kind: &str,
+    open: &dyn Fn() -> Result<Box<dyn Read + 'a>, InputError>,
+    path: &Path,
+    opt: &RxOptions,
+    view: SerialView,
     sink: K,
     progress: &dyn Fn(u64),
 ) -> Result<Decoded<K>, InputError> {
     let sink_failed = |e: std::io::Error| InputError::file(path, format!("output failed: {e}"));
+    let file = open()?;
     match kind {
         "xgmii" => {
             let reader = XgmiiReader::new(BufReader::with_capacity(1 << 16, file), path);
@@ -100,7 +167,15 @@ pub fn decode_reader<K: RxSink, R: Read>(
             chain.finish().map_err(sink_failed)
         }
         "bits" => {
-            let mut chain = RxChain::new(opt, RxInput::Serial, sink);
+            let (input, mut file) = match view {
+                SerialView::Receiver => (RxInput::Serial, file),
+                SerialView::Offline => match find_boundary(file, path)? {
+                    // No lock anywhere: the receiver's view says so.
+                    None => (RxInput::Serial, open()?),
+                    Some(input) => (input, open()?),
+                },
+            };
+            let mut chain = RxChain::new(opt, input, sink);
             let mut chunk = vec![0u8; 1 << 16];
             let mut total = 0u64;
             loop {

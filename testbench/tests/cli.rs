@@ -615,3 +615,178 @@ fn verbose_lists_frames_and_passing_cases() {
     );
     assert!(out.contains("PASS pcs: block lock acquired"), "{out}");
 }
+
+/// Dumps as real RTL writes them (issue: a correct RTL passes out of the box): a scrambler
+/// not reset to all ones and no state line, reset fill before the first block, a serial dump
+/// from reset whose first frame comes before a receiver could lock, at an odd bit offset, and
+/// a PCS dump with pipeline latency.
+#[test]
+fn realistic_dumps_of_a_correct_design_pass() {
+    let s = Scratch::new("dumps");
+    let b66 = s.path("tx.b66");
+    let bits = s.path("tx.bits");
+    let xg = s.path("tx.xgmii");
+    // The model as the DUT: scrambler seeded with an arbitrary state, only 4 idle blocks
+    // before the first frame (a TX dump from reset).
+    let o = baser(&[
+        "encode",
+        "vectors/demo/frames.pcap",
+        "--seed",
+        "2b1d5a0f3c96e7",
+        "--idle-blocks",
+        "4",
+        "--b66",
+        &b66,
+        "--bits",
+        &bits,
+        "--xgmii",
+        &xg,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    // 1. .b66 with only `# scrambled` and three blocks of reset fill in front.
+    let body: Vec<String> = std::fs::read_to_string(&b66)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(String::from)
+        .collect();
+    let mut dump = String::from("# scrambled\n");
+    for _ in 0..3 {
+        dump.push_str("0 0000000000000000\n");
+    }
+    for l in &body {
+        dump.push_str(l);
+        dump.push('\n');
+    }
+    let dut = s.file("dut.b66", dump.as_bytes());
+    let o = baser(&[
+        "check",
+        "--frames",
+        "vectors/demo/frames.pcap",
+        "--dut",
+        &dut,
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("3 leading all-zero blocks skipped as reset fill"),
+        "{out}"
+    );
+    assert!(
+        out.contains("block 3 used to train the descrambler"),
+        "{out}"
+    );
+    assert!(out.contains("10 matched"), "{out}");
+    // --strict-start counts the fill as invalid headers.
+    let o = baser(&[
+        "check",
+        "--frames",
+        "vectors/demo/frames.pcap",
+        "--dut",
+        &dut,
+        "--strict-start",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    // 2. The serial dump from reset, 37 bits in: offline, every frame is judged, and the
+    // place where a receiver locks is named; as a receiver sees it, early frames are lost.
+    let shifted = skip_bits(&std::fs::read(&bits).unwrap(), 37);
+    let dut_bits = s.file("dut.bits", &shifted);
+    let o = baser(&[
+        "check",
+        "--frames",
+        "vectors/demo/frames.pcap",
+        "--dut",
+        &dut_bits,
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("offline: blocks from bit 29 of the file"),
+        "{out}"
+    );
+    assert!(out.contains("a receiver locks at block"), "{out}");
+    let o = baser(&[
+        "check",
+        "--frames",
+        "vectors/demo/frames.pcap",
+        "--dut",
+        &dut_bits,
+        "--receiver-view",
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("missing: no received frame matches it"),
+        "{out}"
+    );
+    // 3. The PCS dump with 4 blocks of latency: 4 blocks of the DUT's reset state first, the
+    // last 4 blocks not yet out when the dump ended; found, and not a failure.
+    let mut dump = String::from("# scrambled\n");
+    for _ in 0..4 {
+        dump.push_str("1 000000000000001e\n");
+    }
+    for l in &body[..body.len() - 4] {
+        dump.push_str(l);
+        dump.push('\n');
+    }
+    let late = s.file("late.b66", dump.as_bytes());
+    let o = baser(&["check", "--xgmii", &xg, "--dut", &late]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("DUT matches at an offset of 4 blocks"),
+        "{out}"
+    );
+    assert!(out.contains("DUT missing 4 blocks"), "{out}");
+    // One more block missing is a failure.
+    let mut short: Vec<&str> = dump.lines().collect();
+    short.pop();
+    let shorter = s.file("shorter.b66", (short.join("\n") + "\n").as_bytes());
+    let o = baser(&["check", "--xgmii", &xg, "--dut", &shorter]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    // 4. A dump without a known extension is read by its content, with a note.
+    let txt = s.file("dump.txt", dump.as_bytes());
+    let o = baser(&["decode", &txt]);
+    let (_, err) = text(&o);
+    assert!(err.contains("read as .b66 by its content"), "{err}");
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{err}");
+}
+
+/// The stream without its first `n` bits.
+fn skip_bits(raw: &[u8], n: usize) -> Vec<u8> {
+    let total = raw.len() * 8 - n;
+    (0..total)
+        .step_by(8)
+        .map(|i| {
+            (0..8).fold(0u8, |b, j| {
+                let at = n + i + j;
+                let bit = raw.get(at / 8).map_or(0, |x| (x >> (at % 8)) & 1);
+                b | bit << j
+            })
+        })
+        .collect()
+}
+
+/// Errored blocks count only while the link is up in every profile: the verilog-ethernet
+/// profile decodes before lock (as that RTL does), which no receiver counts.
+#[test]
+fn a_profile_that_decodes_before_lock_counts_no_errored_blocks_there() {
+    let s = Scratch::new("profile");
+    let bits = s.path("ve.bits");
+    let o = baser(&[
+        "encode",
+        "vectors/demo/frames.pcap",
+        "--profile",
+        "verilog-ethernet",
+        "--bits",
+        &bits,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    // 33 bits in: before lock the blocks are cut at the wrong place and decode as garbage.
+    let odd = s.file("odd.bits", &skip_bits(&std::fs::read(&bits).unwrap(), 33));
+    let o = baser(&["decode", &odd, "--profile", "verilog-ethernet"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("errored blocks (RX_E) 0"), "{out}");
+    assert!(out.contains("block lock at bit offset 8151"), "{out}");
+}

@@ -105,12 +105,14 @@ fn through(sent: &Sent, faults: &[Fault]) -> (Got, PcsSummary, Vec<u64>) {
         profile: Profile::Ieee,
         mac: Default::default(),
         max_events: 1000,
+        strict_start: false,
     };
-    let (pcs, _, got) = testbench::stream::decode_reader(
+    let (pcs, _, got) = testbench::stream::decode_bytes(
         "bits",
-        &bytes[..],
+        &bytes,
         Path::new("channel.bits"),
         &opt,
+        testbench::stream::SerialView::Receiver,
         Got::default(),
         &|_| {},
     )

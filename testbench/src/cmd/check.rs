@@ -45,6 +45,32 @@ pub fn finish_pcs_check(
             },
             rep.profile
         );
+        let mut notes = Vec::new();
+        if rep.dut_offset_found {
+            notes.push(format!(
+                "DUT matches at an offset of {} blocks (its latency)",
+                rep.dut_offset
+            ));
+        } else if rep.dut_offset > 0 {
+            notes.push(format!(
+                "{} DUT blocks skipped (--dut-offset)",
+                rep.dut_offset
+            ));
+        }
+        if rep.dut_reset_fill_blocks > 0 {
+            notes.push(format!(
+                "{} leading all-zero blocks skipped as reset fill",
+                rep.dut_reset_fill_blocks
+            ));
+        }
+        if let Some(b) = rep.counts.trained_at {
+            notes.push(format!(
+                "block {b} trained the descrambler (no scrambler_state given): its header compared, not its payload"
+            ));
+        }
+        for n in notes {
+            let _ = writeln!(o, "  {n}");
+        }
         let _ = writeln!(
             o,
             "  {} blocks compared, {} differ; DUT missing {} blocks, extra {}",
@@ -87,6 +113,14 @@ pub struct FrameCheckArgs {
     pub fcs_included: bool,
     /// Profile.
     pub profile: Profile,
+    /// What the DUT file holds (None: extension, then content).
+    pub dut_format: Option<Kind>,
+    /// Reset fill is not skipped.
+    pub strict_start: bool,
+    /// Longest good frame, FCS included (None: 1518, or the longest expected frame).
+    pub max_frame_length: Option<u16>,
+    /// A .bits DUT stream as a receiver sees it, instead of offline.
+    pub receiver_view: bool,
 }
 
 /// The JSON document of `baser check --frames`.
@@ -122,7 +156,7 @@ struct FrameCheckSummary {
 /// # Errors
 /// Unreadable input or unwritable report.
 pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Result<Verdict, Error> {
-    let kind = kind_of(&a.dut)?;
+    let kind = kind_of(&a.dut, a.dut_format)?;
     if kind == Kind::Frames {
         return Err(Error::Usage(format!(
             "{}: the DUT stream must be .bits, .b66 or .xgmii",
@@ -137,14 +171,25 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
             })
         })
         .collect::<Result<_, _>>()?;
+    // One rule with decode: 1518 octets (1522 tagged) unless --max-frame-length says
+    // otherwise; without it, a longer expected frame raises the limit to its length (the test
+    // expects it delivered).
     let longest = expected.iter().map(|e| e.data.len() + 4).max().unwrap_or(0);
-    let limit = longest.max(1518).min(u16::MAX as usize) as u16;
+    let limit = a
+        .max_frame_length
+        .unwrap_or(longest.max(1518).min(u16::MAX as usize) as u16);
     let opt = RxOptions {
         profile: a.profile,
         mac: RxConfig {
             max_frame_length: max_frame(limit),
         },
         max_events: reports.max_report.max(20),
+        strict_start: a.strict_start,
+    };
+    let view = if a.receiver_view {
+        stream::SerialView::Receiver
+    } else {
+        stream::SerialView::Offline
     };
     let sinks = DecodeSinks {
         xgmii: None,
@@ -154,7 +199,8 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         blocks: (a.blocks && kind != Kind::Xgmii).then(Vec::new),
     };
     let bar = progress_bar(&a.dut, out);
-    let (pcs, counts, mut sinks) = stream::decode_path(&a.dut, &opt, sinks, &|n| bar.set(n))?;
+    let (pcs, counts, mut sinks) =
+        stream::decode_kind(kind.name(), &a.dut, &opt, view, sinks, &|n| bar.set(n))?;
     bar.done();
     let received = sinks.frames.take().unwrap_or_default();
     let cmp = judge::compare(&expected, &received);
@@ -214,15 +260,23 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
             "  frames: {} expected, {} received; {} matched, {} reordered, {} corrupted, {} missing, {} extra, {} with a bad MAC class",
             summary.expected, summary.received, summary.matched, summary.reordered, summary.corrupted, summary.missing, summary.extra, summary.bad_class
         );
-        println!(
-            "  pcs: lock {}, lock losses {}, hi_ber {}, invalid headers {}, errored blocks {}, link fault {}",
-            if pcs.lock_acquired.is_some() { "acquired" } else { "never acquired" },
-            pcs.lock_losses.len(),
-            pcs.hi_ber_episodes.len(),
-            pcs.invalid_headers,
-            pcs.errored_blocks,
-            pcs.link_fault
-        );
+        match command::lock_line(&pcs) {
+            Some(lock) => {
+                println!("  pcs: {lock}");
+                if let Some(l) = command::prelude_line(&pcs) {
+                    println!("  pcs: {l}");
+                }
+                println!(
+                    "  pcs: lock losses {}, hi_ber {}, invalid headers {}, errored blocks {}, link fault {}",
+                    pcs.lock_losses.len(),
+                    pcs.hi_ber_episodes.len(),
+                    pcs.invalid_headers,
+                    pcs.errored_blocks,
+                    pcs.link_fault
+                );
+            }
+            None => println!("  link fault {} (XGMII input: no PCS)", pcs.link_fault),
+        }
         if let Some(b) = &block_cmp {
             println!(
                 "  blocks: {} compared after alignment, {} differ",
@@ -430,8 +484,22 @@ pub struct CheckArgs {
     #[arg(long, value_parser = command::profile_parser(), default_value_t = Profile::Ieee)]
     pub profile: Profile,
     /// Skip this many leading DUT blocks (pipeline latency of the dump; --xgmii only).
-    #[arg(long, default_value_t = 0)]
-    pub dut_offset: u64,
+    /// Default: found by searching offsets 0..=64.
+    #[arg(long)]
+    pub dut_offset: Option<u64>,
+    /// What the DUT file holds, where its extension does not say (default: by its content).
+    #[arg(long, value_enum)]
+    pub dut_format: Option<Kind>,
+    /// Leading all-zero blocks with header 0 (reset fill) are blocks like any other.
+    #[arg(long)]
+    pub strict_start: bool,
+    /// Longest good frame, FCS included (default 1518, or the longest expected frame + FCS).
+    #[arg(long, requires = "frames")]
+    pub max_frame_length: Option<u16>,
+    /// Read a .bits DUT stream as a receiver sees it (nothing decoded before lock) instead of
+    /// offline (the boundary found first, every frame from the first whole block judged).
+    #[arg(long, requires = "frames")]
+    pub receiver_view: bool,
     /// Divergences shown in detail.
     #[arg(long, default_value_t = 10)]
     pub max_report: usize,
@@ -455,7 +523,7 @@ pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
     };
     match (a.frames, a.xgmii) {
         (None, Some(xgmii)) => {
-            if command::kind_of(&a.dut)? != Kind::B66 {
+            if command::kind_of(&a.dut, a.dut_format)? != Kind::B66 {
                 return Err(Error::Usage(format!(
                     "{}: --xgmii checks a .b66 DUT stream",
                     a.dut.display()
@@ -467,6 +535,7 @@ pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
                 profile: a.profile,
                 dut_offset: a.dut_offset,
                 max_report: a.max_report,
+                strict_start: a.strict_start,
             };
             let (rep, cases) = pcs_check::run(&opt)?;
             finish_pcs_check(&rep, &cases, &reports, out)
@@ -478,6 +547,10 @@ pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
                 blocks: a.blocks,
                 fcs_included: a.fcs_included,
                 profile: a.profile,
+                dut_format: a.dut_format,
+                strict_start: a.strict_start,
+                max_frame_length: a.max_frame_length,
+                receiver_view: a.receiver_view,
             };
             check_frames(&opt, &reports, out)
         }

@@ -10,9 +10,7 @@ use crate::format::InputError;
 use crate::report;
 use crate::stream;
 use baser_engine::inject::{Fault, FaultChannel};
-use baser_engine::rx::{
-    FrameCounts, FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink, StreamKind,
-};
+use baser_engine::rx::{FrameCounts, FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink};
 use baser_engine::Profile;
 use mac_core::rx::RxConfig;
 use pcs_core::Block;
@@ -48,6 +46,17 @@ pub struct DecodeArgs {
     /// block numbers count 66-bit chunks from the file's first bit. Reads the input whole.
     #[arg(long, value_parser = command::parse_fault)]
     pub inject: Vec<Fault>,
+    /// What the input holds, where its extension does not say (default: by its content).
+    #[arg(long, value_enum)]
+    pub format: Option<Kind>,
+    /// A .bits input is decoded offline: its block boundary is found first, then it is decoded
+    /// from the first whole block (frames sent before a receiver would lock are decoded too).
+    /// Default: as a receiver sees it.
+    #[arg(long)]
+    pub offline: bool,
+    /// Leading all-zero blocks with header 0 (reset fill) are blocks like any other.
+    #[arg(long)]
+    pub strict_start: bool,
 }
 
 /// Writes decoded transfers and frames to files, and keeps what a check needs.
@@ -122,7 +131,7 @@ struct DecodeReport<'a> {
 /// # Errors
 /// Unreadable input or unwritable output.
 pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
-    let kind = kind_of(&a.input)?;
+    let kind = kind_of(&a.input, a.format)?;
     if kind == Kind::Frames {
         return Err(Error::Usage(format!(
             "{}: decode reads .bits, .b66 or .xgmii",
@@ -163,14 +172,20 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
             max_frame_length: max_frame(a.max_frame_length),
         },
         max_events: a.max_report,
+        strict_start: a.strict_start,
+    };
+    let view = if a.offline {
+        stream::SerialView::Offline
+    } else {
+        stream::SerialView::Receiver
     };
     let bar = progress_bar(&a.input, out);
     let (pcs, counts, mut sinks) = if a.inject.is_empty() {
-        stream::decode_path(&a.input, &opt, sinks, &|n| bar.set(n))?
+        stream::decode_kind(kind.name(), &a.input, &opt, view, sinks, &|n| bar.set(n))?
     } else {
         let bytes = injected_line(&a.input, kind, &a.inject)?;
         let label = a.input.with_extension("bits");
-        stream::decode_reader("bits", &bytes[..], &label, &opt, sinks, &|n| bar.set(n))?
+        stream::decode_bytes("bits", &bytes, &label, &opt, view, sinks, &|n| bar.set(n))?
     };
     bar.done();
     if let Some((p, w)) = sinks.xgmii.take() {
@@ -255,16 +270,12 @@ fn injected_line(path: &Path, kind: Kind, faults: &[Fault]) -> Result<Vec<u8>, E
 
 fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize) {
     println!("baser decode: {} ({} blocks)", input.display(), p.blocks);
-    match &p.lock_acquired {
-        Some(l) if p.input == StreamKind::Bits => println!(
-            "  block lock at bit offset {} after {} blocks and {} slips",
-            l.bit_offset, l.block, l.slips
-        ),
-        Some(_) => println!("  block boundaries given by the file (lock from block 0)"),
-        None if p.input == StreamKind::Xgmii => {
-            println!("  XGMII input: no PCS (MAC RX and link fault only)")
-        }
-        None => println!("  block lock never acquired"),
+    match command::lock_line(p) {
+        Some(l) => println!("  {l}"),
+        None => println!("  XGMII input: no PCS (MAC RX and link fault only)"),
+    }
+    if let Some(l) = command::prelude_line(p) {
+        println!("  {l}");
     }
     for (loss, re) in p.lock_losses.iter().zip(&p.relocks) {
         println!(
@@ -292,6 +303,17 @@ fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize) {
         println!(
             "    ... {} more",
             p.errored_blocks as usize - p.e_transitions.len().min(max)
+        );
+    }
+    if let Some(b) = p.hi_ber_before_lock.first() {
+        println!(
+            "  hi_ber rose before block lock at block {b} (the profile's BER monitor runs unlocked; not counted as an episode)"
+        );
+    }
+    if p.frames_while_link_down > 0 {
+        println!(
+            "  {} frames decoded while the link was down (the profile's decoder decodes then; no receiver counts them)",
+            p.frames_while_link_down
         );
     }
     println!("  link fault: {}", p.link_fault);

@@ -132,7 +132,7 @@ impl TxSink for FileSinks {
 /// # Errors
 /// Unreadable input, a frame the MAC cannot send, or an unwritable output.
 pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
-    let kind = kind_of(&a.input)?;
+    let kind = kind_of(&a.input, None)?;
     if !matches!(kind, Kind::Frames | Kind::Xgmii) {
         return Err(Error::Usage(format!(
             "{}: encode reads frames (.pcap/.pcapng) or an .xgmii trace",
