@@ -328,6 +328,19 @@ pub fn parse_fault(s: &str) -> Result<baser_engine::inject::Fault, String> {
     baser_engine::inject::Fault::parse(s)
 }
 
+/// A scrambler state on the command line: hex, at most 58 bits.
+///
+/// # Errors
+/// Not hex, or more than 58 bits.
+pub fn parse_seed(s: &str) -> Result<u64, String> {
+    let hex = s.trim_start_matches("0x").trim_start_matches("0X");
+    let v = u64::from_str_radix(hex, 16).map_err(|e| format!("`{s}`: {e} (expected hex)"))?;
+    if v >> 58 != 0 {
+        return Err(format!("`{s}` has more than 58 bits"));
+    }
+    Ok(v)
+}
+
 #[cfg(test)]
 mod sniff_tests {
     use super::*;

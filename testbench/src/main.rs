@@ -33,6 +33,8 @@ enum Command {
     Decode(cmd::decode::DecodeArgs),
     /// Compare what a DUT produced with what the model says must come out.
     Check(cmd::check::CheckArgs),
+    /// A stream file into another form: .b66 (scrambled or not), .bits, .xgmii.
+    Convert(cmd::convert::ConvertArgs),
     /// TX and RX chain throughput as multiples of the 10.3125 Gb/s line rate.
     Bench(cmd::bench::BenchArgs),
     /// Push a pcap out of a port, capture what comes back, judge every frame.
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Command::Encode(a) => cmd::encode::encode(&a, out),
         Command::Decode(a) => cmd::decode::decode(&a, out),
         Command::Check(a) => cmd::check::check(a, out),
+        Command::Convert(a) => cmd::convert::convert(&a, out),
         Command::Bench(a) => cmd::bench::bench(&a, out),
         Command::Wire(a) => testbench::wire::run(&a, out),
         Command::Reflect(a) => testbench::wire::reflect::run(&a, out),

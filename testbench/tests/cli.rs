@@ -790,3 +790,76 @@ fn a_profile_that_decodes_before_lock_counts_no_errored_blocks_there() {
     assert!(out.contains("errored blocks (RX_E) 0"), "{out}");
     assert!(out.contains("block lock at bit offset 8151"), "{out}");
 }
+
+/// `baser convert` between the stream forms, against the golden vectors made by `encode`.
+#[test]
+fn convert_turns_each_stream_form_into_the_others() {
+    let s = Scratch::new("convert");
+    let blocks = |p: &str| -> Vec<String> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(String::from)
+            .collect()
+    };
+    let run = |args: &[&str]| {
+        let o = baser(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {:?}", text(&o));
+        text(&o).0
+    };
+    for case in ["demo", "jumbo", "dic"] {
+        let v = |f: &str| format!("vectors/{case}/{f}");
+        let up = |f: &str| format!("../vectors/{case}/{f}");
+        // .b66 -> .bits: byte for byte the encoder's .bits.
+        let bits = s.path(&format!("{case}.bits"));
+        run(&["convert", &v("expected.b66"), &bits]);
+        assert_eq!(
+            std::fs::read(&bits).unwrap(),
+            std::fs::read(up("expected.bits")).unwrap(),
+            "{case}"
+        );
+        // .bits -> .b66 (boundary found) -> the same blocks, state unknown.
+        let b66 = s.path(&format!("{case}.b66"));
+        run(&["convert", &v("expected.bits"), &b66]);
+        assert_eq!(blocks(&b66), blocks(&up("expected.b66")), "{case}");
+        assert!(std::fs::read_to_string(&b66)
+            .unwrap()
+            .contains("# scrambler_state=auto"));
+        // scrambled -> unscrambled and back, the state known from the file.
+        let un = s.path(&format!("{case}-un.b66"));
+        run(&["convert", &v("expected.b66"), &un, "--unscrambled"]);
+        assert_eq!(
+            blocks(&un),
+            blocks(&up("expected-unscrambled.b66")),
+            "{case}"
+        );
+        let re = s.path(&format!("{case}-re.b66"));
+        run(&["convert", &un, &re]);
+        assert_eq!(blocks(&re), blocks(&up("expected.b66")), "{case}");
+        // .b66 -> .xgmii: the encoder's input, line for line.
+        let xg = s.path(&format!("{case}.xgmii"));
+        run(&["convert", &v("expected.b66"), &xg]);
+        assert_eq!(blocks(&xg), blocks(&up("expected.xgmii")), "{case}");
+    }
+    // .xgmii -> .b66 through the PCS encoder.
+    let b66 = s.path("cb.b66");
+    run(&["convert", "vectors/control-blocks/input.xgmii", &b66]);
+    assert_eq!(
+        blocks(&b66),
+        blocks("../vectors/control-blocks/expected.b66")
+    );
+    // A capture that starts 60 bits into a block: whole blocks from bit 6 on.
+    let out = run(&["convert", "vectors/demo/dut.bits", &s.path("dut.b66")]);
+    assert!(out.contains("blocks from bit 6 of the input"), "{out}");
+    // Nonsense is refused.
+    let o = baser(&["convert", "vectors/demo/frames.pcap", &s.path("x.b66")]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = baser(&[
+        "convert",
+        "vectors/demo/expected.b66",
+        &s.path("x.bits"),
+        "--unscrambled",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}

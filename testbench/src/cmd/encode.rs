@@ -46,7 +46,7 @@ pub struct EncodeArgs {
     #[arg(long)]
     pub no_dic: bool,
     /// Scrambler state before the first block (hex, 58 bits; bit 57 = newest line bit).
-    #[arg(long, value_parser = parse_seed)]
+    #[arg(long, value_parser = command::parse_seed)]
     pub seed: Option<u64>,
     /// The capture's records include the FCS (sent as captured, not recomputed).
     #[arg(long)]
@@ -64,15 +64,6 @@ pub struct EncodeArgs {
     /// ber:RATE[:SEED], header:BLOCK, slip:BIT:+N|-N, drop:BLOCK, dup:BLOCK. Repeatable.
     #[arg(long, value_parser = command::parse_fault)]
     pub inject: Vec<Fault>,
-}
-
-fn parse_seed(s: &str) -> Result<u64, String> {
-    let hex = s.trim_start_matches("0x").trim_start_matches("0X");
-    let v = u64::from_str_radix(hex, 16).map_err(|e| format!("`{s}`: {e} (expected hex)"))?;
-    if v >> 58 != 0 {
-        return Err(format!("`{s}` has more than 58 bits"));
-    }
-    Ok(v)
 }
 
 /// The file sinks of `baser encode`.

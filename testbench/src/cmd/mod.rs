@@ -2,5 +2,6 @@
 
 pub mod bench;
 pub mod check;
+pub mod convert;
 pub mod decode;
 pub mod encode;

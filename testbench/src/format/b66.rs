@@ -2,7 +2,8 @@
 //! header as a 2-bit integer whose bit 0 is first on the wire: 2 data, 1 control, 0/3 invalid;
 //! then the payload, bit 0 first on the wire). A first line `# scrambled` or `# unscrambled`
 //! says which (no such line: scrambled); `# scrambler_state=0x…` gives the scrambler state
-//! before the first block.
+//! before the first block, `# scrambler_state=auto` (or no such line) says it is unknown: the
+//! first block then trains the descrambler.
 
 use super::{parse_hex, parse_hex16, InputError, TextLines};
 use pcs_core::{Block, SyncHeader};
@@ -27,7 +28,7 @@ pub enum Scrambling {
 pub struct B66Header {
     /// Scrambled or not.
     pub scrambling: Scrambling,
-    /// `# scrambler_state=0x…`, if given.
+    /// `# scrambler_state=0x…`, if given (`None`: unknown, `auto` or no line).
     pub scrambler_state: Option<u64>,
 }
 
@@ -127,8 +128,13 @@ impl<R: BufRead> B66Reader<R> {
             } else if line_no == 1 && comment == "unscrambled" {
                 r.header.scrambling = Scrambling::Unscrambled;
             } else if let Some(v) = comment.strip_prefix("scrambler_state=") {
-                r.header.scrambler_state =
-                    Some(parse_state(v).map_err(|m| InputError::line(path, line_no, m))?);
+                // `auto`: not known; the first block trains the descrambler (as without the
+                // line).
+                r.header.scrambler_state = if v.trim() == "auto" {
+                    None
+                } else {
+                    Some(parse_state(v).map_err(|m| InputError::line(path, line_no, m))?)
+                };
             }
         }
     }
@@ -197,10 +203,17 @@ impl<W: Write> B66Writer<W> {
             Scrambling::Scrambled => writeln!(inner, "# scrambled")?,
             Scrambling::Unscrambled => writeln!(inner, "# unscrambled")?,
         }
-        if let Some(s) = header.scrambler_state {
-            writeln!(inner, "# scrambler_state=0x{s:015x}")?;
+        match (header.scrambler_state, header.scrambling) {
+            (Some(s), _) => writeln!(inner, "# scrambler_state=0x{s:015x}")?,
+            (None, Scrambling::Scrambled) => writeln!(inner, "# scrambler_state=auto")?,
+            (None, Scrambling::Unscrambled) => {}
         }
         Ok(Self { inner })
+    }
+
+    /// Writes a comment line (`# text`).
+    pub fn comment(&mut self, text: &str) -> std::io::Result<()> {
+        writeln!(self.inner, "# {text}")
     }
 
     /// Writes one block.
@@ -240,6 +253,10 @@ mod tests {
             open("2 0000000000000000\n").unwrap().header().scrambling,
             Scrambling::Scrambled
         );
+        // `auto` and no line both leave the state unknown.
+        let auto = open("# scrambled\n# scrambler_state=auto\n2 0000000000000000\n").unwrap();
+        assert_eq!(auto.header().scrambler_state, None);
+        assert!(open("# scrambler_state=automatic\n").is_err());
     }
 
     #[test]
