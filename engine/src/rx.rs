@@ -289,6 +289,10 @@ pub struct PcsSummary {
     /// Frames that started while the link was down (only a profile whose decoder decodes
     /// then has them; they are counted among the frames too).
     pub frames_while_link_down: u64,
+    /// Hints on what may be wrong with the dump rather than the design (filled by the door
+    /// that read it, e.g. sync headers written the other way round).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<String>,
 }
 
 impl PcsSummary {

@@ -66,7 +66,42 @@ pub fn decode_kind<K: RxSink>(
         let f = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
         Ok(Box::new(f))
     };
-    decode_source(kind, &open, path, opt, view, sink, progress)
+    decode_source(kind, &open, path, opt, view, false, sink, progress)
+}
+
+/// When a `.b66` stream decoded with many errors, whether it decodes cleanly with its sync
+/// headers exchanged (1 <-> 2: data written as 1): then the hint to give.
+///
+/// # Errors
+/// The input cannot be read again.
+pub fn swapped_headers_hint(
+    path: &Path,
+    opt: &RxOptions,
+    seen: &PcsSummary,
+) -> Result<Option<String>, InputError> {
+    let bad = seen.errored_blocks + seen.invalid_headers;
+    if seen.input != baser_engine::rx::StreamKind::B66 || bad * 4 <= seen.blocks {
+        return Ok(None);
+    }
+    let open = || -> Result<Box<dyn Read>, InputError> {
+        let f = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
+        Ok(Box::new(f))
+    };
+    let (pcs, _, ()) = decode_source(
+        "b66",
+        &open,
+        path,
+        opt,
+        SerialView::Receiver,
+        true,
+        (),
+        &|_| {},
+    )?;
+    Ok((pcs.errored_blocks == 0 && pcs.invalid_headers == 0).then(|| {
+        format!(
+            "the sync headers look swapped: {bad} blocks are in error as written, none with 1 and 2 exchanged; write data blocks as 2 and control blocks as 1 (the header's bit 0 is the first bit on the wire)"
+        )
+    }))
 }
 
 /// As [`decode_path`], from bytes in memory of a stream of kind `kind`; `path` names it in
@@ -84,7 +119,7 @@ pub fn decode_bytes<K: RxSink>(
     progress: &dyn Fn(u64),
 ) -> Result<Decoded<K>, InputError> {
     let open = || -> Result<Box<dyn Read + '_>, InputError> { Ok(Box::new(bytes)) };
-    decode_source(kind, &open, path, opt, view, sink, progress)
+    decode_source(kind, &open, path, opt, view, false, sink, progress)
 }
 
 /// Where an offline view's block boundary is: a first pass until a receiver locks.
@@ -105,12 +140,14 @@ fn find_boundary(mut file: impl Read, path: &Path) -> Result<Option<RxInput>, In
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn decode_source<'a, K: RxSink>(
     kind: &str,
     open: &dyn Fn() -> Result<Box<dyn Read + 'a>, InputError>,
     path: &Path,
     opt: &RxOptions,
     view: SerialView,
+    swap_headers: bool,
     sink: K,
     progress: &dyn Fn(u64),
 ) -> Result<Decoded<K>, InputError> {
@@ -150,7 +187,15 @@ fn decode_source<'a, K: RxSink>(
             let mut piece: Vec<Block> = Vec::with_capacity(PIECE);
             let mut n = 0u64;
             for b in reader {
-                piece.push(b?);
+                let mut b = b?;
+                if swap_headers {
+                    b.sync = pcs_core::SyncHeader::from_bits(match b.sync.to_bits() {
+                        1 => 2,
+                        2 => 1,
+                        h => h,
+                    });
+                }
+                piece.push(b);
                 if piece.len() == PIECE {
                     chain.push_blocks(&piece);
                     n += piece.len() as u64;

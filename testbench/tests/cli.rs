@@ -863,3 +863,40 @@ fn convert_turns_each_stream_form_into_the_others() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Sync headers written the other way round (data as 1) fail, with a hint that says so.
+#[test]
+fn swapped_sync_headers_get_a_hint() {
+    let s = Scratch::new("swapped");
+    let orig = std::fs::read_to_string("../vectors/demo/expected.b66").unwrap();
+    let swapped: String = orig
+        .lines()
+        .map(|l| match l.as_bytes().first() {
+            Some(b'1') => format!("2{}\n", &l[1..]),
+            Some(b'2') => format!("1{}\n", &l[1..]),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    let dut = s.file("swapped.b66", swapped.as_bytes());
+    let json = s.path("r.json");
+    let o = baser(&[
+        "check",
+        "--frames",
+        "vectors/demo/frames.pcap",
+        "--dut",
+        &dut,
+        "--json",
+        &json,
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("hint: the sync headers look swapped"), "{out}");
+    assert!(std::fs::read_to_string(&json)
+        .unwrap()
+        .contains("look swapped"));
+    let o = baser(&["decode", &dut]);
+    assert!(text(&o).0.contains("hint: the sync headers look swapped"));
+    // A stream with a few real errors gets no such hint.
+    let o = baser(&["decode", "vectors/demo/dut.b66"]);
+    assert!(!text(&o).0.contains("hint:"), "{}", text(&o).0);
+}

@@ -202,6 +202,11 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     let (pcs, counts, mut sinks) =
         stream::decode_kind(kind.name(), &a.dut, &opt, view, sinks, &|n| bar.set(n))?;
     bar.done();
+    let mut pcs = pcs;
+    if kind == Kind::B66 {
+        pcs.hints
+            .extend(stream::swapped_headers_hint(&a.dut, &opt, &pcs)?);
+    }
     let received = sinks.frames.take().unwrap_or_default();
     let cmp = judge::compare(&expected, &received);
     let block_cmp = match sinks.blocks.take() {
@@ -276,6 +281,9 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
                 );
             }
             None => println!("  link fault {} (XGMII input: no PCS)", pcs.link_fault),
+        }
+        for h in &pcs.hints {
+            println!("  hint: {h}");
         }
         if let Some(b) = &block_cmp {
             println!(

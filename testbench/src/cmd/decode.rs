@@ -188,6 +188,11 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
         stream::decode_bytes("bits", &bytes, &label, &opt, view, sinks, &|n| bar.set(n))?
     };
     bar.done();
+    let mut pcs = pcs;
+    if a.inject.is_empty() && kind == Kind::B66 {
+        pcs.hints
+            .extend(stream::swapped_headers_hint(&a.input, &opt, &pcs)?);
+    }
     if let Some((p, w)) = sinks.xgmii.take() {
         w.finish().map_err(|e| Error::Output(p, e))?;
     }
@@ -317,6 +322,9 @@ fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize) {
         );
     }
     println!("  link fault: {}", p.link_fault);
+    for h in &p.hints {
+        println!("  hint: {h}");
+    }
     for e in p.link_fault_changes.iter().take(max) {
         println!("    block {}: {}", e.block, e.what);
     }
