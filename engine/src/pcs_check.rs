@@ -228,22 +228,117 @@ pub fn find_latency(
     best
 }
 
-/// The `--blocks` comparison of a frame check: the model's encoding of the expected frames
-/// against the DUT's (descrambled) blocks, aligned at the first start block of each.
+/// The `--blocks` comparison of a frame check: frame by frame, the model's encoding of each
+/// expected frame against the DUT's (descrambled) blocks of the frame in the same place,
+/// from its start block to its terminate block. The gaps between frames are the DUT's choice,
+/// judged apart by the IFG and deficit idle count rule ([`GapCheck`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct BlockComparison {
-    /// Index of the first start block in the model's stream and the DUT's (alignment).
-    pub aligned_at: (u64, u64),
-    /// Blocks compared after alignment.
+    /// Frames (start .. terminate runs) in the model's stream and in the DUT's.
+    pub frames: (u64, u64),
+    /// Blocks compared (inside frames paired in order).
     pub compared: u64,
-    /// Blocks that differ.
+    /// Blocks that differ in the frames paired (a longer frame's extra blocks included).
     pub divergent: u64,
+    /// Frames without a partner (model, DUT): missing or extra frames, which the frame check
+    /// reports.
+    pub unpaired: (u64, u64),
     /// The first divergence: block index in the DUT stream, both sides described.
     pub first: Option<(u64, String, String)>,
+    /// The gaps between the DUT's frames against the rule of §46.3.1.4.
+    pub gaps: GapCheck,
+}
+
+/// The DUT's inter-frame gaps against the deficit idle count rule (§46.3.1.4): with the
+/// count `d` (0..=3) before a gap, the gap (octets from the `/T/`, counted as the first, to
+/// the next `/S/`) may be at most 3 - `d` octets shorter than the IFG; a shorter gap adds the
+/// difference to `d`, a longer one takes it off (down to 0). After a violation the count
+/// starts again from 0.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GapCheck {
+    /// The IFG the rule was applied with, octets.
+    pub ifg: u16,
+    /// Gaps measured.
+    pub gaps: u64,
+    /// Shortest and longest gap.
+    pub min: Option<u64>,
+    /// Longest gap.
+    pub max: Option<u64>,
+    /// Gaps shorter than the rule allows.
+    pub violations: u64,
+    /// The first violation: the frame after the gap (0-based among the DUT's frames), the gap,
+    /// and the deficit idle count before it.
+    pub first: Option<(u64, u64, u8)>,
+}
+
+impl GapCheck {
+    /// Applies the rule to the gaps in order.
+    pub fn of(ifg: u16, gaps: impl IntoIterator<Item = (u64, u64)>) -> Self {
+        let mut c = Self {
+            ifg,
+            ..Self::default()
+        };
+        let ifg = u64::from(ifg);
+        let mut d = 0u64;
+        for (frame, g) in gaps {
+            c.gaps += 1;
+            c.min = Some(c.min.map_or(g, |m| m.min(g)));
+            c.max = Some(c.max.map_or(g, |m| m.max(g)));
+            if g + 3 < ifg + d {
+                c.violations += 1;
+                if c.first.is_none() {
+                    c.first = Some((frame, g, d as u8));
+                }
+                // Judge the gaps after it afresh (one short gap is one violation).
+                d = 0;
+            } else if g <= ifg + d {
+                d = d + ifg - g;
+            } else {
+                d = 0;
+            }
+        }
+        c
+    }
+}
+
+/// The runs from a start block to the next terminate (or the end): (first, last) indices.
+fn frame_runs(blocks: &[Block]) -> Vec<(usize, usize)> {
+    use pcs_core::BlockClass;
+    let mut runs = Vec::new();
+    let mut start = None;
+    for (i, b) in blocks.iter().enumerate() {
+        match pcs_core::block::decode_block(*b).class {
+            BlockClass::Start => {
+                if let Some(s) = start.replace(i) {
+                    runs.push((s, i - 1));
+                }
+            }
+            BlockClass::Terminate => {
+                if let Some(s) = start.take() {
+                    runs.push((s, i));
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        runs.push((s, blocks.len().saturating_sub(1)));
+    }
+    runs
+}
+
+/// Octet position of the `/S/` of a start block and of the `/T/` of a terminate block.
+fn lane_of(b: Block, c: u8) -> u64 {
+    let w = pcs_core::block::decode_block(b).word;
+    (0..8)
+        .find(|&l| w.is_control(l) && w.octet(l) == c)
+        .unwrap_or(0) as u64
 }
 
 /// Encodes `expected` frames (without FCS) with the model and compares its unscrambled blocks
-/// with the DUT's, aligned at the first start block of each.
+/// with the DUT's frame by frame; measures the DUT's gaps against `ifg` with the deficit idle
+/// count. `pairs` (expected frame index, start block of the DUT's frame) says which DUT frame
+/// is which expected one (the frame judge's verdict); without it they pair in order.
 ///
 /// # Errors
 /// An expected frame the MAC cannot send (its index among `expected` and why).
@@ -251,6 +346,8 @@ pub fn compare_frame_blocks(
     expected: &[&[u8]],
     dut: &[Block],
     profile: Profile,
+    ifg: u16,
+    pairs: Option<&[(usize, u64)]>,
 ) -> Result<BlockComparison, (usize, crate::tx::TxError)> {
     use crate::tx::{TxChain, TxOptions, VecSink};
     let opt = TxOptions {
@@ -271,26 +368,65 @@ pub fn compare_frame_blocks(
         .map_err(|_| (expected.len(), crate::tx::TxError::Sink))?
         .0
         .blocks;
-    let is_start =
-        |b: &Block| pcs_core::block::decode_block(*b).class == pcs_core::BlockClass::Start;
-    let m0 = model.iter().position(is_start).unwrap_or(0);
-    let d0 = dut.iter().position(is_start).unwrap_or(0);
+    let (mruns, druns) = (frame_runs(&model), frame_runs(dut));
     let mut cmp = BlockComparison {
-        aligned_at: (m0 as u64, d0 as u64),
+        frames: (mruns.len() as u64, druns.len() as u64),
         compared: 0,
         divergent: 0,
         first: None,
+        unpaired: (0, 0),
+        gaps: GapCheck::default(),
     };
-    let pairs = model.iter().skip(m0).zip(dut.iter().skip(d0));
-    for (k, (m, d)) in pairs.enumerate() {
-        cmp.compared += 1;
-        if m != d {
-            cmp.divergent += 1;
-            if cmp.first.is_none() {
-                cmp.first = Some(((d0 + k) as u64, describe::block(*m), describe::block(*d)));
+    // Which DUT frame each model frame is: given by the frame judge, else in order.
+    let pairs: Vec<(usize, usize)> = match pairs {
+        Some(p) => p
+            .iter()
+            .filter_map(|&(m, start)| {
+                let d = druns.iter().position(|&(a, _)| a as u64 == start)?;
+                Some((m, d))
+            })
+            .collect(),
+        None => (0..mruns.len().min(druns.len())).map(|i| (i, i)).collect(),
+    };
+    cmp.unpaired = (
+        (mruns.len() - pairs.len().min(mruns.len())) as u64,
+        (druns.len() - pairs.len().min(druns.len())) as u64,
+    );
+    for &(mf, df) in &pairs {
+        let m = mruns
+            .get(mf)
+            .map_or(&[][..], |&(a, b)| model.get(a..=b).unwrap_or_default());
+        let (d0, d) = druns.get(df).map_or((dut.len(), &[][..]), |&(a, b)| {
+            (a, dut.get(a..=b).unwrap_or_default())
+        });
+        for k in 0..m.len().max(d.len()) {
+            let (mb, db) = (m.get(k).copied(), d.get(k).copied());
+            if mb.is_some() && db.is_some() {
+                cmp.compared += 1;
+            }
+            if mb != db {
+                cmp.divergent += 1;
+                if cmp.first.is_none() {
+                    cmp.first = Some((
+                        (d0 + k) as u64,
+                        mb.map_or(
+                            "(no block: the model's frame ended)".into(),
+                            describe::block,
+                        ),
+                        db.map_or("(no block: the DUT's frame ended)".into(), describe::block),
+                    ));
+                }
             }
         }
     }
+    // The gaps of the DUT's stream: from each /T/ to the next /S/.
+    let gaps = druns.windows(2).enumerate().map(|(i, w)| {
+        let (t, s) = (w[0].1, w[1].0);
+        let t_at = t as u64 * 8 + dut.get(t).map_or(0, |b| lane_of(*b, 0xfd));
+        let s_at = s as u64 * 8 + dut.get(s).map_or(0, |b| lane_of(*b, 0xfb));
+        (i as u64 + 1, s_at.saturating_sub(t_at))
+    });
+    cmp.gaps = GapCheck::of(ifg, gaps);
     Ok(cmp)
 }
 
@@ -298,6 +434,54 @@ pub fn compare_frame_blocks(
 mod tests {
     use super::*;
     use pcs_core::pcs::PcsTx;
+
+    #[test]
+    fn the_dic_rule_allows_exactly_the_gaps_of_46_3_1_4() {
+        // IFG 12: the model's own gaps (10, 11, 12, 13, 14 ... with the count in 0..=3) pass.
+        let g = GapCheck::of(12, [(1, 9), (2, 15), (3, 12), (4, 10), (5, 11)]);
+        assert_eq!((g.violations, g.min, g.max), (0, Some(9), Some(15)));
+        // 9 then 11: the count would reach 4.
+        let g = GapCheck::of(12, [(1, 9), (2, 11)]);
+        assert_eq!((g.violations, g.first), (1, Some((2, 11, 3))));
+        // Long idle time takes the count back to 0.
+        let g = GapCheck::of(12, [(1, 9), (2, 100), (3, 9)]);
+        assert_eq!(g.violations, 0);
+        // 8 is never allowed.
+        assert_eq!(GapCheck::of(12, [(1, 8)]).violations, 1);
+    }
+
+    #[test]
+    fn frames_are_compared_in_place_whatever_the_gaps() {
+        use crate::tx::{TxChain, TxOptions, VecSink};
+        let frames: Vec<Vec<u8>> = (0..12u8)
+            .map(|i| vec![i; 60 + usize::from(i) * 5])
+            .collect();
+        let refs: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
+        // The DUT: the same frames with 3 idle transfers more after every third frame.
+        let mut c = TxChain::new(&TxOptions::default(), VecSink::default());
+        for (i, f) in frames.iter().enumerate() {
+            c.frame(f, None).unwrap();
+            if i % 3 == 2 {
+                c.idle(3);
+            }
+        }
+        let dut = c.finish().unwrap().0.blocks;
+        let cmp = compare_frame_blocks(&refs, &dut, Profile::Ieee, 12, None).unwrap();
+        assert_eq!(cmp.frames, (12, 12));
+        assert_eq!(cmp.divergent, 0, "{:?}", cmp.first);
+        assert!(cmp.compared > 12);
+        assert_eq!((cmp.gaps.gaps, cmp.gaps.violations), (11, 0));
+        // A flipped payload bit in a data block is found at its DUT block.
+        let mut bad = dut.clone();
+        let at = bad
+            .iter()
+            .rposition(|b| b.sync == pcs_core::SyncHeader::DATA)
+            .unwrap();
+        bad[at].payload ^= 1 << 30;
+        let cmp = compare_frame_blocks(&refs, &bad, Profile::Ieee, 12, None).unwrap();
+        assert_eq!(cmp.divergent, 1);
+        assert_eq!(cmp.first.map(|f| f.0), Some(at as u64));
+    }
 
     #[test]
     fn the_latency_is_found_and_its_shortfall_allowed() {

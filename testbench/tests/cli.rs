@@ -900,3 +900,84 @@ fn swapped_sync_headers_get_a_hint() {
     let o = baser(&["decode", "vectors/demo/dut.b66"]);
     assert!(!text(&o).0.contains("hint:"), "{}", text(&o).0);
 }
+
+/// `--blocks` compares frame by frame, so idle gaps a DUT inserts (a source that runs dry)
+/// are its choice; the gaps are judged apart, by the deficit idle count rule.
+#[test]
+fn blocks_are_compared_frame_by_frame_and_gaps_by_the_dic_rule() {
+    let s = Scratch::new("gaps");
+    let lines: Vec<String> = std::fs::read_to_string("../vectors/dic/expected.xgmii")
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(String::from)
+        .collect();
+    // A transfer holding a /T/ (0xfd in a control lane) ends a frame.
+    let ends = |l: &str| {
+        let (c, d) = l.split_once(' ').unwrap();
+        let (c, d) = (
+            u8::from_str_radix(c, 16).unwrap(),
+            u64::from_str_radix(d, 16).unwrap(),
+        );
+        (0..8).any(|i| c >> i & 1 == 1 && (d >> (8 * i)) as u8 == 0xfd)
+    };
+    let mut dry = String::new();
+    let mut frames = 0;
+    for l in &lines {
+        dry.push_str(l);
+        dry.push('\n');
+        if ends(l) {
+            frames += 1;
+            if frames % 3 == 0 {
+                dry.push_str(&"ff 0707070707070707\n".repeat(3));
+            }
+        }
+    }
+    let xg = s.file("dry.xgmii", dry.as_bytes());
+    let b66 = s.path("dry.b66");
+    let o = baser(&["convert", &xg, &b66]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = baser(&[
+        "check",
+        "--frames",
+        "vectors/dic/frames.pcap",
+        "--dut",
+        &b66,
+        "--blocks",
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("72 model frames vs 72 DUT frames"), "{out}");
+    assert!(out.contains(", 0 differ"), "{out}");
+    assert!(out.contains("0 shorter than IFG 12"), "{out}");
+    // One idle transfer taken out of a gap of 12 or more: frames still arrive intact, the gap
+    // breaks the rule and is named.
+    let mut short = Vec::new();
+    let mut cut = false;
+    for (i, l) in lines.iter().enumerate() {
+        if !cut && i > 0 && ends(&lines[i - 1]) && l == "ff 0707070707070707" && i > 200 {
+            cut = true;
+            continue;
+        }
+        short.push(l.clone());
+    }
+    assert!(cut);
+    let xg = s.file("short.xgmii", (short.join("\n") + "\n").as_bytes());
+    let b66 = s.path("short.b66");
+    assert_eq!(baser(&["convert", &xg, &b66]).status.code(), Some(0));
+    let o = baser(&[
+        "check",
+        "--frames",
+        "vectors/dic/frames.pcap",
+        "--dut",
+        &b66,
+        "--blocks",
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("FAIL pcs: IFG and deficit idle count (46.3.1.4): 1 of 71 gaps"),
+        "{out}"
+    );
+    assert!(!out.contains("FAIL frames"), "{out}");
+}

@@ -109,6 +109,8 @@ pub struct FrameCheckArgs {
     pub dut: PathBuf,
     /// Also compare blocks bit for bit.
     pub blocks: bool,
+    /// The IFG the DUT's gaps are judged with (`--blocks`).
+    pub ifg: u16,
     /// The expected capture includes the FCS.
     pub fcs_included: bool,
     /// Profile.
@@ -212,12 +214,20 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     let block_cmp = match sinks.blocks.take() {
         Some(dut_blocks) => {
             let frames: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
-            let cmp = compare_frame_blocks(&frames, &dut_blocks, a.profile).map_err(|(i, m)| {
-                Error::Usage(format!(
-                    "expected frame {}: {m}",
-                    expected.get(i).map_or(0, |e| e.index)
-                ))
-            })?;
+            // The DUT frame the judge found for each expected frame, by its start block.
+            let pairs: Vec<(usize, u64)> = cmp
+                .frames
+                .iter()
+                .enumerate()
+                .filter_map(|(i, f)| Some((i, f.start_block?)))
+                .collect();
+            let cmp = compare_frame_blocks(&frames, &dut_blocks, a.profile, a.ifg, Some(&pairs))
+                .map_err(|(i, m)| {
+                    Error::Usage(format!(
+                        "expected frame {}: {m}",
+                        expected.get(i).map_or(0, |e| e.index)
+                    ))
+                })?;
             Some(cmp)
         }
         None => None,
@@ -287,9 +297,16 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         }
         if let Some(b) = &block_cmp {
             println!(
-                "  blocks: {} compared after alignment, {} differ",
-                b.compared, b.divergent
+                "  blocks: {} model frames vs {} DUT frames ({} and {} without a partner), {} blocks compared in place, {} differ",
+                b.frames.0, b.frames.1, b.unpaired.0, b.unpaired.1, b.compared, b.divergent
             );
+            let g = &b.gaps;
+            if let (Some(lo), Some(hi)) = (g.min, g.max) {
+                println!(
+                    "  gaps: {} between the DUT's frames, {lo}..{hi} octets; {} shorter than IFG {} with the deficit idle count allows",
+                    g.gaps, g.violations, g.ifg
+                );
+            }
         }
         let stdout = std::io::stdout();
         if out.verbose > 0 {
@@ -466,6 +483,17 @@ fn frame_cases(
             ),
             detail,
         ));
+        cases.push(pcs_case(
+            "IFG and deficit idle count (46.3.1.4)",
+            b.gaps.violations == 0,
+            format!(
+                "{} of {} gaps shorter than IFG {} with the deficit idle count allows",
+                b.gaps.violations, b.gaps.gaps, b.gaps.ifg
+            ),
+            b.gaps.first.map(|(f, g, d)| {
+                format!("before DUT frame {f}: {g} octets with the deficit idle count at {d}")
+            }),
+        ));
     }
     cases
 }
@@ -504,6 +532,10 @@ pub struct CheckArgs {
     /// Longest good frame, FCS included (default 1518, or the longest expected frame + FCS).
     #[arg(long, requires = "frames")]
     pub max_frame_length: Option<u16>,
+    /// With --blocks: the IFG (octets, /T/ included) the DUT's gaps are judged with, with the
+    /// deficit idle count.
+    #[arg(long, default_value_t = 12, requires = "blocks")]
+    pub ifg: u16,
     /// Read a .bits DUT stream as a receiver sees it (nothing decoded before lock) instead of
     /// offline (the boundary found first, every frame from the first whole block judged).
     #[arg(long, requires = "frames")]
@@ -553,6 +585,7 @@ pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
                 frames,
                 dut: a.dut,
                 blocks: a.blocks,
+                ifg: a.ifg,
                 fcs_included: a.fcs_included,
                 profile: a.profile,
                 dut_format: a.dut_format,
