@@ -981,3 +981,67 @@ fn blocks_are_compared_frame_by_frame_and_gaps_by_the_dic_rule() {
     );
     assert!(!out.contains("FAIL frames"), "{out}");
 }
+
+/// A text line far over the cap (64 MiB of hex digits, no line end) is refused with its line
+/// number in constant memory: under a 64 MiB address-space limit (the old reader took twice
+/// the line and aborted).
+#[test]
+fn an_endless_text_line_is_refused_in_constant_memory() {
+    let s = Scratch::new("longline");
+    let write = |name: &str, head: &[u8]| {
+        use std::io::Write;
+        let p = s.path(name);
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+        f.write_all(head).unwrap();
+        let chunk = b"0123456789abcdef".repeat(65536);
+        for _ in 0..64 {
+            f.write_all(&chunk).unwrap();
+        }
+        f.write_all(b"\n").unwrap();
+        p
+    };
+    let p = write("long.b66", b"# scrambled\n1 000000000000001e\n");
+    let xg = write("long.xgmii", b"ff 0707070707070707\n");
+    for (file, kind) in [(&p, "b66"), (&xg, "xgmii")] {
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v 65536; exec '{}' decode '{file}' --format {kind}",
+                env!("CARGO_BIN_EXE_baser")
+            ))
+            .output()
+            .unwrap();
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{kind}: {err}");
+        let line = if kind == "b66" { 3 } else { 2 };
+        assert!(
+            err.contains(&format!(":{line}: line longer than 4096 characters")),
+            "{kind}: {err}"
+        );
+    }
+}
+
+/// Flags that mean nothing in a mode are refused there, not silently ignored.
+#[test]
+fn mac_flags_are_refused_for_an_xgmii_trace() {
+    for flag in [
+        &["--idle-blocks", "4"][..],
+        &["--ifg", "9"],
+        &["--no-dic"],
+        &["--no-pad"],
+        &["--fcs-included"],
+    ] {
+        let mut args = vec!["encode", "vectors/control-blocks/input.xgmii"];
+        args.extend_from_slice(flag);
+        let o = baser(&args);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{flag:?}: {err}");
+        assert!(err.contains(flag[0]) && err.contains("skips"), "{err}");
+    }
+    assert_eq!(
+        baser(&["encode", "vectors/control-blocks/input.xgmii"])
+            .status
+            .code(),
+        Some(0)
+    );
+}

@@ -130,6 +130,24 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
             a.input.display()
         )));
     }
+    if kind == Kind::Xgmii {
+        // The MAC's settings mean nothing for a trace that skips the MAC.
+        let mac_flags = [
+            (a.ifg != 12, "--ifg"),
+            (a.no_dic, "--no-dic"),
+            (a.no_pad, "--no-pad"),
+            (a.fcs_included, "--fcs-included"),
+            (a.idle_blocks != 128, "--idle-blocks"),
+        ];
+        let given: Vec<&str> = mac_flags.iter().filter(|f| f.0).map(|f| f.1).collect();
+        if !given.is_empty() {
+            return Err(Error::Usage(format!(
+                "{}: {} set(s) the MAC, which an .xgmii trace skips (its transfers are encoded as they are)",
+                a.input.display(),
+                given.join(", ")
+            )));
+        }
+    }
     let seed = a.seed.unwrap_or(pcs_core::scramble::DEFAULT_STATE);
     let input_name = a.input.file_name().map_or_else(
         || a.input.display().to_string(),

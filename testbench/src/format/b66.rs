@@ -102,17 +102,17 @@ impl<R: BufRead> B66Reader<R> {
         };
         let mut buf = Vec::with_capacity(64);
         loop {
-            buf.clear();
-            let n = r
-                .lines
-                .inner
-                .read_until(b'\n', &mut buf)
+            let got = super::read_line_capped(&mut r.lines.inner, &mut buf)
                 .map_err(|e| InputError::io(path, &e))?;
-            if n == 0 {
-                return Ok(r);
-            }
-            r.lines.line_no += 1;
+            r.lines.line_no += u64::from(got != super::Line::End);
             let line_no = r.lines.line_no;
+            match got {
+                super::Line::End => return Ok(r),
+                super::Line::TooLong => {
+                    return Err(InputError::line(path, line_no, super::too_long_message()))
+                }
+                super::Line::Line => {}
+            }
             let line = buf.trim_ascii();
             if line.is_empty() {
                 continue;

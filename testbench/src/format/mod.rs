@@ -82,6 +82,69 @@ impl std::error::Error for InputError {}
 /// The line machinery the text readers share: line numbers, comment and blank lines, a fast
 /// path for whole fixed-form lines straight from the read buffer, and stopping after the first
 /// error.
+/// The longest line a text reader takes (a `.b66` block line is 18 characters, an `.xgmii`
+/// line 19; comments are free text). A longer line is refused with its line number, read past
+/// in constant memory.
+pub const MAX_LINE: usize = 4096;
+
+/// What [`read_line_capped`] read.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Line {
+    /// The end of the input.
+    End,
+    /// A line (in the buffer, its end included).
+    Line,
+    /// A line longer than [`MAX_LINE`]: read past, not kept.
+    TooLong,
+}
+
+/// Reads one line into `buf` (cleared first), keeping at most [`MAX_LINE`] octets: a longer
+/// line is consumed up to its end without being stored.
+pub(crate) fn read_line_capped(
+    r: &mut impl std::io::BufRead,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Line> {
+    buf.clear();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let avail = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if avail.is_empty() {
+            break;
+        }
+        any = true;
+        let (chunk, done) = match avail.iter().position(|&b| b == b'\n') {
+            Some(i) => (avail.get(..=i).unwrap_or(avail), true),
+            None => (avail, false),
+        };
+        let n = chunk.len();
+        if !too_long && buf.len() + n <= MAX_LINE {
+            buf.extend_from_slice(chunk);
+        } else {
+            too_long = true;
+            buf.clear();
+        }
+        r.consume(n);
+        if done {
+            break;
+        }
+    }
+    Ok(match (any, too_long) {
+        (false, _) => Line::End,
+        (true, true) => Line::TooLong,
+        (true, false) => Line::Line,
+    })
+}
+
+/// The message for a line over [`MAX_LINE`].
+pub(crate) fn too_long_message() -> String {
+    format!("line longer than {MAX_LINE} characters (a missing line end?); refused")
+}
+
 pub(crate) struct TextLines<R> {
     pub(crate) inner: R,
     pub(crate) path: PathBuf,
@@ -112,9 +175,16 @@ impl<R: std::io::BufRead> TextLines<R> {
     /// An I/O error of the reader.
     pub(crate) fn next_content_line(&mut self) -> std::io::Result<Option<&[u8]>> {
         loop {
-            self.buf.clear();
-            if self.inner.read_until(b'\n', &mut self.buf)? == 0 {
-                return Ok(None);
+            match read_line_capped(&mut self.inner, &mut self.buf)? {
+                Line::End => return Ok(None),
+                Line::TooLong => {
+                    self.line_no += 1;
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        TooLong,
+                    ));
+                }
+                Line::Line => {}
             }
             self.line_no += 1;
             let start = self.buf.iter().position(|b| !b.is_ascii_whitespace());
@@ -151,12 +221,29 @@ impl<R: std::io::BufRead> TextLines<R> {
                 parse(line).map_err(|m| InputError::line(&self.path, self.line_no, m))
             }
             Ok(None) => return None,
+            Err(e) if e.get_ref().is_some_and(|i| i.is::<TooLong>()) => Err(InputError::line(
+                &self.path,
+                self.line_no,
+                too_long_message(),
+            )),
             Err(e) => Err(InputError::io(&self.path, &e)),
         };
         self.failed = r.is_err();
         Some(r)
     }
 }
+
+/// The error inside an `io::Error` for a line over [`MAX_LINE`].
+#[derive(Debug)]
+pub(crate) struct TooLong;
+
+impl std::fmt::Display for TooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&too_long_message())
+    }
+}
+
+impl std::error::Error for TooLong {}
 
 /// Hex digit values, 0xff for a non-digit.
 const HEX: [u8; 256] = {
