@@ -104,14 +104,14 @@ impl<R: BufRead> B66Reader<R> {
         loop {
             let got = super::read_line_capped(&mut r.lines.inner, &mut buf)
                 .map_err(|e| InputError::io(path, &e))?;
-            r.lines.line_no += u64::from(got != super::Line::End);
+            r.lines.line_no += u64::from(got != super::Read::End);
             let line_no = r.lines.line_no;
             match got {
-                super::Line::End => return Ok(r),
-                super::Line::TooLong => {
+                super::Read::End => return Ok(r),
+                super::Read::TooLong => {
                     return Err(InputError::line(path, line_no, super::too_long_message()))
                 }
-                super::Line::Line => {}
+                super::Read::Line => {}
             }
             let line = buf.trim_ascii();
             if line.is_empty() {

@@ -89,7 +89,7 @@ pub const MAX_LINE: usize = 4096;
 
 /// What [`read_line_capped`] read.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Line {
+pub(crate) enum Read {
     /// The end of the input.
     End,
     /// A line (in the buffer, its end included).
@@ -103,7 +103,7 @@ pub(crate) enum Line {
 pub(crate) fn read_line_capped(
     r: &mut impl std::io::BufRead,
     buf: &mut Vec<u8>,
-) -> std::io::Result<Line> {
+) -> std::io::Result<Read> {
     buf.clear();
     let mut too_long = false;
     let mut any = false;
@@ -134,9 +134,9 @@ pub(crate) fn read_line_capped(
         }
     }
     Ok(match (any, too_long) {
-        (false, _) => Line::End,
-        (true, true) => Line::TooLong,
-        (true, false) => Line::Line,
+        (false, _) => Read::End,
+        (true, true) => Read::TooLong,
+        (true, false) => Read::Line,
     })
 }
 
@@ -176,15 +176,15 @@ impl<R: std::io::BufRead> TextLines<R> {
     pub(crate) fn next_content_line(&mut self) -> std::io::Result<Option<&[u8]>> {
         loop {
             match read_line_capped(&mut self.inner, &mut self.buf)? {
-                Line::End => return Ok(None),
-                Line::TooLong => {
+                Read::End => return Ok(None),
+                Read::TooLong => {
                     self.line_no += 1;
                     return Err(std::io::Error::new(
                         std::io::ErrorKind::InvalidData,
                         TooLong,
                     ));
                 }
-                Line::Line => {}
+                Read::Line => {}
             }
             self.line_no += 1;
             let start = self.buf.iter().position(|b| !b.is_ascii_whitespace());
