@@ -456,4 +456,169 @@ pub(crate) mod tests {
             assert_eq!(b.step(*w), *blk);
         }
     }
+
+    /// The near misses of every short path of the batch encoder (`step_fast`, `step_cold`):
+    /// transfers that look almost like an idle, a start or a terminate but are not, each from
+    /// the state where the short path applies (or next to it). The expected blocks are derived
+    /// by hand from Figure 49-7 and the transmit state diagram (SPEC-NOTES), so that detection
+    /// never rests on a proptest seed. Both the diagram (`step`) and every batch entry point
+    /// (`encode_slice`, `PcsTx::encode_slice` descrambled back) must give them.
+    #[test]
+    fn near_misses_of_the_short_paths_take_the_diagram() {
+        use crate::xgmii::Lane::Control as K;
+        use ControlChar as C;
+        let idle = XgmiiWord::IDLE;
+        let start0 = word_of('S');
+        let data = word_of('D');
+        // Lanes 0..3 idle, /S/ in lane 4, data after: the 0x33 short path's pattern.
+        let start4 = XgmiiWord::new(0x5555_55fb_0707_0707, 0x1f);
+        let c = |t: u64, codes: [u64; 4]| {
+            Block::control(
+                t | codes[0] << 8
+                    | codes[1] << 15
+                    | codes[2] << 22
+                    | codes[3] << 29
+                    | 0x5555_5500_0000_0000,
+            )
+        };
+        let cases: Vec<(&str, Vec<XgmiiWord>, XgmiiWord, Block)> = vec![
+            // /T/ alone in lane 0 with data after it: no format, T_TYPE E.
+            (
+                "C, /T/ then data",
+                vec![idle],
+                XgmiiWord::new(0x1122_3344_5566_77fd, 0x01),
+                Block::EBLOCK_T,
+            ),
+            // An idle in lane 0 with data after it (ctrl 0x01 but no /S/): E.
+            (
+                "C, /I/ then data",
+                vec![idle],
+                XgmiiWord::new(0x1122_3344_5566_7707, 0x01),
+                Block::EBLOCK_T,
+            ),
+            // A start where a packet is already open: TX_D --S--> TX_E.
+            (
+                "D, /S/ lane 0",
+                vec![idle, start0, data],
+                start0,
+                Block::EBLOCK_T,
+            ),
+            // A start in TX_E stays in TX_E.
+            (
+                "E, /S/ lane 0",
+                vec![idle, XgmiiWord::splat(C::ERROR)],
+                start0,
+                Block::EBLOCK_T,
+            ),
+            // /S/ in lane 4 after /I/ /I/ /E/ /I/: S with the /E/ code (0x1E) in lane 2, type 0x33.
+            (
+                "C, /E/ before a lane-4 /S/",
+                vec![idle],
+                start4.with_lane(2, K(C::ERROR)),
+                c(0x33, [0, 0, 0x1e, 0]),
+            ),
+            // /S/ in lane 4 after a sequence ordered set: type 0x66, O code 0 in bits 32..35.
+            (
+                "C, /Q/ then /S/ in lane 4",
+                vec![idle],
+                XgmiiWord::new(0x5555_55fb_0100_009c, 0x11),
+                Block::control(0x5555_5500_0100_0066),
+            ),
+            // A start in lane 4 where a packet is open: E.
+            (
+                "D, /S/ lane 4",
+                vec![idle, start0, data],
+                start4,
+                Block::EBLOCK_T,
+            ),
+            // Not all of lanes 5..7 data after a lane-4 /S/ (an idle in lane 6): no format, E.
+            (
+                "C, lane-4 /S/ with an idle after",
+                vec![idle],
+                start4.with_lane(6, K(C::IDLE)),
+                Block::EBLOCK_T,
+            ),
+            // /T/ in lane 2 with /E/ in lane 5 after it: a valid T (type 0xAA), D0 D1 in bits
+            // 8..23, the /E/ code 0x1E as C5 (bits 43..49).
+            (
+                "D, /T/ then /I/ and /E/",
+                vec![idle, start0, data],
+                XgmiiWord::new(0x0707_fe07_07fd_2211, 0xfc),
+                Block::control(0x1e << 43 | 0x2211 << 8 | 0xaa),
+            ),
+            // ctrl 0xfc but lane 2 is an idle, /T/ in lane 3: /I/ before /T/ is not a terminate.
+            (
+                "D, /I/ where /T/ should be",
+                vec![idle, start0, data],
+                XgmiiWord::new(0x0707_07fd_0707_2211, 0xfc),
+                Block::EBLOCK_T,
+            ),
+            // /T/ in lane 1 and /S/ in lane 5 in one transfer: no format, E.
+            (
+                "D, /T/ and /S/ together",
+                vec![idle, start0, data],
+                XgmiiWord::new(0x0707_fb07_0707_fd11, 0xfe),
+                Block::EBLOCK_T,
+            ),
+            // A terminate where no packet is open: TX_C --T--> TX_E.
+            ("C, /T/", vec![idle], word_of('T'), Block::EBLOCK_T),
+            // An idle inside a packet: TX_D --C--> TX_E.
+            ("D, /I/", vec![idle, start0, data], idle, Block::EBLOCK_T),
+            // Data outside a packet: TX_C --D--> TX_E.
+            ("C, data", vec![idle], data, Block::EBLOCK_T),
+            // Idles with one lane /LI/ (no EEE): T_TYPE E even in TX_C.
+            (
+                "C, /LI/ among idles",
+                vec![idle],
+                idle.with_lane(7, K(C::LPI)),
+                Block::EBLOCK_T,
+            ),
+            // A data word with one control bit set on a data octet value: E.
+            (
+                "D, data with ctrl 0x80",
+                vec![idle, start0, data],
+                XgmiiWord::new(data.data, 0x80),
+                Block::EBLOCK_T,
+            ),
+            // The first transfer after reset is a start: TX_INIT --S--> TX_D.
+            (
+                "INIT, /S/ lane 0",
+                vec![],
+                start0,
+                Block::control(0xd555_5555_5555_5578),
+            ),
+            // After a terminate, a lane-4 start: TX_T --S--> TX_D, type 0x33, idle codes.
+            (
+                "T, /S/ lane 4",
+                vec![idle, start0, data, word_of('T')],
+                start4,
+                c(0x33, [0, 0, 0, 0]),
+            ),
+        ];
+        for (name, before, w, want) in cases {
+            let mut words = before.clone();
+            words.push(w);
+            let mut diagram = Encoder::default();
+            let got: Vec<Block> = words.iter().map(|w| diagram.step(*w)).collect();
+            assert_eq!(got.last(), Some(&want), "{name}: diagram");
+            let mut batch = Encoder::default();
+            let mut out = vec![Block::IDLE; words.len()];
+            batch.encode_slice(&words, &mut out);
+            assert_eq!(out, got, "{name}: encode_slice");
+            assert_eq!(batch, diagram, "{name}: state after encode_slice");
+            let mut pcs =
+                crate::pcs::PcsTx::new(Default::default(), crate::scramble::DEFAULT_STATE);
+            let mut line = vec![Block::IDLE; words.len()];
+            pcs.encode_slice(&words, &mut line);
+            let mut d = crate::scramble::Descrambler::new(crate::scramble::DEFAULT_STATE);
+            let back: Vec<Block> = line
+                .iter()
+                .map(|b| Block {
+                    sync: b.sync,
+                    payload: d.descramble(b.payload),
+                })
+                .collect();
+            assert_eq!(back, got, "{name}: PcsTx::encode_slice");
+        }
+    }
 }
