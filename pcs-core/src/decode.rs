@@ -397,7 +397,7 @@ impl Decoder {
         }
         // R_TYPE_NEXT is only looked at for a terminate block.
         let next_class = match (dec.class, self.config.look_ahead) {
-            (R::Terminate, LookAhead::On) => next.map(block_class),
+            (R::Terminate, LookAhead::On) => next.map(|b| decode_block(b).class),
             _ => None,
         };
         let next_ok = match self.config.look_ahead {
