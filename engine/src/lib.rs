@@ -23,9 +23,11 @@ pub mod describe;
 pub mod fcs;
 pub mod inject;
 pub mod judge;
+pub mod options;
 pub mod pcs_check;
 pub mod profile;
 pub mod rx;
 pub mod tx;
 
+pub use options::Options;
 pub use profile::Profile;

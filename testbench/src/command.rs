@@ -272,11 +272,7 @@ pub fn write_all<W, T: Copy>(
 
 /// The MAC's largest frame for a `--max-frame-length`.
 pub fn max_frame(n: u16) -> MaxFrameLength {
-    if n == 1518 {
-        MaxFrameLength::Basic
-    } else {
-        MaxFrameLength::Octets(n)
-    }
+    baser_engine::options::max_frame_length(n)
 }
 
 /// A progress bar on stderr for large inputs when stderr is a terminal.
