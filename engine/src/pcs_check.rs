@@ -117,6 +117,12 @@ impl PcsChecker {
         }
     }
 
+    /// Input transfers the DUT received in reset: not encoded, not compared; the block
+    /// numbers of reports stay input positions.
+    pub fn skip_input(&mut self, n: u64) {
+        self.index += n;
+    }
+
     /// Allows `n` DUT blocks missing at the end (the DUT's latency).
     pub fn allow_shortfall(&mut self, n: u64) {
         self.counts.latency_shortfall_allowed = n;
@@ -191,33 +197,39 @@ impl PcsChecker {
     }
 }
 
-/// Finds the DUT's latency: the offset `k` in `0..=max` at which `dut[k..]` equals the model's
-/// encoding of `input` best (fewest differing blocks among those compared; when `scrambled`
-/// the first compared block of each offset trains the descrambler). Returns the
-/// offset and how many blocks differed there, or `None` when nothing could be compared.
+/// Finds the DUT's latency: the offset `k` in `0..=max` at which the DUT's blocks equal the
+/// model's encoding of `input` best. `dut` holds the DUT's blocks after `fill` blocks of reset
+/// fill, which keep their places: DUT block `i` (counting the fill) is input transfer `i - k`,
+/// and input transfers the DUT received while still in reset are not compared. Every offset is
+/// judged on the same number of blocks (fewest differing wins, the smallest on a tie; when
+/// `scrambled` the first compared block trains the descrambler). Returns the offset and how
+/// many blocks differed there, or `None` when too little could be compared.
 pub fn find_latency(
     profile: Profile,
     input: &[XgmiiWord],
     dut: &[Block],
+    fill: usize,
     scrambled: bool,
     max: usize,
 ) -> Option<(u64, u64)> {
-    // Every offset is judged on the same number of blocks, so that a late offset with few
-    // blocks left cannot win by comparing little.
     let max = max.min(dut.len() / 2);
-    let window = input.len().min(dut.len().saturating_sub(max));
+    let window = input
+        .len()
+        .saturating_sub(fill)
+        .min(dut.len().saturating_sub(max));
     if window < 2 {
         return None;
     }
     let mut best: Option<(u64, u64)> = None;
     for k in 0..=max {
+        let (in_start, dut_start) = latency_starts(k, fill);
         let mut c = PcsChecker::new(profile, scrambled, None, 0);
-        let dut = dut.get(k..k + window).unwrap_or_default();
+        let input = input.get(in_start..in_start + window).unwrap_or_default();
+        let dut = dut.get(dut_start..dut_start + window).unwrap_or_default();
         for (w, b) in input.iter().zip(dut) {
             c.push(*w, Some(*b), 0);
         }
         let bad = c.counts.blocks_divergent;
-        // Fewest divergent; among equals, the smallest offset.
         if best.is_none_or(|(_, b)| bad < b) {
             best = Some((k as u64, bad));
         }
@@ -226,6 +238,14 @@ pub fn find_latency(
         }
     }
     best
+}
+
+/// Where comparing starts for a latency `k` after `fill` blocks of reset fill: the first input
+/// transfer compared and the first DUT block after the fill compared (DUT block `i` is input
+/// transfer `i - k`; the first DUT block that is neither fill nor latency is `max(fill, k)`).
+pub fn latency_starts(k: usize, fill: usize) -> (usize, usize) {
+    let start = fill.max(k);
+    (start - k, start - fill)
 }
 
 /// The `--blocks` comparison of a frame check: frame by frame, the model's encoding of each
@@ -496,9 +516,25 @@ mod tests {
         let mut dut = vec![Block::IDLE; 4];
         dut.extend_from_slice(&sent.lines[..sent.lines.len() - 4]);
         assert_eq!(
-            find_latency(Profile::Ieee, &sent.words[..300], &dut[..364], true, 64),
+            find_latency(Profile::Ieee, &sent.words[..300], &dut[..364], 0, true, 64),
             Some((4, 0))
         );
+        // Reset fill keeps its places: 10 blocks of fill, latency 2, the dump starting with
+        // the input. The DUT's first real block is input transfer 8.
+        let mut filled = vec![
+            Block {
+                sync: pcs_core::SyncHeader::from_bits(0),
+                payload: 0
+            };
+            10
+        ];
+        filled.extend_from_slice(&sent.lines[8..]);
+        assert_eq!(
+            find_latency(Profile::Ieee, &sent.words, &filled[10..], 10, true, 64),
+            Some((2, 0))
+        );
+        assert_eq!(latency_starts(2, 10), (8, 0));
+        assert_eq!(latency_starts(12, 10), (0, 2));
         let mut chk = PcsChecker::new(Profile::Ieee, true, None, 10);
         for b in &dut[..4] {
             chk.skip_dut(*b);

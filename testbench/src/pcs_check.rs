@@ -5,7 +5,9 @@ use crate::format::b66::{B66Reader, Scrambling};
 use crate::format::xgmii::XgmiiReader;
 use crate::format::InputError;
 use crate::report::Case;
-use baser_engine::pcs_check::{find_latency, BlockDivergence, PcsCheckCounts, PcsChecker};
+use baser_engine::pcs_check::{
+    find_latency, latency_starts, BlockDivergence, PcsCheckCounts, PcsChecker,
+};
 use baser_engine::Profile;
 use pcs_core::{Block, XgmiiWord};
 use serde::Serialize;
@@ -93,9 +95,10 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
         first = Some((b, dut.line_no()));
         break;
     }
-    // Read ahead: the input's first transfers and the DUT's first blocks after the fill.
+    // Read ahead: the input's first transfers (those the DUT got in reset included) and the
+    // DUT's first blocks after the fill.
     let mut ahead_in: Vec<XgmiiWord> = Vec::new();
-    for w in input.by_ref().take(SEARCH_WINDOW) {
+    for w in input.by_ref().take(SEARCH_WINDOW + fill as usize) {
         ahead_in.push(w?);
     }
     let mut ahead_dut: Vec<(Block, u64)> = first.into_iter().collect();
@@ -109,10 +112,18 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
         Some(k) => (k, false),
         None => {
             let blocks: Vec<Block> = ahead_dut.iter().map(|(b, _)| *b).collect();
-            let found = find_latency(opt.profile, &ahead_in, &blocks, scrambled, MAX_LATENCY);
+            let found = find_latency(
+                opt.profile,
+                &ahead_in,
+                &blocks,
+                fill as usize,
+                scrambled,
+                MAX_LATENCY,
+            );
             (found.map_or(0, |(k, _)| k), found.is_some())
         }
     };
+    let (in_skip, dut_skip) = latency_starts(offset as usize, fill as usize);
     let mut check = PcsChecker::new(
         opt.profile,
         scrambled,
@@ -120,16 +131,17 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
         opt.max_report,
     );
     check.allow_shortfall(offset);
+    check.skip_input(in_skip as u64);
     let mut dut_blocks = ahead_dut.into_iter().map(Ok).chain(std::iter::from_fn(|| {
         dut.next().map(|b| b.map(|b| (b, dut.line_no())))
     }));
-    for _ in 0..offset {
+    for _ in 0..dut_skip {
         match dut_blocks.next() {
             None => break,
             Some(b) => check.skip_dut(b?.0),
         }
     }
-    let words = ahead_in.into_iter().map(Ok).chain(input);
+    let words = ahead_in.into_iter().skip(in_skip).map(Ok).chain(input);
     for word in words {
         let word = word?;
         match dut_blocks.next().transpose()? {
