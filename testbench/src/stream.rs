@@ -122,6 +122,29 @@ pub fn decode_bytes<K: RxSink>(
     decode_source(kind, &open, path, opt, view, false, sink, progress)
 }
 
+/// Hands `items` to `push` in pieces of [`PIECE`], telling `progress` the count every 2^20.
+fn in_pieces<T>(
+    items: impl Iterator<Item = Result<T, InputError>>,
+    progress: &dyn Fn(u64),
+    mut push: impl FnMut(&[T]),
+) -> Result<(), InputError> {
+    let mut piece: Vec<T> = Vec::with_capacity(PIECE);
+    let mut n = 0u64;
+    for item in items {
+        piece.push(item?);
+        if piece.len() == PIECE {
+            push(&piece);
+            n += piece.len() as u64;
+            piece.clear();
+            if n % (1 << 20) == 0 {
+                progress(n);
+            }
+        }
+    }
+    push(&piece);
+    Ok(())
+}
+
 /// Where an offline view's block boundary is: a first pass until a receiver locks.
 fn find_boundary(mut file: impl Read, path: &Path) -> Result<Option<RxInput>, InputError> {
     let mut finder = LockFinder::default();
@@ -157,20 +180,7 @@ fn decode_source<'a, K: RxSink>(
         "xgmii" => {
             let reader = XgmiiReader::new(BufReader::with_capacity(1 << 16, file), path);
             let mut chain = RxChain::new(opt, RxInput::Xgmii, sink);
-            let mut piece: Vec<XgmiiWord> = Vec::with_capacity(PIECE);
-            let mut n = 0u64;
-            for w in reader {
-                piece.push(w?);
-                if piece.len() == PIECE {
-                    chain.push_xgmii(&piece);
-                    n += piece.len() as u64;
-                    piece.clear();
-                    if n % (1 << 20) == 0 {
-                        progress(n);
-                    }
-                }
-            }
-            chain.push_xgmii(&piece);
+            in_pieces(reader, progress, |p: &[XgmiiWord]| chain.push_xgmii(p))?;
             if chain.blocks_received() == 0 {
                 return Err(InputError::file(path, "no transfers in the file"));
             }
@@ -184,28 +194,21 @@ fn decode_source<'a, K: RxSink>(
                 descrambler_state: header.scrambler_state,
             };
             let mut chain = RxChain::new(opt, input, sink);
-            let mut piece: Vec<Block> = Vec::with_capacity(PIECE);
-            let mut n = 0u64;
-            for b in reader {
-                let mut b = b?;
-                if swap_headers {
-                    b.sync = pcs_core::SyncHeader::from_bits(match b.sync.to_bits() {
-                        1 => 2,
-                        2 => 1,
-                        h => h,
-                    });
-                }
-                piece.push(b);
-                if piece.len() == PIECE {
-                    chain.push_blocks(&piece);
-                    n += piece.len() as u64;
-                    piece.clear();
-                    if n % (1 << 20) == 0 {
-                        progress(n);
+            let swap = |b: Result<Block, InputError>| {
+                b.map(|mut b| {
+                    if swap_headers {
+                        b.sync = pcs_core::SyncHeader::from_bits(match b.sync.to_bits() {
+                            1 => 2,
+                            2 => 1,
+                            h => h,
+                        });
                     }
-                }
-            }
-            chain.push_blocks(&piece);
+                    b
+                })
+            };
+            in_pieces(reader.map(swap), progress, |p: &[Block]| {
+                chain.push_blocks(p)
+            })?;
             if chain.blocks_received() == 0 {
                 return Err(InputError::file(path, "no blocks in the file"));
             }
