@@ -7,7 +7,7 @@
 #![no_main]
 
 use baser_engine::rx::{FrameRef, RxChain, RxInput, RxOptions, RxSink};
-use baser_engine::tx::{TxChain, TxOptions, TxSink, TxBatch, TxForms};
+use baser_engine::tx::{TxBatch, TxChain, TxForms, TxOptions, TxSink};
 use baser_engine::Profile;
 use baser_fuzz::Input;
 use libfuzzer_sys::fuzz_target;
@@ -30,7 +30,8 @@ impl RxSink for Rec {
         Ok(())
     }
     fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
-        self.frames.push((f.start.block, f.start.lane, f.data.to_vec()));
+        self.frames
+            .push((f.start.block, f.start.lane, f.data.to_vec()));
         Ok(())
     }
 }
@@ -40,7 +41,10 @@ struct Bytes(Vec<u8>);
 
 impl TxSink for Bytes {
     fn forms(&self) -> TxForms {
-        TxForms { unscrambled: false, serial: true }
+        TxForms {
+            unscrambled: false,
+            serial: true,
+        }
     }
     fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {
         self.0.extend(b.serial.iter().flat_map(|w| w.to_le_bytes()));
@@ -50,13 +54,23 @@ impl TxSink for Bytes {
 
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);
-    let profile = if input.u8() & 1 == 0 { Profile::Ieee } else { Profile::VerilogEthernet };
+    let profile = if input.u8() & 1 == 0 {
+        Profile::Ieee
+    } else {
+        Profile::VerilogEthernet
+    };
     let raw = input.u8() & 3 == 0;
     let bytes = if raw {
         let n = input.len();
         (0..n).map(|_| input.u8()).collect::<Vec<u8>>()
     } else {
-        let mut tx = TxChain::new(&TxOptions { idle_blocks: u64::from(input.u8()) + 64, ..TxOptions::default() }, Bytes::default());
+        let mut tx = TxChain::new(
+            &TxOptions {
+                idle_blocks: u64::from(input.u8()) + 64,
+                ..TxOptions::default()
+            },
+            Bytes::default(),
+        );
         for _ in 0..input.u8() % 12 {
             let len = usize::from(input.u16()) % 2000;
             let fill = input.u8();
@@ -67,17 +81,31 @@ fuzz_target!(|data: &[u8]| {
         bytes.drain(..skip.min(bytes.len()));
         for _ in 0..input.u8() % 8 {
             let at = usize::from(input.u16()) * 8 + usize::from(input.u8() % 8);
-            if let Some(b) = bytes.get_mut(at / 8 % bytes.len().max(1)) {
+            let len = bytes.len().max(1);
+            if let Some(b) = bytes.get_mut(at / 8 % len) {
                 *b ^= 1 << (at % 8);
             }
         }
         bytes
     };
-    let mut cuts: Vec<usize> = (0..4).map(|_| usize::from(input.u16()) % 5000 + 1).collect();
+    let mut cuts: Vec<usize> = (0..4)
+        .map(|_| usize::from(input.u16()) % 5000 + 1)
+        .collect();
     cuts.retain(|&c| c > 0);
-    let opt = RxOptions { profile, max_events: 64, ..RxOptions::default() };
+    let opt = RxOptions {
+        profile,
+        max_events: 64,
+        ..RxOptions::default()
+    };
     let run = |blocks: bool| {
-        let mut c = RxChain::new(&opt, RxInput::Serial, Rec { blocks, ..Rec::default() });
+        let mut c = RxChain::new(
+            &opt,
+            RxInput::Serial,
+            Rec {
+                blocks,
+                ..Rec::default()
+            },
+        );
         let mut rest = &bytes[..];
         let mut i = 0;
         while !rest.is_empty() {
