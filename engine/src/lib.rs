@@ -24,6 +24,7 @@ pub mod fcs;
 pub mod inject;
 pub mod judge;
 pub mod options;
+pub mod outcome;
 pub mod pcs_check;
 pub mod profile;
 pub mod rx;

@@ -1045,3 +1045,84 @@ fn mac_flags_are_refused_for_an_xgmii_trace() {
         Some(0)
     );
 }
+
+/// Writes a pcap (LINKTYPE_ETHERNET) of `frames`.
+fn pcap_bytes(frames: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
+    out.extend_from_slice(&2u16.to_le_bytes());
+    out.extend_from_slice(&4u16.to_le_bytes());
+    for v in [0u32, 0, 65535, 1] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for f in frames {
+        for v in [0u32, 0, f.len() as u32, f.len() as u32] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(f);
+    }
+    out
+}
+
+/// A test that sends faults on purpose passes when the DUT does what the outcomes file says,
+/// and fails, naming the frame, when it does not.
+#[test]
+fn expected_outcomes_let_an_error_path_test_pass() {
+    let s = Scratch::new("outcomes");
+    let frames: Vec<Vec<u8>> = (0..8u8)
+        .map(|i| {
+            let mut f = vec![0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x88, 0xb5];
+            f.extend((0..60 + usize::from(i) * 20).map(|k| k as u8 ^ i));
+            f
+        })
+        .collect();
+    let expected = s.file("expected.pcap", &pcap_bytes(&frames));
+    // What the DUT sends: frame 2 with a bad FCS, frame 5 dropped, the rest intact.
+    let dut_frames: Vec<Vec<u8>> = frames
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 5)
+        .map(|(i, f)| {
+            let mut f = f.clone();
+            let fcs = crc32fast::hash(&f) ^ u32::from(i == 2);
+            f.extend_from_slice(&fcs.to_le_bytes());
+            f
+        })
+        .collect();
+    let sent = s.file("sent.pcap", &pcap_bytes(&dut_frames));
+    let dut = s.path("dut.b66");
+    let o = baser(&["encode", &sent, "--fcs-included", "--b66", &dut]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let check = |outcomes: Option<&str>| {
+        let mut args = vec!["check", "--frames", &expected, "--dut", &dut];
+        let path = s.path("outcomes.txt");
+        if let Some(o) = outcomes {
+            std::fs::write(&path, o).unwrap();
+            args.extend(["--outcomes", &path]);
+        }
+        let o = baser(&args);
+        (o.status.code(), text(&o).0)
+    };
+    let (code, out) = check(None);
+    assert_eq!(code, Some(1), "{out}");
+    let (code, out) = check(Some("# the test's faults\n2 fcs_error\n5 dropped\n"));
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("outcomes: 2 frames with an expected fault, 2 as expected"),
+        "{out}"
+    );
+    let (code, out) = check(Some("2 fcs_error\n5 runt\n"));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("FAIL frames: frame 5 (174 octets): expected runt, but not delivered"),
+        "{out}"
+    );
+    let (code, out) = check(Some("2 dropped\n5 dropped\n"));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("expected dropped, but delivered (class fcs_error)"),
+        "{out}"
+    );
+    let (code, out) = check(Some("2 fcs_eror\n"));
+    assert_eq!(code, Some(2), "{out}");
+}

@@ -10,6 +10,7 @@ use crate::pcs_check::{self, PcsCheckReport};
 use crate::report::{self, Case};
 use crate::stream;
 use baser_engine::judge::{self, Comparison, Expected, Status};
+use baser_engine::outcome;
 use baser_engine::pcs_check::{compare_frame_blocks, BlockComparison};
 use baser_engine::rx::{PcsSummary, RxOptions};
 use baser_engine::Profile;
@@ -115,6 +116,8 @@ pub struct FrameCheckArgs {
     pub fcs_included: bool,
     /// Profile.
     pub profile: Profile,
+    /// Expected outcomes of frames sent faulty on purpose.
+    pub outcomes: Option<PathBuf>,
     /// What the DUT file holds (None: extension, then content).
     pub dut_format: Option<Kind>,
     /// Reset fill is not skipped.
@@ -139,6 +142,8 @@ struct FrameCheckReport<'a> {
     pcs: &'a PcsSummary,
     #[serde(skip_serializing_if = "Option::is_none")]
     blocks: Option<&'a BlockComparison>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    outcomes: &'a [outcome::OutcomeVerdict],
 }
 
 #[derive(Serialize, Default)]
@@ -210,7 +215,24 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
             .extend(stream::swapped_headers_hint(&a.dut, &opt, &pcs)?);
     }
     let received = sinks.frames.take().unwrap_or_default();
-    let cmp = judge::compare(&expected, &received);
+    let mut cmp = judge::compare(&expected, &received);
+    let outcomes = match &a.outcomes {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Error::Input(crate::format::InputError::io(p, &e)))?;
+            let o = outcome::parse_outcomes(&text)
+                .map_err(|(line, m)| Error::Input(crate::format::InputError::line(p, line, m)))?;
+            if let Some(i) = o.keys().find(|&&i| i >= expected.len() as u64) {
+                return Err(Error::Usage(format!(
+                    "{}: frame {i}: the expected capture has {} frames",
+                    p.display(),
+                    expected.len()
+                )));
+            }
+            outcome::apply(&mut cmp, &o)
+        }
+        None => Vec::new(),
+    };
     let block_cmp = match sinks.blocks.take() {
         Some(dut_blocks) => {
             let frames: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
@@ -232,7 +254,7 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         }
         None => None,
     };
-    let cases = frame_cases(&cmp, &pcs, block_cmp.as_ref(), &a.dut);
+    let cases = frame_cases(&cmp, &outcomes, &pcs, block_cmp.as_ref(), &a.dut);
     let failed = cases.iter().any(Case::failed);
     let summary = FrameCheckSummary {
         expected: expected.len(),
@@ -275,6 +297,13 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
             "  frames: {} expected, {} received; {} matched, {} reordered, {} corrupted, {} missing, {} extra, {} with a bad MAC class",
             summary.expected, summary.received, summary.matched, summary.reordered, summary.corrupted, summary.missing, summary.extra, summary.bad_class
         );
+        if !outcomes.is_empty() {
+            let met = outcomes.iter().filter(|v| v.met).count();
+            println!(
+                "  outcomes: {} frames with an expected fault, {met} as expected",
+                outcomes.len()
+            );
+        }
         match command::lock_line(&pcs) {
             Some(lock) => {
                 println!("  pcs: {lock}");
@@ -326,6 +355,7 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         extra_frames: &cmp.extra,
         pcs: &pcs,
         blocks: block_cmp.as_ref(),
+        outcomes: &outcomes,
     };
     reports.write("baser check --frames", &doc, &cases)?;
     Ok(if failed { Verdict::Fail } else { Verdict::Pass })
@@ -334,6 +364,7 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
 /// One JUnit case per expected frame, one per extra frame, and one per PCS check.
 fn frame_cases(
     cmp: &Comparison,
+    outcomes: &[outcome::OutcomeVerdict],
     pcs: &PcsSummary,
     blocks: Option<&BlockComparison>,
     dut: &Path,
@@ -341,6 +372,23 @@ fn frame_cases(
     let mut cases = Vec::new();
     for f in &cmp.frames {
         let name = format!("frame {} ({} octets)", f.expected_index, f.length);
+        // A frame with an expected outcome is judged by it.
+        if let Some(v) = outcomes
+            .iter()
+            .find(|v| v.expected_index == f.expected_index)
+        {
+            cases.push(if v.met {
+                Case::pass("frames", name)
+            } else {
+                Case::fail(
+                    "frames",
+                    name,
+                    format!("expected {}, but {}", v.expected, v.got),
+                    None,
+                )
+            });
+            continue;
+        }
         let at = |f: &judge::FrameResult| match (f.start_block, f.start_lane) {
             (Some(b), Some(l)) => format!(
                 " (DUT frame {} at block {b} lane {l})",
@@ -536,6 +584,11 @@ pub struct CheckArgs {
     /// deficit idle count.
     #[arg(long, default_value_t = 12, requires = "blocks")]
     pub ifg: u16,
+    /// Expected outcomes of frames sent faulty on purpose: lines `INDEX OUTCOME` (0-based
+    /// record; ok, dropped, aborted, fcs_error, runt, fragment, too_long, error_character,
+    /// truncated, bad_preamble). A frame is then judged by its outcome.
+    #[arg(long, requires = "frames")]
+    pub outcomes: Option<PathBuf>,
     /// Read a .bits DUT stream as a receiver sees it (nothing decoded before lock) instead of
     /// offline (the boundary found first, every frame from the first whole block judged).
     #[arg(long, requires = "frames")]
@@ -588,6 +641,7 @@ pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
                 ifg: a.ifg,
                 fcs_included: a.fcs_included,
                 profile: a.profile,
+                outcomes: a.outcomes,
                 dut_format: a.dut_format,
                 strict_start: a.strict_start,
                 max_frame_length: a.max_frame_length,
