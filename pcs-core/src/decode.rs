@@ -152,13 +152,21 @@ pub struct RxEvent {
     pub error: Option<DecodeBlockError>,
     /// The link was down for this block (forced `RX_INIT`).
     pub link_down: bool,
+    /// The decoder decodes block by block ([`RxMode::Stateless`]): its errors are the blocks
+    /// of `R_TYPE` E (the ones it turns into `/E/`), not the diagram's arrows into `RX_E`.
+    pub by_block: bool,
 }
 
 impl RxEvent {
-    /// True if the block entered `RX_E` (what the errored-block counter counts).
+    /// True if the block entered `RX_E` (what the errored-block counter counts); for a
+    /// decoder that decodes block by block, if the block's `R_TYPE` is E.
     #[must_use]
     pub const fn is_errored(&self) -> bool {
-        matches!(self.to, RxState::Error)
+        if self.by_block {
+            matches!(self.class, BlockClass::Error)
+        } else {
+            matches!(self.to, RxState::Error)
+        }
     }
 }
 
@@ -169,6 +177,14 @@ impl core::fmt::Display for RxEvent {
             return write!(f, "RX_INIT (block_lock false or hi_ber true)");
         }
         let letter = BlockClass::letter;
+        if self.by_block {
+            // In the terms of the decoder in use: no state machine, one block at a time.
+            write!(f, "R_TYPE {} (decoded block by block)", letter(self.class))?;
+            if let Some(e) = self.error {
+                write!(f, ": {e}")?;
+            }
+            return Ok(());
+        }
         write!(f, "{} --{}", self.from.name(), letter(self.class))?;
         match (self.class, self.next) {
             (BlockClass::Terminate, Some(n)) => write!(f, ", next {}", letter(n))?,
@@ -393,6 +409,7 @@ impl Decoder {
                 next: None,
                 error: dec.error,
                 link_down,
+                by_block: matches!(self.config.mode, RxMode::Stateless),
             };
         }
         // R_TYPE_NEXT is only looked at for a terminate block.
@@ -430,6 +447,7 @@ impl Decoder {
             next: next_class,
             error: dec.error,
             link_down,
+            by_block: matches!(self.config.mode, RxMode::Stateless),
         }
     }
 }

@@ -1126,3 +1126,45 @@ fn expected_outcomes_let_an_error_path_test_pass() {
     let (code, out) = check(Some("2 fcs_eror\n"));
     assert_eq!(code, Some(2), "{out}");
 }
+
+/// A profile whose decoder works block by block names its errors in its own terms (R_TYPE E),
+/// not with the IEEE diagram's arrows, and counts only the blocks it turns into /E/: the frame
+/// that starts right after an aborted one is received (IEEE: RX_E --S--> RX_E, lost).
+#[test]
+fn a_block_by_block_profile_names_events_in_its_own_terms() {
+    let s = Scratch::new("bybl");
+    let trace = "ff 0707070707070707\nff 0707070707070707\n01 d5555555555555fb\n\
+                 00 0000000000000002\n00 1122334455660001\nff 070707fdfefefefe\n\
+                 01 d5555555555555fb\n00 0000000000000002\n00 2222334455660001\n"
+        .to_string()
+        + &"00 8899aabbccddeeff\n".repeat(7)
+        + "fe 070707070707fd77\nff 0707070707070707\nff 0707070707070707\n";
+    let xg = s.file("abort.xgmii", trace.as_bytes());
+    let b66 = s.path("abort.b66");
+    let o = baser(&[
+        "encode",
+        &xg,
+        "--profile",
+        "verilog-ethernet",
+        "--b66",
+        &b66,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = baser(&["decode", &b66, "--profile", "verilog-ethernet"]);
+    let (out, _) = text(&o);
+    assert!(out.contains("errored blocks (RX_E) 1"), "{out}");
+    assert!(
+        out.contains("block 5: R_TYPE E (decoded block by block)"),
+        "{out}"
+    );
+    assert!(!out.contains("RX_E --S--> RX_E"), "{out}");
+    assert!(
+        out.contains("frames: 2 (error_character 1, fcs_error 1)"),
+        "{out}"
+    );
+    // The IEEE decoder on the same stream: the start after the abort is lost.
+    let o = baser(&["decode", &b66]);
+    let (out, _) = text(&o);
+    assert!(out.contains("block 6: RX_E --S--> RX_E"), "{out}");
+    assert!(out.contains("frames: 1 (error_character 1)"), "{out}");
+}
