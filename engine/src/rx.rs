@@ -24,6 +24,7 @@ use crate::tx::Placement;
 use mac_core::fault::{FaultKind, LinkFault, LinkFaultMonitor, LinkFaultState};
 use mac_core::rx::{RxClass, RxConfig, RxFrame};
 use pcs_core::decode::RxEvent;
+use pcs_core::gearbox::TxGearbox;
 use pcs_core::lock::{AlignedBlock, BlockAligner, LockAction};
 use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsRxStep};
 use pcs_core::scramble::{Descrambler, DEFAULT_STATE};
@@ -515,6 +516,9 @@ pub struct RxChain<K: RxSink> {
     /// Serial bytes not yet making a whole word, and the bits received.
     tail: Vec<u8>,
     bits: u64,
+    /// [`RxChain::push_units`]: 66-bit units packed into serial words, and a buffer for them.
+    units: TxGearbox<u64>,
+    unit_words: Vec<u64>,
     // Batch buffers.
     blocks: Vec<Block>,
     aligned: Vec<AlignedBlock>,
@@ -602,6 +606,8 @@ impl<K: RxSink> RxChain<K> {
             wants_blocks,
             tail: Vec::new(),
             bits: 0,
+            units: TxGearbox::new(),
+            unit_words: Vec::new(),
             blocks: vec![Block::IDLE; BATCH],
             aligned: vec![
                 AlignedBlock {
@@ -672,6 +678,24 @@ impl<K: RxSink> RxChain<K> {
         }
         self.serial = words;
         self.tail.extend_from_slice(chunks.remainder());
+    }
+
+    /// Receives 66 serial bits at a time, as a serdes interface of 66 bits gives them on each
+    /// clock (for [`RxInput::Serial`] and [`RxInput::SerialAligned`]): unit bit 0 (sync bit 0)
+    /// first on the wire, then the payload's bits 0..63. A unit is 66 line bits, not a block:
+    /// the boundary is found by block lock (or given by `SerialAligned`), so a unit may
+    /// straddle two blocks. Bits that do not yet fill a 64-bit word wait for the next units or
+    /// [`RxChain::finish`]. Do not mix with [`RxChain::push_bytes`] in one chain.
+    pub fn push_units(&mut self, units: &[Block]) {
+        let mut words = std::mem::take(&mut self.unit_words);
+        for chunk in units.chunks(BATCH) {
+            words.clear();
+            for &u in chunk {
+                words.extend_from_slice(self.units.push_block(u).as_slice());
+            }
+            self.push_serial(&words);
+        }
+        self.unit_words = words;
     }
 
     /// Receives serial words of 64 bits (bit 0 first on the wire).
@@ -931,6 +955,13 @@ impl<K: RxSink> RxChain<K> {
     /// # Errors
     /// The sink failed.
     pub fn finish(mut self) -> Result<(PcsSummary, FrameCounts, K), std::io::Error> {
+        if let Some(last) = self.units.flush() {
+            // The bits of the last units that did not fill a word (push_units).
+            let n = last.valid_bits.div_ceil(8) as usize;
+            self.tail
+                .extend(last.word.to_le_bytes().into_iter().take(n));
+            self.bits += u64::from(last.valid_bits);
+        }
         if !self.tail.is_empty() {
             // The last bytes, zero padded to a word; only blocks that end within the bits
             // received are cut.
@@ -1190,6 +1221,88 @@ mod tests {
             let fast = run(input, |c| { for ch in lines.chunks(700) { c.push_blocks(ch); } }, false);
             let slow = run(input, |c| { for &b in &lines { c.push_blocks(&[b]); } }, true);
             same(&fast, &slow)?;
+        }
+    }
+
+    /// The whole 66-bit units of a serial byte stream (bit 0 of byte 0 first on the wire).
+    fn units(bytes: &[u8]) -> Vec<Block> {
+        let bit = |i: usize| u64::from((bytes[i / 8] >> (i % 8)) & 1);
+        (0..bytes.len() * 8 / 66)
+            .map(|u| {
+                let at = u * 66;
+                Block {
+                    sync: pcs_core::SyncHeader::from_bits((bit(at) | bit(at + 1) << 1) as u8),
+                    payload: (0..64).fold(0, |p, i| p | bit(at + 2 + i) << i),
+                }
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        /// 66-bit units (a serdes interface's clocks) give what the same line bits give as
+        /// bytes, from any bit offset, one unit per call or many.
+        #[test]
+        fn units_give_what_the_same_bits_give_as_bytes(
+            lens in proptest::collection::vec(0usize..1515, 1..12),
+            skip in 0usize..66,
+            per_call in 1usize..40,
+        ) {
+            let mut bytes = serial(&line(&lens), skip);
+            // A whole number of units and of bytes (264 bits = 4 units = 33 bytes).
+            bytes.truncate(bytes.len() / 33 * 33);
+            let u = units(&bytes);
+            let by_bytes = run(RxInput::Serial, |c| c.push_bytes(&bytes), false);
+            let by_units = run(
+                RxInput::Serial,
+                |c| {
+                    for ch in u.chunks(per_call) {
+                        c.push_units(ch);
+                    }
+                },
+                false,
+            );
+            same(&by_bytes, &by_units)?;
+        }
+    }
+
+    #[test]
+    fn units_from_any_offset_decode_every_frame_offline() {
+        // Two idles only: the first frames pass before a receiver could lock.
+        let opt = TxOptions {
+            idle_blocks: 2,
+            ..TxOptions::default()
+        };
+        let mut c = TxChain::new(&opt, VecSink::default());
+        for i in 0..6u8 {
+            c.frame(&vec![i; 60 + 100 * usize::from(i)], None).unwrap();
+        }
+        let lines = c.finish().unwrap().0.lines;
+        for skip in [0, 1, 13, 65] {
+            let bytes = serial(&lines, skip);
+            let u = units(&bytes);
+            // As a receiver: frames before lock are lost.
+            let (_, rx, _) = run(RxInput::Serial, |c| c.push_units(&u), false);
+            assert!(rx.total < 6, "{skip}: {}", rx.total);
+            // Offline: the boundary found first, then every frame from the first block.
+            let found = find_lock(&bytes).unwrap();
+            let input = RxInput::SerialAligned {
+                bit_offset: u32::try_from(found.bit_offset % 66).unwrap(),
+                found,
+            };
+            let (pcs, counts, rec) = run(
+                input,
+                |c| {
+                    for &x in &u {
+                        c.push_units(&[x]);
+                    }
+                },
+                false,
+            );
+            assert_eq!(counts.by_class.get("ok"), Some(&6), "{skip}: {pcs:?}");
+            for (i, f) in rec.frames.iter().enumerate() {
+                assert_eq!(f.content(), vec![i as u8; 60 + 100 * i].as_slice());
+            }
         }
     }
 

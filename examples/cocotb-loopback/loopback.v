@@ -1,0 +1,43 @@
+// A register pipeline for a 10GBASE-R serdes interface: the 66 bits a serdes gives each clock
+// ({data, header}) come out STAGES clocks later, unchanged. What the cocotb test bench of
+// this folder loops baser's BaseRSerdesSource into and its BaseRSerdesSink out of.
+//
+// FAULT_BLOCK >= 0 plants a fault: the first data block (header 2) that enters at or after
+// clock FAULT_BLOCK has payload bit 20 flipped (one line bit: three descrambled bit errors,
+// a frame with a bad FCS), as a broken datapath would.
+`timescale 1ns / 1ps
+
+module loopback #(
+    parameter integer STAGES = 3,
+    parameter integer FAULT_BLOCK = -1
+) (
+    input  wire        clk,
+    input  wire [63:0] rx_data,
+    input  wire [1:0]  rx_hdr,
+    output wire [63:0] tx_data,
+    output wire [1:0]  tx_hdr
+);
+    reg [65:0] pipe [0:STAGES-1];
+    integer cycle = 0;
+    reg planted = 1'b0;
+    integer i;
+
+    wire hit = FAULT_BLOCK >= 0 && !planted && cycle >= FAULT_BLOCK && rx_hdr == 2'd2;
+
+    initial begin
+        for (i = 0; i < STAGES; i = i + 1)
+            pipe[i] = 66'd0;
+    end
+
+    always @(posedge clk) begin
+        cycle <= cycle + 1;
+        if (hit)
+            planted <= 1'b1;
+        pipe[0] <= {rx_data ^ (hit ? 64'h0000_0000_0010_0000 : 64'd0), rx_hdr};
+        for (i = 1; i < STAGES; i = i + 1)
+            pipe[i] <= pipe[i-1];
+    end
+
+    assign tx_data = pipe[STAGES-1][65:2];
+    assign tx_hdr = pipe[STAGES-1][1:0];
+endmodule

@@ -1,0 +1,1312 @@
+//! `baser._baser`: the engine's chains, judge and options from Python.
+//!
+//! A door like the `baser` command: it builds the engine's [`TxChain`] and [`RxChain`] with
+//! sinks of its own, judges with [`judge::compare`], and formats the typed results (as JSON
+//! text, which the Python side loads, so that a document has exactly the shape the command's
+//! `--json` writes). No stage is composed here. Every entry point catches panics: a Python
+//! caller gets an exception, never an abort.
+//!
+//! Blocks and units cross as `(header, payload)` pairs: the 2-bit sync header with bit 0 first
+//! on the wire (2 = data, 1 = control) and the 64-bit payload, bit 0 first (DESIGN.md).
+
+use baser_engine::judge::{self, Expected, Status};
+use baser_engine::pcs_check::{compare_frame_blocks, BlockComparison};
+use baser_engine::rx::{
+    FrameCounts, FrameRef, LockAcquired, LockFinder, PcsSummary, ReceivedFrame, RxChain, RxInput,
+    RxOptions, RxSink,
+};
+use baser_engine::tx::{Placement, TxChain, TxOptions, VecSink};
+use baser_engine::{Options, Profile};
+use mac_core::tx::DicMode;
+use pcs_core::gearbox::TxGearbox;
+use pcs_core::{Block, ControlChar, SyncHeader, XgmiiWord};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+
+type Pair = (u8, u64);
+
+/// Runs `f`; a panic becomes a `RuntimeError` (a bug in the model, never the caller's input).
+fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(e) => {
+            let what = e
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| e.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(PyRuntimeError::new_err(format!(
+                "baser: internal error (please report): {what}"
+            )))
+        }
+    }
+}
+
+fn value_err(m: impl Into<String>) -> PyErr {
+    PyValueError::new_err(m.into())
+}
+
+fn profile(name: &str) -> PyResult<Profile> {
+    name.parse().map_err(value_err)
+}
+
+fn seed(s: Option<u64>) -> PyResult<u64> {
+    match s {
+        None => Ok(pcs_core::scramble::DEFAULT_STATE),
+        Some(v) if v >> 58 != 0 => Err(value_err(format!("`{v:#x}` has more than 58 bits"))),
+        Some(v) => Ok(v),
+    }
+}
+
+fn dic_mode(name: Option<&str>, dic: bool, p: Profile) -> PyResult<DicMode> {
+    Ok(match name {
+        _ if !dic => DicMode::Off,
+        None => p.dic(),
+        Some("strict") => DicMode::Strict,
+        Some("reset-on-idle") => DicMode::ResetOnIdle,
+        Some("off") => DicMode::Off,
+        Some(o) => {
+            return Err(value_err(format!(
+                "unknown dic mode `{o}`: expected one of strict, reset-on-idle, off"
+            )))
+        }
+    })
+}
+
+fn block(i: usize, (h, p): Pair) -> PyResult<Block> {
+    if h > 3 {
+        return Err(value_err(format!(
+            "block {i}: sync header {h} is not a 2-bit value (2 = data, 1 = control)"
+        )));
+    }
+    Ok(Block {
+        sync: SyncHeader::from_bits(h),
+        payload: p,
+    })
+}
+
+fn blocks(v: &[Pair]) -> PyResult<Vec<Block>> {
+    v.iter().enumerate().map(|(i, &b)| block(i, b)).collect()
+}
+
+fn pair(b: Block) -> Pair {
+    (b.sync.to_bits(), b.payload)
+}
+
+fn json<T: Serialize>(v: &T) -> PyResult<String> {
+    serde_json::to_string(v).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+fn fcs_split(data: &[u8], fcs_included: bool) -> PyResult<(&[u8], Option<[u8; 4]>)> {
+    if !fcs_included {
+        return Ok((data, None));
+    }
+    let n = data
+        .len()
+        .checked_sub(4)
+        .ok_or_else(|| value_err(format!("a frame of {} octets has no FCS", data.len())))?;
+    let (body, fcs) = data.split_at(n);
+    Ok((body, fcs.try_into().ok()))
+}
+
+// ------------------------------------------------------------------------------- encode
+
+/// Keeps every form the TX chain gives.
+#[derive(Default)]
+struct EncodeSink {
+    words: Vec<XgmiiWord>,
+    unscrambled: Vec<Block>,
+    line: Vec<Block>,
+    serial: Vec<u8>,
+}
+
+impl baser_engine::tx::TxSink for EncodeSink {
+    fn forms(&self) -> baser_engine::tx::TxForms {
+        baser_engine::tx::TxForms {
+            unscrambled: true,
+            serial: true,
+        }
+    }
+
+    fn put(&mut self, b: &baser_engine::tx::TxBatch<'_>) -> std::io::Result<()> {
+        self.words.extend_from_slice(b.words);
+        self.unscrambled
+            .extend_from_slice(b.unscrambled.unwrap_or_default());
+        self.line.extend_from_slice(b.line);
+        for w in b.serial {
+            self.serial.extend_from_slice(&w.to_le_bytes());
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, tail: Option<pcs_core::gearbox::PartialWord<u64>>) -> std::io::Result<()> {
+        if let Some(t) = tail {
+            let n = t.valid_bits.div_ceil(8) as usize;
+            self.serial.extend(t.word.to_le_bytes().into_iter().take(n));
+        }
+        Ok(())
+    }
+}
+
+/// What `encode` returns: XGMII words, line blocks, unscrambled blocks, serial bytes, starts.
+type Encoded = (Vec<Pair>, Vec<Pair>, Vec<Pair>, Vec<u8>, Vec<(u64, u8)>);
+
+/// `encode`'s result as Python gets it (the serial bytes as `bytes`).
+type EncodedPy = (Vec<Pair>, Vec<Pair>, Vec<Pair>, Py<PyBytes>, Vec<(u64, u8)>);
+
+/// Events of one block: `(kind, frame id, lane)`.
+type Events = Option<Vec<(u8, u64, u8)>>;
+
+/// Frames through the TX chain, as `baser encode` does.
+#[pyfunction]
+#[pyo3(signature = (frames, *, profile="ieee", ifg=12, dic=true, dic_mode=None, pad=true,
+                    seed=None, idle_blocks=128, fcs_included=false))]
+#[allow(clippy::too_many_arguments)]
+fn encode(
+    py: Python<'_>,
+    frames: Vec<Vec<u8>>,
+    profile: &str,
+    ifg: u16,
+    dic: bool,
+    dic_mode: Option<&str>,
+    pad: bool,
+    seed: Option<u64>,
+    idle_blocks: u64,
+    fcs_included: bool,
+) -> PyResult<EncodedPy> {
+    let p = self::profile(profile)?;
+    let mut opt = Options {
+        profile: p,
+        ifg,
+        dic,
+        pad,
+        seed: self::seed(seed)?,
+        idle_blocks,
+        ..Options::default()
+    }
+    .tx();
+    opt.mac.dic = self::dic_mode(dic_mode, dic, p)?;
+    let (w, l, u, s, starts): Encoded = guard(|| {
+        let mut chain = TxChain::new(&opt, EncodeSink::default());
+        let mut starts = Vec::with_capacity(frames.len());
+        for (i, f) in frames.iter().enumerate() {
+            let (body, fcs) = fcs_split(f, fcs_included)?;
+            let at = chain
+                .frame(body, fcs)
+                .map_err(|e| value_err(format!("frame {i}: {e}")))?;
+            starts.push((at.block, at.lane));
+        }
+        let (sink, _) = chain
+            .finish()
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok((
+            sink.words.iter().map(|w| (w.ctrl, w.data)).collect(),
+            sink.line.into_iter().map(pair).collect(),
+            sink.unscrambled.into_iter().map(pair).collect(),
+            sink.serial,
+            starts,
+        ))
+    })?;
+    Ok((w, l, u, PyBytes::new(py, &s).unbind(), starts))
+}
+
+// ------------------------------------------------------------------------------- decode
+
+/// Keeps the received frames and, on request, the descrambled blocks.
+#[derive(Default)]
+struct Keep {
+    frames: Vec<ReceivedFrame>,
+    blocks: Option<Vec<Block>>,
+}
+
+impl RxSink for Keep {
+    fn wants_blocks(&self) -> bool {
+        self.blocks.is_some()
+    }
+
+    fn words(&mut self, _: u64, _: &[XgmiiWord], b: Option<&[Block]>) -> std::io::Result<()> {
+        if let (Some(keep), Some(b)) = (self.blocks.as_mut(), b) {
+            keep.extend_from_slice(b);
+        }
+        Ok(())
+    }
+
+    fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
+        self.frames.push(f.to_owned());
+        Ok(())
+    }
+}
+
+/// A stream from Python: its kind and content.
+enum Stream {
+    Bits(Vec<u8>),
+    Units(Vec<Block>),
+    B66(Vec<Block>),
+    Xgmii(Vec<XgmiiWord>),
+}
+
+fn stream(kind: &str, s: &Bound<'_, PyAny>) -> PyResult<Stream> {
+    Ok(match kind {
+        "bits" => Stream::Bits(s.extract::<Vec<u8>>().map_err(|_| {
+            value_err("a bits stream is bytes (bit 0 of byte 0 first on the wire)")
+        })?),
+        "b66" | "units" => {
+            let v: Vec<Pair> = s.extract().map_err(|_| {
+                value_err(format!(
+                    "a {kind} stream is a sequence of (header, payload) pairs of ints"
+                ))
+            })?;
+            let b = blocks(&v)?;
+            if kind == "b66" {
+                Stream::B66(b)
+            } else {
+                Stream::Units(b)
+            }
+        }
+        "xgmii" => {
+            let v: Vec<Pair> = s.extract().map_err(|_| {
+                value_err("an xgmii stream is a sequence of (ctrl, data) pairs of ints")
+            })?;
+            Stream::Xgmii(
+                v.into_iter()
+                    .map(|(ctrl, data)| XgmiiWord { data, ctrl })
+                    .collect(),
+            )
+        }
+        k => {
+            return Err(value_err(format!(
+                "unknown stream kind `{k}`: expected bits, units, b66 or xgmii"
+            )))
+        }
+    })
+}
+
+/// How a stream is decoded.
+#[derive(Clone, Copy)]
+struct Decoding {
+    opt: RxOptions,
+    offline: bool,
+    scrambled: bool,
+    state: Option<u64>,
+}
+
+type Decoded = (PcsSummary, FrameCounts, Keep);
+
+/// The boundary of a serial stream, found as a receiver would (the offline view).
+fn aligned(found: Option<LockAcquired>) -> RxInput {
+    match found {
+        Some(found) => RxInput::SerialAligned {
+            bit_offset: u32::try_from(found.bit_offset % 66).unwrap_or(0),
+            found,
+        },
+        None => RxInput::Serial,
+    }
+}
+
+fn unit_bytes(units: &[Block]) -> Vec<u8> {
+    let mut gb = TxGearbox::<u8>::new();
+    let mut out = Vec::with_capacity(units.len() * 66 / 8 + 1);
+    for &u in units {
+        out.extend_from_slice(gb.push_block(u).as_slice());
+    }
+    out
+}
+
+fn run_decode(s: &Stream, d: Decoding, keep_blocks: bool, swap: bool) -> PyResult<Decoded> {
+    let sink = Keep {
+        frames: Vec::new(),
+        blocks: keep_blocks.then(Vec::new),
+    };
+    let fail = |e: std::io::Error| PyRuntimeError::new_err(e.to_string());
+    match s {
+        Stream::Bits(b) => {
+            if b.is_empty() {
+                return Err(value_err("0 bytes: no bits to decode"));
+            }
+            let input = if d.offline {
+                aligned(baser_engine::rx::find_lock(b))
+            } else {
+                RxInput::Serial
+            };
+            let mut c = RxChain::new(&d.opt, input, sink);
+            c.push_bytes(b);
+            c.finish().map_err(fail)
+        }
+        Stream::Units(u) => {
+            if u.is_empty() {
+                return Err(value_err("no units to decode"));
+            }
+            let input = if d.offline {
+                aligned(baser_engine::rx::find_lock(&unit_bytes(u)))
+            } else {
+                RxInput::Serial
+            };
+            let mut c = RxChain::new(&d.opt, input, sink);
+            c.push_units(u);
+            c.finish().map_err(fail)
+        }
+        Stream::B66(b) => {
+            if b.is_empty() {
+                return Err(value_err("no blocks to decode"));
+            }
+            let input = RxInput::Blocks {
+                scrambled: d.scrambled,
+                descrambler_state: d.state,
+            };
+            let mut c = RxChain::new(&d.opt, input, sink);
+            if swap {
+                let swapped: Vec<Block> = b
+                    .iter()
+                    .map(|b| Block {
+                        sync: SyncHeader::from_bits(match b.sync.to_bits() {
+                            1 => 2,
+                            2 => 1,
+                            h => h,
+                        }),
+                        payload: b.payload,
+                    })
+                    .collect();
+                c.push_blocks(&swapped);
+            } else {
+                c.push_blocks(b);
+            }
+            c.finish().map_err(fail)
+        }
+        Stream::Xgmii(w) => {
+            if w.is_empty() {
+                return Err(value_err("no transfers to decode"));
+            }
+            let mut c = RxChain::new(&d.opt, RxInput::Xgmii, sink);
+            c.push_xgmii(w);
+            c.finish().map_err(fail)
+        }
+    }
+}
+
+/// As the command: a `.b66` stream in error that decodes cleanly with its headers exchanged.
+fn swapped_hint(s: &Stream, d: Decoding, seen: &PcsSummary) -> PyResult<Option<String>> {
+    let bad = seen.errored_blocks + seen.invalid_headers;
+    if !matches!(s, Stream::B66(_)) || bad * 4 <= seen.blocks {
+        return Ok(None);
+    }
+    let (pcs, _, _) = run_decode(s, d, false, true)?;
+    Ok((pcs.errored_blocks == 0 && pcs.invalid_headers == 0).then(|| {
+        format!(
+            "the sync headers look swapped: {bad} blocks are in error as written, none with 1 and 2 exchanged; write data blocks as 2 and control blocks as 1 (the header's bit 0 is the first bit on the wire)"
+        )
+    }))
+}
+
+fn decoding(
+    profile: &str,
+    max_frame_length: u16,
+    strict_start: bool,
+    max_events: usize,
+    offline: bool,
+    scrambled: bool,
+    scrambler_state: Option<u64>,
+) -> PyResult<Decoding> {
+    let opt = Options {
+        profile: self::profile(profile)?,
+        max_frame_length,
+        strict_start,
+        max_events,
+        ..Options::default()
+    }
+    .rx();
+    Ok(Decoding {
+        opt,
+        offline,
+        scrambled,
+        state: scrambler_state.map(|s| seed(Some(s))).transpose()?,
+    })
+}
+
+/// The `baser decode --json` document of a stream, and the received frames' data.
+#[derive(Serialize)]
+struct DecodeReport<'a> {
+    input: &'a str,
+    profile: &'static str,
+    verdict: &'static str,
+    pcs: &'a PcsSummary,
+    frames: &'a FrameCounts,
+    received: &'a [ReceivedFrame],
+}
+
+/// A stream through the RX chain, as `baser decode` does. Returns the JSON document and the
+/// received frames' octets (DA through FCS), in order.
+#[pyfunction]
+#[pyo3(signature = (stream, kind, *, profile="ieee", max_frame_length=1518, strict_start=false,
+                    max_events=20, offline=false, scrambled=true, scrambler_state=None,
+                    name="<stream>"))]
+#[allow(clippy::too_many_arguments)]
+fn decode(
+    py: Python<'_>,
+    stream: &Bound<'_, PyAny>,
+    kind: &str,
+    profile: &str,
+    max_frame_length: u16,
+    strict_start: bool,
+    max_events: usize,
+    offline: bool,
+    scrambled: bool,
+    scrambler_state: Option<u64>,
+    name: &str,
+) -> PyResult<(String, Vec<Py<PyBytes>>)> {
+    let s = self::stream(kind, stream)?;
+    let d = decoding(
+        profile,
+        max_frame_length,
+        strict_start,
+        max_events,
+        offline,
+        scrambled,
+        scrambler_state,
+    )?;
+    let (doc, data) = guard(|| {
+        let (mut pcs, counts, keep) = run_decode(&s, d, false, false)?;
+        pcs.hints.extend(swapped_hint(&s, d, &pcs)?);
+        let clean = pcs.clean() && counts.by_class.keys().all(|k| k == "ok");
+        let doc = json(&DecodeReport {
+            input: name,
+            profile: d.opt.profile.name(),
+            verdict: if clean { "pass" } else { "fail" },
+            pcs: &pcs,
+            frames: &counts,
+            received: &keep.frames,
+        })?;
+        Ok((
+            doc,
+            keep.frames.into_iter().map(|f| f.data).collect::<Vec<_>>(),
+        ))
+    })?;
+    Ok((
+        doc,
+        data.iter().map(|d| PyBytes::new(py, d).unbind()).collect(),
+    ))
+}
+
+// -------------------------------------------------------------------------------- check
+
+/// The JSON document of `baser check --frames` (testbench/src/cmd/check.rs), field for field.
+#[derive(Serialize)]
+struct FrameCheckReport<'a> {
+    check: &'static str,
+    verdict: &'static str,
+    expected: &'a str,
+    dut: &'a str,
+    profile: &'static str,
+    summary: FrameCheckSummary,
+    frames: &'a [judge::FrameResult],
+    extra_frames: &'a [judge::ExtraFrame],
+    pcs: &'a PcsSummary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blocks: Option<&'a BlockComparison>,
+}
+
+#[derive(Serialize, Default)]
+struct FrameCheckSummary {
+    expected: usize,
+    received: u64,
+    matched: usize,
+    reordered: usize,
+    corrupted: usize,
+    missing: usize,
+    extra: usize,
+    bad_class: usize,
+}
+
+/// Expected frames against a DUT stream, as `baser check --frames` does; returns its JSON
+/// document.
+#[pyfunction]
+#[pyo3(signature = (expected, dut, kind, *, profile="ieee", fcs_included=false,
+                    strict_start=false, max_frame_length=None, receiver_view=false,
+                    blocks=false, ifg=12, max_report=10, scrambled=true, scrambler_state=None,
+                    expected_name="<expected>", dut_name="<dut>"))]
+#[allow(clippy::too_many_arguments)]
+fn check(
+    expected: Vec<Vec<u8>>,
+    dut: &Bound<'_, PyAny>,
+    kind: &str,
+    profile: &str,
+    fcs_included: bool,
+    strict_start: bool,
+    max_frame_length: Option<u16>,
+    receiver_view: bool,
+    blocks: bool,
+    ifg: u16,
+    max_report: usize,
+    scrambled: bool,
+    scrambler_state: Option<u64>,
+    expected_name: &str,
+    dut_name: &str,
+) -> PyResult<String> {
+    let s = self::stream(kind, dut)?;
+    let expected: Vec<Expected> = expected
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (body, _) = fcs_split(f, fcs_included)?;
+            Ok(Expected {
+                index: i as u64,
+                data: body.to_vec(),
+            })
+        })
+        .collect::<PyResult<_>>()?;
+    // One rule with the command: 1518 octets unless given; a longer expected frame raises it.
+    let longest = expected.iter().map(|e| e.data.len() + 4).max().unwrap_or(0);
+    let limit = max_frame_length.unwrap_or(longest.clamp(1518, u16::MAX as usize) as u16);
+    let d = decoding(
+        profile,
+        limit,
+        strict_start,
+        max_report.max(20),
+        !receiver_view,
+        scrambled,
+        scrambler_state,
+    )?;
+    guard(|| {
+        let keep_blocks = blocks && !matches!(s, Stream::Xgmii(_));
+        let (mut pcs, counts, keep) = run_decode(&s, d, keep_blocks, false)?;
+        pcs.hints.extend(swapped_hint(&s, d, &pcs)?);
+        let cmp = judge::compare(&expected, &keep.frames);
+        let block_cmp = match keep.blocks {
+            Some(dut_blocks) => {
+                let frames: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
+                let pairs: Vec<(usize, u64)> = cmp
+                    .frames
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, f)| Some((i, f.start_block?)))
+                    .collect();
+                Some(
+                    compare_frame_blocks(&frames, &dut_blocks, d.opt.profile, ifg, Some(&pairs))
+                        .map_err(|(i, m)| value_err(format!("expected frame {i}: {m}")))?,
+                )
+            }
+            None => None,
+        };
+        let count = |st: Status| cmp.frames.iter().filter(|f| f.status == st).count();
+        let summary = FrameCheckSummary {
+            expected: expected.len(),
+            received: counts.total,
+            matched: count(Status::Matched),
+            reordered: count(Status::Reordered),
+            corrupted: count(Status::Corrupted),
+            missing: count(Status::Missing),
+            extra: cmp.extra.len(),
+            bad_class: cmp
+                .frames
+                .iter()
+                .filter(|f| f.class.is_some_and(|c| c != "ok"))
+                .count(),
+        };
+        // The command's cases: a frame that failed, an extra frame, a PCS check, a block check.
+        let failed = cmp.frames.iter().any(judge::FrameResult::failed)
+            || !cmp.extra.is_empty()
+            || !pcs.clean()
+            || block_cmp
+                .as_ref()
+                .is_some_and(|b| b.divergent > 0 || b.gaps.violations > 0);
+        json(&FrameCheckReport {
+            check: "frames",
+            verdict: if failed { "fail" } else { "pass" },
+            expected: expected_name,
+            dut: dut_name,
+            profile: d.opt.profile.name(),
+            summary,
+            frames: &cmp.frames,
+            extra_frames: &cmp.extra,
+            pcs: &pcs,
+            blocks: block_cmp.as_ref(),
+        })
+    })
+}
+
+// ------------------------------------------------------------------------------ TxModel
+
+/// What the model is asked to send, in order, since its segment began.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Frame(u64),
+    Idle(u64),
+}
+
+/// Where a frame of the segment went: blocks of its `/S/`, its SFD and its `/T/`.
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    id: u64,
+    start: Placement,
+    sfd: u64,
+    end: u64,
+}
+
+/// Idle blocks the model keeps ready past the frames it was given.
+const FILL: u64 = 256;
+
+/// Event kinds of [`TxModel::next`].
+const EV_START: u8 = 0;
+const EV_SFD: u8 = 1;
+const EV_END: u8 = 2;
+
+/// The TX chain, one block per clock.
+///
+/// The stream is the engine's `TxChain` output. The chain hands its blocks over in batches,
+/// so the model keeps a *segment*: the frames given since the line was last idle, with the
+/// idle transfers between them, and the chain's blocks for it (plus `FILL` idles). A frame
+/// given later is appended to the segment (after the idles already sent) and the segment is
+/// encoded again from its start (same scrambler state): the blocks already sent come out the
+/// same (checked), and the new frame follows. When every block of a segment was sent (the
+/// line idle for `FILL` blocks), a new segment starts from the scrambler state reached. With
+/// DIC reset on idle (the drop-in default) or off this is exactly one continuous chain; with
+/// strict DIC the deficit idle count starts again from 0 at a new segment.
+#[pyclass(module = "baser._baser")]
+struct TxModel {
+    opt: TxOptions,
+    scrambled: bool,
+    frames: HashMap<u64, (Vec<u8>, Option<[u8; 4]>)>,
+    script: Vec<Op>,
+    dirty: bool,
+    line: Vec<Block>,
+    unscrambled: Vec<Block>,
+    sent: Vec<Sent>,
+    /// First entry of `sent` whose end is not behind `pos`.
+    cursor: usize,
+    /// Blocks of the script (before the fill).
+    content: u64,
+    /// Blocks of this segment sent.
+    pos: u64,
+    /// Blocks sent before this segment.
+    base: u64,
+    next_id: u64,
+    bit_offset: u32,
+    last_unit: u128,
+    reverse: bool,
+}
+
+/// The octet of the SFD of a frame whose `/S/` is octet `s` of the stream.
+fn sfd_octet(s: u64) -> u64 {
+    s + 7
+}
+
+fn sent_of(id: u64, start: Placement, words: &[XgmiiWord]) -> Sent {
+    let s = start.block * 8 + u64::from(start.lane);
+    let end = (start.block as usize..words.len())
+        .find(|&i| {
+            let w = words[i];
+            (0..8).any(|l| {
+                (i as u64 * 8 + l as u64) > s
+                    && w.is_control(l)
+                    && w.octet(l) == ControlChar::TERMINATE.0
+            })
+        })
+        .map_or(start.block, |i| i as u64);
+    Sent {
+        id,
+        start,
+        // The SFD is octet s + 7 of the stream (the /S/ stands for the first preamble octet).
+        sfd: sfd_octet(s) / 8,
+        end,
+    }
+}
+
+impl TxModel {
+    fn replay(&mut self) -> PyResult<()> {
+        let mut chain = TxChain::new(&self.opt, VecSink::default());
+        let mut sent = Vec::new();
+        for op in &self.script {
+            match *op {
+                Op::Idle(n) => chain.idle(n),
+                Op::Frame(id) => {
+                    let (data, fcs) = self
+                        .frames
+                        .get(&id)
+                        .ok_or_else(|| PyRuntimeError::new_err("baser: lost a frame"))?;
+                    let at = chain
+                        .frame(data, *fcs)
+                        .map_err(|e| value_err(e.to_string()))?;
+                    sent.push((id, at));
+                }
+            }
+        }
+        self.content = chain.blocks();
+        chain.idle(FILL);
+        let (sink, _) = chain
+            .end()
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let pos = self.pos as usize;
+        if self.line.get(..pos) != sink.lines.get(..pos) {
+            return Err(PyRuntimeError::new_err(
+                "baser: internal error: the blocks already sent changed on re-encoding",
+            ));
+        }
+        self.sent = sent
+            .into_iter()
+            .map(|(id, at)| sent_of(id, at, &sink.words))
+            .collect();
+        self.cursor = self.sent.iter().take_while(|s| s.end < self.pos).count();
+        self.line = sink.lines;
+        self.unscrambled = sink.blocks;
+        self.dirty = false;
+        Ok(())
+    }
+
+    fn new_segment(&mut self) -> PyResult<()> {
+        if let Some(last) = self.line.last() {
+            // The scrambler state after a block is its last 58 line bits.
+            self.opt.seed = last.payload >> 6;
+        }
+        self.base += self.pos;
+        self.pos = 0;
+        self.script.clear();
+        self.frames.clear();
+        self.line.clear();
+        self.replay()
+    }
+
+    /// Frames given since the segment was last encoded (ids grow with every frame).
+    fn fresh(&self) -> usize {
+        let last = self.sent.last().map(|s| s.id);
+        self.script
+            .iter()
+            .filter(|op| matches!(op, Op::Frame(id) if last.is_none_or(|l| *id > l)))
+            .count()
+    }
+
+    /// The 66 line bits of `b` moved by the bit offset, and bit reversed if asked.
+    fn out(&mut self, b: Block) -> Pair {
+        let unit = u128::from(b.sync.to_bits()) | u128::from(b.payload) << 2;
+        let mask = (1u128 << 66) - 1;
+        let moved = if self.bit_offset == 0 {
+            unit
+        } else {
+            let v = ((self.last_unit | unit << 66) >> (66 - self.bit_offset)) & mask;
+            self.last_unit = unit;
+            v
+        };
+        let (h, p) = ((moved & 3) as u8, (moved >> 2) as u64);
+        if self.reverse {
+            (((h & 1) << 1) | (h >> 1), p.reverse_bits())
+        } else {
+            (h, p)
+        }
+    }
+}
+
+#[pymethods]
+impl TxModel {
+    #[new]
+    #[pyo3(signature = (*, profile="ieee", ifg=12, dic=true, dic_mode=None, pad=true,
+                        seed=None, scrambled=true, reverse=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        profile: &str,
+        ifg: u16,
+        dic: bool,
+        dic_mode: Option<&str>,
+        pad: bool,
+        seed: Option<u64>,
+        scrambled: bool,
+        reverse: bool,
+    ) -> PyResult<Self> {
+        let p = self::profile(profile)?;
+        let mut opt = Options {
+            profile: p,
+            ifg,
+            dic,
+            pad,
+            seed: self::seed(seed)?,
+            idle_blocks: 0,
+            ..Options::default()
+        }
+        .tx();
+        opt.mac.dic = self::dic_mode(dic_mode, dic, p)?;
+        let mut m = Self {
+            opt,
+            scrambled,
+            frames: HashMap::new(),
+            script: Vec::new(),
+            dirty: false,
+            line: Vec::new(),
+            unscrambled: Vec::new(),
+            sent: Vec::new(),
+            cursor: 0,
+            content: 0,
+            pos: 0,
+            base: 0,
+            next_id: 0,
+            bit_offset: 0,
+            last_unit: 0,
+            reverse,
+        };
+        guard(|| m.replay())?;
+        Ok(m)
+    }
+
+    /// Gives the MAC a frame (DA to the end of the payload; with `fcs`, sent as is with that
+    /// FCS and no padding). It starts as soon as the gap allows, from the next block on.
+    /// Returns its id, which the events of [`TxModel::next`] name.
+    #[pyo3(signature = (frame, fcs=None))]
+    fn push(&mut self, frame: Vec<u8>, fcs: Option<Vec<u8>>) -> PyResult<u64> {
+        let fcs: Option<[u8; 4]> = match fcs {
+            None => None,
+            Some(f) => Some(
+                f.as_slice()
+                    .try_into()
+                    .map_err(|_| value_err(format!("an FCS is 4 octets, not {}", f.len())))?,
+            ),
+        };
+        guard(|| {
+            // Refused frames are refused now, not when the segment is encoded again.
+            TxChain::new(
+                &TxOptions {
+                    idle_blocks: 0,
+                    ..self.opt
+                },
+                VecSink::default(),
+            )
+            .frame(&frame, fcs)
+            .map_err(|e| value_err(e.to_string()))?;
+            if !self.dirty {
+                if self.pos > self.content {
+                    self.script.push(Op::Idle(self.pos - self.content));
+                }
+                self.dirty = true;
+            }
+            let id = self.next_id;
+            self.next_id += 1;
+            self.frames.insert(id, (frame, fcs));
+            self.script.push(Op::Frame(id));
+            Ok(id)
+        })
+    }
+
+    /// The next block (one clock): `(header, payload, events)`; `events` is `None` or a list
+    /// of `(kind, id, lane)`: kind 0 = the frame's `/S/` is in this block (lane: its lane),
+    /// 1 = its SFD, 2 = its `/T/` (the frame is sent).
+    fn next(&mut self) -> PyResult<(u8, u64, Events)> {
+        guard(|| {
+            if self.dirty {
+                self.replay()?;
+            }
+            if self.pos as usize >= self.line.len() {
+                self.new_segment()?;
+            }
+            let i = self.pos as usize;
+            let b = if self.scrambled {
+                self.line[i]
+            } else {
+                self.unscrambled[i]
+            };
+            let mut events: Events = None;
+            for s in self.sent.iter().skip(self.cursor) {
+                if s.start.block > self.pos {
+                    break;
+                }
+                for (kind, at) in [(EV_START, s.start.block), (EV_SFD, s.sfd), (EV_END, s.end)] {
+                    if at == self.pos {
+                        events
+                            .get_or_insert_with(Vec::new)
+                            .push((kind, s.id, s.start.lane));
+                    }
+                }
+            }
+            while self
+                .sent
+                .get(self.cursor)
+                .is_some_and(|s| s.end <= self.pos)
+            {
+                self.cursor += 1;
+            }
+            self.pos += 1;
+            let (h, p) = self.out(b);
+            Ok((h, p, events))
+        })
+    }
+
+    /// Drops the frames given but not started yet; returns their ids.
+    fn drop_unstarted(&mut self) -> PyResult<Vec<u64>> {
+        guard(|| {
+            if self.dirty {
+                self.replay()?;
+            }
+            let unstarted: Vec<u64> = self
+                .sent
+                .iter()
+                .filter(|s| s.start.block >= self.pos)
+                .map(|s| s.id)
+                .collect();
+            if unstarted.is_empty() {
+                return Ok(unstarted);
+            }
+            let cut = self
+                .script
+                .iter()
+                .position(|op| matches!(op, Op::Frame(id) if unstarted.contains(id)))
+                .unwrap_or(self.script.len());
+            self.script.truncate(cut);
+            for id in &unstarted {
+                self.frames.remove(id);
+            }
+            self.replay()?;
+            Ok(unstarted)
+        })
+    }
+
+    /// Blocks sent so far.
+    #[getter]
+    fn blocks(&self) -> u64 {
+        self.base + self.pos
+    }
+
+    /// Frames given and not yet fully sent.
+    #[getter]
+    fn pending(&self) -> usize {
+        self.sent.iter().filter(|s| s.end >= self.pos).count() + self.fresh()
+    }
+
+    /// The scrambler state after the last block sent (58 bits, bit 57 the newest line bit):
+    /// the seed of a model that carries the line on.
+    #[getter]
+    fn scrambler_state(&self) -> u64 {
+        match self.pos.checked_sub(1) {
+            Some(i) => self
+                .line
+                .get(i as usize)
+                .map_or(self.opt.seed, |b| b.payload >> 6),
+            None => self.opt.seed,
+        }
+    }
+
+    /// Frames given and not yet started.
+    #[getter]
+    fn unstarted(&self) -> usize {
+        self.sent
+            .iter()
+            .filter(|s| s.start.block >= self.pos)
+            .count()
+            + self.fresh()
+    }
+
+    /// Bits the stream is moved by (0..65): a serdes whose boundary slipped.
+    #[getter]
+    fn get_bit_offset(&self) -> u32 {
+        self.bit_offset
+    }
+
+    #[setter]
+    fn set_bit_offset(&mut self, v: i64) {
+        self.bit_offset = v.rem_euclid(66) as u32;
+    }
+}
+
+// ------------------------------------------------------------------------------ RxModel
+
+/// Units (or words) held before block lock is found.
+const MAX_HELD: usize = 1 << 16;
+
+/// How a serial RX model takes its clocks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Width {
+    /// 66 bits a clock: a (header, payload) serdes interface.
+    Units,
+    /// 64 bits a clock: a serdes word.
+    Words,
+}
+
+/// The RX chain, fed one clock at a time.
+///
+/// Serial input (66-bit units or 64-bit words) is held until block lock is found, then the
+/// chain decodes from the first whole block of the stream with lock held (the offline view
+/// of `check`): frames that came before a receiver could lock are decoded too. Block input
+/// (`(header, payload)` at known boundaries) goes straight to the chain.
+#[pyclass(module = "baser._baser")]
+struct RxModel {
+    opt: RxOptions,
+    width: Width,
+    blocks_input: Option<RxInput>,
+    finder: LockFinder,
+    packer: TxGearbox<u8>,
+    held_units: Vec<Block>,
+    held_words: Vec<u64>,
+    chain: Option<RxChain<Shared>>,
+    received: Shared,
+    /// Bit offset of block 0 in the stream (serial input).
+    offset: u64,
+    /// Clocks pushed.
+    clocks: u64,
+    finished: bool,
+}
+
+/// A received frame as the Python side takes it: octets (DA through FCS), class, FCS good,
+/// `/S/` block and lane, and the clocks at which its `/S/` and SFD blocks were complete.
+type RxFrameOut = (Py<PyBytes>, &'static str, bool, u64, u8, u64, u64);
+
+impl RxModel {
+    /// The stream bit index of the last bit of block `n` (serial input).
+    fn last_bit(&self, n: u64) -> u64 {
+        self.offset + 66 * n + 65
+    }
+
+    /// The clock at which block `n` was complete.
+    fn clock_of(&self, n: u64) -> u64 {
+        match (self.blocks_input, self.width) {
+            (Some(_), _) => n,
+            (None, Width::Units) => self.last_bit(n) / 66,
+            (None, Width::Words) => self.last_bit(n) / 64,
+        }
+    }
+
+    fn start_chain(&mut self, input: RxInput) {
+        let mut c = RxChain::new(&self.opt, input, self.received.clone());
+        match self.width {
+            Width::Units => c.push_units(&std::mem::take(&mut self.held_units)),
+            Width::Words => c.push_serial(&std::mem::take(&mut self.held_words)),
+        }
+        self.chain = Some(c);
+    }
+
+    /// After new bits: whether lock is found, then the chain.
+    fn after_push(&mut self, bytes: &[u8]) {
+        if self.chain.is_some() {
+            return;
+        }
+        if let Some(found) = self.finder.push_bytes(bytes) {
+            self.offset = found.bit_offset % 66;
+            self.start_chain(aligned(Some(found)));
+        } else if self.held_units.len() + self.held_words.len() > MAX_HELD {
+            // No lock in a long stream: decode it as a receiver sees it.
+            self.offset = 0;
+            self.start_chain(RxInput::Serial);
+        }
+    }
+
+    fn frames(&self, py: Python<'_>, frames: Vec<ReceivedFrame>) -> Option<Vec<RxFrameOut>> {
+        if frames.is_empty() {
+            return None;
+        }
+        Some(
+            frames
+                .into_iter()
+                .map(|f| {
+                    let s = f.start.block * 8 + u64::from(f.start.lane);
+                    (
+                        PyBytes::new(py, &f.data).unbind(),
+                        baser_engine::rx::class_name(f.class),
+                        f.fcs_ok,
+                        f.start.block,
+                        f.start.lane,
+                        self.clock_of(f.start.block),
+                        self.clock_of(sfd_octet(s) / 8),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    fn check_open(&self) -> PyResult<()> {
+        if self.finished {
+            return Err(value_err("this RxModel was finished"));
+        }
+        Ok(())
+    }
+}
+
+/// The RX model's sink: the frames received since the model last took them.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<ReceivedFrame>>>);
+
+impl Shared {
+    fn take(&self) -> Vec<ReceivedFrame> {
+        self.0
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
+    }
+}
+
+impl RxSink for Shared {
+    fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
+        if let Ok(mut v) = self.0.lock() {
+            v.push(f.to_owned());
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl RxModel {
+    /// `input`: "units" (66 bits a clock, any boundary), "words" (64-bit serdes words, any
+    /// boundary) or "blocks" (`(header, payload)` at known boundaries, like a `.b66` dump).
+    #[new]
+    #[pyo3(signature = (*, input="units", profile="ieee", max_frame_length=16384,
+                        scrambled=true, scrambler_state=None, strict_start=false, max_events=20))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        input: &str,
+        profile: &str,
+        max_frame_length: u16,
+        scrambled: bool,
+        scrambler_state: Option<u64>,
+        strict_start: bool,
+        max_events: usize,
+    ) -> PyResult<Self> {
+        let d = decoding(
+            profile,
+            max_frame_length,
+            strict_start,
+            max_events,
+            true,
+            scrambled,
+            scrambler_state,
+        )?;
+        let (width, blocks_input) = match input {
+            "units" => (Width::Units, None),
+            "words" => (Width::Words, None),
+            "blocks" => (
+                Width::Units,
+                Some(RxInput::Blocks {
+                    scrambled: d.scrambled,
+                    descrambler_state: d.state,
+                }),
+            ),
+            o => {
+                return Err(value_err(format!(
+                    "unknown input `{o}`: expected units, words or blocks"
+                )))
+            }
+        };
+        if blocks_input.is_none() && !scrambled {
+            return Err(value_err(
+                "a serial stream is scrambled (unscrambled input needs input=\"blocks\")",
+            ));
+        }
+        let received = Shared::default();
+        let chain = blocks_input.map(|i| RxChain::new(&d.opt, i, received.clone()));
+        Ok(Self {
+            opt: d.opt,
+            width,
+            blocks_input,
+            finder: LockFinder::default(),
+            packer: TxGearbox::new(),
+            held_units: Vec::new(),
+            held_words: Vec::new(),
+            chain,
+            received,
+            offset: 0,
+            clocks: 0,
+            finished: false,
+        })
+    }
+
+    /// One clock of 66 bits (or one block, for input "blocks"); returns the frames it
+    /// completed, or `None`. A frame: `(data, class, fcs_ok, start_block, start_lane,
+    /// start_clock, sfd_clock)`; data runs from DA through the FCS as received; a clock is the
+    /// index of the push that completed that block (0 = the first push).
+    fn push(
+        &mut self,
+        py: Python<'_>,
+        header: u8,
+        payload: u64,
+    ) -> PyResult<Option<Vec<RxFrameOut>>> {
+        self.check_open()?;
+        if self.width != Width::Units {
+            return Err(value_err("this RxModel takes 64-bit words (push_word)"));
+        }
+        let b = block(self.clocks as usize, (header, payload))?;
+        guard(|| {
+            self.clocks += 1;
+            if let (Some(_), Some(c)) = (self.blocks_input, self.chain.as_mut()) {
+                c.push_blocks(&[b]);
+            } else if let Some(c) = self.chain.as_mut() {
+                c.push_units(&[b]);
+            } else {
+                self.held_units.push(b);
+                let bytes = self.packer.push_block(b);
+                let bytes: Vec<u8> = bytes.as_slice().to_vec();
+                self.after_push(&bytes);
+            }
+            Ok(self.frames(py, self.received.take()))
+        })
+    }
+
+    /// One clock of a 64-bit serdes word (bit 0 first on the wire); as [`RxModel::push`].
+    fn push_word(&mut self, py: Python<'_>, word: u64) -> PyResult<Option<Vec<RxFrameOut>>> {
+        self.check_open()?;
+        if self.width != Width::Words {
+            return Err(value_err("this RxModel takes 66-bit units (push)"));
+        }
+        guard(|| {
+            self.clocks += 1;
+            if let Some(c) = self.chain.as_mut() {
+                c.push_serial(&[word]);
+            } else {
+                self.held_words.push(word);
+                self.after_push(&word.to_le_bytes());
+            }
+            Ok(self.frames(py, self.received.take()))
+        })
+    }
+
+    /// Clocks pushed so far.
+    #[getter]
+    fn clocks(&self) -> u64 {
+        self.clocks
+    }
+
+    /// Whether the chain runs (block lock was found in a serial stream, or blocks are given).
+    #[getter]
+    fn aligned(&self) -> bool {
+        self.chain.is_some()
+    }
+
+    /// Ends the stream: returns the JSON document of `baser decode --json` (PCS summary and
+    /// frame counts) and the frames the last blocks completed.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<(String, Option<Vec<RxFrameOut>>)> {
+        self.check_open()?;
+        guard(|| {
+            if self.chain.is_none() {
+                self.offset = 0;
+                self.start_chain(RxInput::Serial);
+            }
+            self.finished = true;
+            let Some(chain) = self.chain.take() else {
+                return Err(PyRuntimeError::new_err("baser: no chain"));
+            };
+            let (pcs, counts, _) = chain
+                .finish()
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            let clean = pcs.clean() && counts.by_class.keys().all(|k| k == "ok");
+            let doc = json(&DecodeReport {
+                input: "<stream>",
+                profile: self.opt.profile.name(),
+                verdict: if clean { "pass" } else { "fail" },
+                pcs: &pcs,
+                frames: &counts,
+                received: &[],
+            })?;
+            Ok((doc, self.frames(py, self.received.take())))
+        })
+    }
+}
+
+/// The version of the model.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[pymodule]
+fn _baser(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(encode, m)?)?;
+    m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_class::<TxModel>()?;
+    m.add_class::<RxModel>()?;
+    m.add("__version__", VERSION)?;
+    let names: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
+    m.add("PROFILES", names)?;
+    Ok(())
+}

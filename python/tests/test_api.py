@@ -1,0 +1,374 @@
+"""The Python API against the command's outputs on the golden vectors (vectors/).
+
+The vectors' expected files were written by `baser encode`; decode and check are compared
+with what `baser decode --json` / `baser check --json` write for the same inputs. The
+command is $BASER, else target/debug/baser of the repository, else `baser` on PATH; the
+tests that need it are skipped when none is found (CI builds it).
+"""
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+import baser
+
+ROOT = Path(__file__).resolve().parents[2]
+VECTORS = ROOT / "vectors"
+FRAME_CASES = sorted(p.parent.name for p in VECTORS.glob("*/frames.pcap"))
+
+
+def _baser_bin():
+    for c in (os.environ.get("BASER"), str(ROOT / "target" / "debug" / "baser"), shutil.which("baser")):
+        if c and Path(c).is_file() and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+BASER = _baser_bin()
+needs_cli = pytest.mark.skipif(BASER is None, reason="the baser command is not built")
+
+
+def cli_json(tmp_path, *args):
+    out = tmp_path / "report.json"
+    r = subprocess.run([BASER, *args, "--json", str(out)], capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(out.read_text()), r.returncode
+
+
+def read_xgmii(path):
+    words, made_by = [], ""
+    for line in path.read_text().splitlines():
+        if line.startswith("# made by"):
+            made_by = line
+        elif line and not line.startswith("#"):
+            c, d = line.split()
+            words.append((int(c, 16), int(d, 16)))
+    return words, made_by
+
+
+def encode_options(made_by):
+    """The options `baser encode` was run with, from the `# made by` line."""
+    args = made_by.split()
+    opt = {}
+    if "--no-pad" in args:
+        opt["pad"] = False
+    if "--no-dic" in args:
+        opt["dic"] = False
+    if "--ifg" in args:
+        opt["ifg"] = int(args[args.index("--ifg") + 1])
+    if "--idle-blocks" in args:
+        opt["idle_blocks"] = int(args[args.index("--idle-blocks") + 1])
+    assert "--fcs-included" not in args and "--profile" not in args, made_by
+    return opt
+
+
+# ------------------------------------------------------------------------- encode
+
+
+@pytest.mark.parametrize("case", FRAME_CASES)
+def test_encode_equals_the_commands_files_block_for_block(case):
+    d = VECTORS / case
+    frames = baser.read_pcap(d / "frames.pcap")
+    words, made_by = read_xgmii(d / "expected.xgmii")
+    e = baser.encode(frames, **encode_options(made_by))
+    blocks, scrambled, state = baser.read_b66(d / "expected.b66")
+    assert scrambled and state == 0x3FFFFFFFFFFFFFF
+    unscrambled, s2, _ = baser.read_b66(d / "expected-unscrambled.b66")
+    assert not s2
+    assert len(e.blocks) == len(blocks)
+    assert e.blocks == blocks
+    assert e.unscrambled == unscrambled
+    assert e.xgmii == words
+    assert e.bits == (d / "expected.bits").read_bytes()
+    assert len(e.starts) == len(frames)
+    for block, lane in e.starts:
+        ctrl, data = e.xgmii[block]
+        assert ctrl >> lane & 1 and (data >> (8 * lane)) & 0xFF == 0xFB
+
+
+def test_encode_options_reach_the_chain():
+    frames = [bytes([i]) * (60 + i) for i in range(8)]
+    base = baser.encode(frames, idle_blocks=0)
+    assert base.starts[0] == (0, 0)
+    assert baser.encode(frames, idle_blocks=5).starts[0] == (5, 0)
+    assert baser.encode(frames, seed=0).blocks != base.blocks
+    assert baser.encode(frames, idle_blocks=0, dic=False).starts != base.starts
+    # a frame with its FCS given is sent as it is: the same line as the MAC's own FCS
+    with_fcs = [f + struct.pack("<I", zlib.crc32(f)) for f in frames]
+    assert baser.encode(with_fcs, idle_blocks=0, fcs_included=True).blocks == base.blocks
+
+
+# ------------------------------------------------------------------- decode, check
+
+
+def _pcs(doc):
+    return doc["pcs"]
+
+
+@needs_cli
+@pytest.mark.parametrize("name", ["dut.b66", "dut.bits", "expected.b66", "expected.bits", "expected.xgmii"])
+def test_decode_gives_the_commands_document(tmp_path, name):
+    path = VECTORS / "demo" / name
+    want, code = cli_json(tmp_path, "decode", str(path))
+    if name.endswith(".b66"):
+        blocks, scrambled, state = baser.read_b66(path)
+        got = baser.decode(blocks, "b66", scrambled=scrambled, scrambler_state=state, name=str(path))
+    elif name.endswith(".bits"):
+        got = baser.decode(path.read_bytes(), name=str(path))
+    else:
+        got = baser.decode(read_xgmii(path)[0], "xgmii", name=str(path))
+    received = got.pop("received")
+    assert got == want
+    assert (code == 0) == (got["verdict"] == "pass")
+    assert len(received) == want["frames"]["total"]
+    for f in received:
+        assert len(f["data"]) == f["len"]
+
+
+@needs_cli
+@pytest.mark.parametrize("name", ["dut.b66", "dut.bits", "expected.b66", "expected.bits", "expected.xgmii"])
+@pytest.mark.parametrize("blocks", [False, True])
+def test_check_gives_the_commands_document(tmp_path, name, blocks):
+    if blocks and name.endswith(".xgmii"):
+        pytest.skip("--blocks needs a block stream")
+    d = VECTORS / "demo"
+    path = d / name
+    args = ["check", "--frames", str(d / "frames.pcap"), "--dut", str(path)] + (["--blocks"] if blocks else [])
+    want, code = cli_json(tmp_path, *args)
+    frames = baser.read_pcap(d / "frames.pcap")
+    names = dict(expected_name=str(d / "frames.pcap"), dut_name=str(path))
+    if name.endswith(".b66"):
+        b, scrambled, state = baser.read_b66(path)
+        got = baser.check(frames, b, "b66", scrambled=scrambled, scrambler_state=state, blocks=blocks, **names)
+    elif name.endswith(".bits"):
+        got = baser.check(frames, path.read_bytes(), blocks=blocks, **names)
+    else:
+        got = baser.check(frames, read_xgmii(path)[0], "xgmii", **names)
+    assert got == want
+    assert (code == 0) == (got["verdict"] == "pass")
+
+
+def test_check_names_the_demos_faults():
+    d = VECTORS / "demo"
+    blocks, scrambled, state = baser.read_b66(d / "dut.b66")
+    doc = baser.check(baser.read_pcap(d / "frames.pcap"), blocks, "b66", scrambler_state=state)
+    assert doc["verdict"] == "fail"
+    s = doc["summary"]
+    assert (s["matched"], s["corrupted"], s["missing"], s["extra"]) == (8, 1, 1, 0)
+    corrupted = next(f for f in doc["frames"] if f["status"] == "corrupted")
+    assert corrupted["expected_index"] == 2
+    assert corrupted["first_difference"]["offset"] == 310
+    assert doc["pcs"]["invalid_headers"] == 1 and doc["pcs"]["errored_blocks"] == 1
+    # the clean stream passes
+    good, _, state = baser.read_b66(d / "expected.b66")
+    assert baser.check(baser.read_pcap(d / "frames.pcap"), good, scrambler_state=state)["verdict"] == "pass"
+
+
+def test_units_from_any_offset_are_decoded_offline():
+    frames = [bytes([i]) * (60 + 37 * i) for i in range(10)]
+    bits = baser.encode(frames, idle_blocks=3).bits
+    for skip in (0, 1, 30, 65):
+        units = _units(bits, skip)
+        doc = baser.check(frames, units, "units")
+        assert doc["verdict"] == "pass", (skip, doc["summary"], doc["pcs"])
+        # as a receiver: the first frames come before lock
+        assert baser.check(frames, units, "units", receiver_view=True)["verdict"] == "fail"
+
+
+# -------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: baser.encode([b"x" * 60], profile="nope"), "unknown profile `nope`"),
+        (lambda: baser.encode([b"x" * 20000]), "longer than the MAC's largest frame"),
+        (lambda: baser.encode([b"x" * 60], seed=1 << 58), "more than 58 bits"),
+        (lambda: baser.encode([b"x" * 60], dic_mode="sometimes"), "unknown dic mode"),
+        (lambda: baser.encode([b"abc"], fcs_included=True), "has no FCS"),
+        (lambda: baser.decode([(5, 0)], "b66"), "sync header 5"),
+        (lambda: baser.decode([], "b66"), "no blocks"),
+        (lambda: baser.decode(b"", "bits"), "no bits"),
+        (lambda: baser.decode([(1, 2)], "nonsense"), "unknown stream kind"),
+        (lambda: baser.decode([(1, "x")], "b66"), "(header, payload) pairs"),
+        (lambda: baser.check([b"x" * 60], [(1, 1 << 64)], "b66"), ""),
+        (lambda: baser.TxModel(ifg=12, profile="x"), "unknown profile"),
+        (lambda: baser.TxModel().push(b"x" * 20000), "longer than the MAC's largest frame"),
+        (lambda: baser.TxModel().push(b"x" * 60, b"12"), "an FCS is 4 octets"),
+        (lambda: baser.RxModel(input="bytes"), "unknown input"),
+        (lambda: baser.RxModel().push(4, 0), "sync header 4"),
+        (lambda: baser.RxModel(input="words").push(1, 0), "takes 64-bit words"),
+    ],
+)
+def test_bad_input_raises_value_error_with_the_message(call, words):
+    with pytest.raises((ValueError, OverflowError, TypeError)) as e:
+        call()
+    assert words in str(e.value)
+
+
+def test_garbage_never_panics():
+    import random
+
+    rng = random.Random(7)
+    for n in range(30):
+        blob = rng.randbytes(rng.randint(1, 3000))
+        baser.decode(blob, "bits")
+        baser.decode(blob, "bits", offline=True)
+        blocks = [(rng.randint(0, 3), rng.getrandbits(64)) for _ in range(rng.randint(1, 300))]
+        for kind in ("b66", "units", "xgmii"):
+            baser.decode(blocks, kind, profile=rng.choice(baser.PROFILES))
+        baser.check([blob[:60]], blocks, "b66", blocks=True)
+        rx = baser.RxModel()
+        for h, p in blocks:
+            rx.push(h, p)
+        rx.finish()
+
+
+# ------------------------------------------------------------------ streaming
+
+
+def test_tx_model_gives_encodes_stream_block_for_block():
+    frames = [bytes([i]) * (60 + 97 * i) for i in range(12)] + [b"\x42" * 9000]
+    for dic_mode in ("reset-on-idle", "strict", "off"):
+        want = baser.encode(frames, idle_blocks=0, dic_mode=dic_mode)
+        tx = baser.TxModel(dic_mode=dic_mode)
+        ids = [tx.push(f) for f in frames]
+        got, events = [], []
+        for i in range(len(want.blocks)):
+            h, p, ev = tx.next()
+            got.append((h, p))
+            events += [(k, fid, lane, i) for k, fid, lane in ev or ()]
+        assert got == want.blocks, dic_mode
+        starts = [(i, lane) for k, fid, lane, i in events if k == 0]
+        assert starts == want.starts
+        assert [fid for k, fid, _, _ in events if k == 2] == ids
+        assert tx.pending == 0
+
+
+def test_tx_model_frames_given_while_sending_and_idle_periods():
+    frames = [bytes([i]) * (60 + 211 * i) for i in range(7)]
+    tx = baser.TxModel(seed=0x123)
+    out, when = [], {}
+    for clock in range(3000):
+        if clock in (5, 6, 40, 41, 900, 2500):  # while busy, back to back, after long idles
+            f = frames[len(when)]
+            when[tx.push(f)] = clock
+        h, p, ev = tx.next()
+        out.append((h, p))
+        for k, fid, lane in ev or ():
+            if k == 0:
+                assert out and len(out) - 1 >= when[fid]
+    # a TxModel's stream is a clean 10GBASE-R stream holding every frame
+    doc = baser.check(frames[: len(when)], out, "b66", scrambler_state=0x123)
+    assert doc["verdict"] == "pass", doc["summary"]
+    assert doc["summary"]["matched"] == len(when)
+    # one block per clock, whatever the segments
+    assert tx.blocks == 3000
+
+
+def test_tx_model_takes_ifg_0_and_jumbo_frames():
+    frames = [bytes([i]) * n for i, n in enumerate((60, 61, 9214 + 14, 63, 1514))]
+    for ifg in (0, 5, 12, 40):
+        tx = baser.TxModel(ifg=ifg)
+        out = [tx.next()[:2] for _ in range(2)]
+        for f in frames:
+            tx.push(f)
+        out += [tx.next()[:2] for _ in range(1400)]
+        doc = baser.check(frames, out, "b66")
+        assert doc["verdict"] == "pass", (ifg, doc["summary"], doc["pcs"])
+
+
+def test_tx_model_bit_offset_and_reverse():
+    frames = [b"\x11" * 100, b"\x22" * 300]
+    plain = baser.TxModel()
+    moved = baser.TxModel()
+    moved.bit_offset = 13
+    rev = baser.TxModel(reverse=True)
+    # two idle blocks first: a receiver's first block trains its descrambler
+    a, b, r = [plain.next()[:2] for _ in range(2)], [moved.next()[:2] for _ in range(2)], [rev.next()[:2] for _ in range(2)]
+    for f in frames:
+        plain.push(f), moved.push(f), rev.push(f)
+    a += [plain.next()[:2] for _ in range(200)]
+    b += [moved.next()[:2] for _ in range(200)]
+    r += [rev.next()[:2] for _ in range(200)]
+    assert r == [(((h & 1) << 1) | (h >> 1), int(f"{p:064b}"[::-1], 2)) for h, p in a]
+    # the moved stream is the same line, 13 bits later
+    ua, ub = _bits(a), _bits(b)
+    assert ub[13:] == ua[: len(ub) - 13]
+    assert baser.check(frames, b, "units")["verdict"] == "pass"
+
+
+def test_rx_model_per_clock_equals_check():
+    frames = [bytes([i]) * (60 + 131 * i) for i in range(9)]
+    bits = baser.encode(frames, idle_blocks=2).bits
+    for skip in (0, 7, 64):
+        rx = baser.RxModel()
+        got = []
+        units = _units(bits, skip)
+        for i, (h, p) in enumerate(units):
+            for f in rx.push(h, p) or ():
+                got.append(f)
+                assert f[6] <= i  # the SFD's block came in at or before this clock
+        doc, last = rx.finish()
+        got += last or []
+        assert [f[0][:-4] for f in got] == frames
+        assert all(f[1] == "ok" and f[2] for f in got)
+        assert json.loads(doc)["pcs"]["lock_acquired"] is not None
+
+
+def test_rx_model_words_and_blocks():
+    frames = [bytes([i]) * (60 + 50 * i) for i in range(5)]
+    e = baser.encode(frames, idle_blocks=2)
+    rx = baser.RxModel(input="words")
+    padded = e.bits + bytes(-len(e.bits) % 8)
+    got = []
+    for i in range(0, len(padded), 8):
+        got += rx.push_word(int.from_bytes(padded[i : i + 8], "little")) or []
+    got += rx.finish()[1] or []
+    assert [f[0][:-4] for f in got] == frames
+    rx = baser.RxModel(input="blocks", scrambled=False)
+    got = []
+    for h, p in e.unscrambled:
+        got += rx.push(h, p) or []
+    got += rx.finish()[1] or []
+    assert [f[0][:-4] for f in got] == frames
+    with pytest.raises(ValueError, match="finished"):
+        rx.push(1, 0)
+
+
+def test_import_needs_no_cocotb():
+    code = (
+        "import sys; sys.modules['cocotb'] = None\n"
+        "import baser\n"
+        "assert baser.encode([b'x' * 60]).blocks\n"
+        "try:\n    baser.BaseRSerdesSource\nexcept ImportError:\n    print('lazy')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "lazy"
+
+
+# ------------------------------------------------------------------- helpers
+
+
+def _bits(units):
+    """The line bits of 66-bit units, as a list of 0/1."""
+    out = []
+    for h, p in units:
+        out += [h & 1, h >> 1 & 1] + [p >> i & 1 for i in range(64)]
+    return out
+
+
+def _units(data, skip):
+    """The whole 66-bit units of a serial byte stream that starts `skip` bits in."""
+    n = len(data) * 8
+    value = int.from_bytes(data, "little") >> skip
+    n -= skip
+    return [((value >> (66 * u)) & 3, (value >> (66 * u + 2)) & ((1 << 64) - 1)) for u in range(n // 66)]
