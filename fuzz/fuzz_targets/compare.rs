@@ -1,4 +1,4 @@
-//! `baser check`'s frame comparison (`baser_engine::judge::compare`) on arbitrary pairs of
+//! The frame judge through `check`'s door (`baser_engine::judge::compare`) on arbitrary pairs of
 //! expected and received frame lists.
 //!
 //! Input: a count of expected frames, each from a small alphabet of lengths (around the
@@ -14,15 +14,21 @@
 //! - a matched or reordered frame has the expected content (padded to 60, or exact); a
 //!   corrupted one reports the first octet where they differ, correctly; the matched ones
 //!   are in receive order; a duplicate names an expected frame with that content;
+//! - order is RFC 4737's: a frame received intact is reordered exactly when a frame of a later
+//!   expected position was received intact before it;
+//! - a corrupted frame resembles its expected frame (3/4 of the octets of the longer equal at
+//!   the same offsets, checked here independently) or lies between its in-order neighbours;
+//! - "missing" means not received in any form: no frame left over as unexpected resembles a
+//!   missing expected frame;
 //! - the expected frames received intact and in order are all matched, with nothing extra.
 #![no_main]
 
-use baser_fuzz::Input;
-use libfuzzer_sys::fuzz_target;
-use mac_core::rx::RxClass;
 use baser_engine::judge::{compare, content, Expected, Status, MIN_UNPADDED};
 use baser_engine::rx::{class_name, ReceivedFrame};
 use baser_engine::tx::Placement;
+use baser_fuzz::Input;
+use libfuzzer_sys::fuzz_target;
+use mac_core::rx::RxClass;
 
 const LENGTHS: [usize; 8] = [0, 1, 14, 59, 60, 61, 64, 100];
 const CLASSES: [RxClass; 8] = [
@@ -42,6 +48,27 @@ fn padded(e: &Expected) -> Vec<u8> {
         d.resize(MIN_UNPADDED, 0);
     }
     d
+}
+
+/// The form of `e` a received frame is compared with: exact when both are runts.
+fn form(e: &Expected, body: &[u8]) -> Vec<u8> {
+    if e.data.len() < MIN_UNPADDED && body.len() < MIN_UNPADDED {
+        e.data.clone()
+    } else {
+        padded(e)
+    }
+}
+
+/// The 3/4 rule, written out independently of the judge.
+fn alike(e: &[u8], r: &[u8]) -> bool {
+    let n = e.len().max(r.len());
+    let mut same = 0;
+    for i in 0..e.len().min(r.len()) {
+        if e[i] == r[i] {
+            same += 1;
+        }
+    }
+    n > 0 && 4 * same >= 3 * n
 }
 
 fn received(index: usize, body: Vec<u8>, class: RxClass) -> ReceivedFrame {
@@ -138,7 +165,7 @@ fuzz_target!(|data: &[u8]| {
                     .first_difference
                     .as_ref()
                     .expect("a corrupted frame has a difference");
-                let p = padded(e);
+                let p = form(e, body);
                 assert_eq!(p[..d.offset.min(p.len())], body[..d.offset.min(body.len())]);
                 assert_eq!(d.expected, p.get(d.offset).copied());
                 assert_eq!(d.actual, body.get(d.offset).copied());
@@ -177,6 +204,57 @@ fuzz_target!(|data: &[u8]| {
     );
     assert_eq!(m + o + x + l, expected.len());
     assert_eq!(m + o + x + c.extra.len(), recv.len());
+    // RFC 4737: intact frames in receive order; reordered exactly when a later position came
+    // before.
+    let mut intact: Vec<(u64, usize, Status)> = c
+        .frames
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| matches!(r.status, Status::Matched | Status::Reordered))
+        .map(|(pos, r)| (r.received_index.unwrap(), pos, r.status))
+        .collect();
+    intact.sort_unstable_by_key(|t| t.0);
+    let mut highest: Option<usize> = None;
+    for &(_, pos, status) in &intact {
+        let late = highest.is_some_and(|h| h > pos);
+        assert_eq!(status == Status::Reordered, late, "RFC 4737 order");
+        highest = highest.max(Some(pos));
+    }
+    // A corrupted frame resembles its expected frame, or lies between its in-order
+    // neighbours.
+    let spine: Vec<(u64, usize)> = intact
+        .iter()
+        .filter(|t| t.2 == Status::Matched)
+        .map(|t| (t.0, t.1))
+        .collect();
+    for (pos, r) in c.frames.iter().enumerate() {
+        if r.status != Status::Corrupted {
+            continue;
+        }
+        let ri = r.received_index.unwrap();
+        let body = content(&recv[ri as usize]);
+        let k = spine.partition_point(|&(a, _)| a < ri);
+        let lo = k.checked_sub(1).map_or(0, |j| spine[j].1 + 1);
+        let hi = spine.get(k).map_or(expected.len(), |s| s.1);
+        assert!(
+            alike(&form(&expected[pos], body), body) || (lo..hi).contains(&pos),
+            "corrupted frame {pos} neither resembles nor sits in its place"
+        );
+    }
+    // Missing: received in no form. No unexpected frame resembles a missing frame.
+    for x in c.extra.iter().filter(|x| x.duplicate_of.is_none()) {
+        let body = content(&recv[x.received_index as usize]);
+        for (e, r) in expected.iter().zip(&c.frames) {
+            if r.status == Status::Missing {
+                assert!(
+                    !alike(&form(e, body), body),
+                    "unexpected frame {} resembles missing frame {}",
+                    x.received_index,
+                    e.index
+                );
+            }
+        }
+    }
 
     // The expected frames received intact, in order: all matched.
     let intact: Vec<ReceivedFrame> = expected

@@ -261,6 +261,7 @@ fn without_faults_every_frame_is_matched_vlan_tags_and_runts_included() {
     assert_eq!(j["tx"]["virtual"], true);
     assert_eq!(j["tx_path"], "sendmmsg");
     assert_eq!(j["capture_dropped"], 0);
+    assert_eq!(j["capture_stopped"], "all expected frames seen");
     assert!(j["latency"]["frames"].as_u64().unwrap() == 500);
     assert!(j["latency"]["min_us"].as_f64().unwrap() >= 0.0);
     assert!(summary.contains("received 500, sent 500"), "{summary}");
@@ -314,6 +315,8 @@ fn dropped_frames_are_exactly_the_missing_ones() {
     assert_eq!(counts(&j), [300, 270, 30, 0, 0, 0, 0], "{}", text(&o));
     assert_eq!(positions(&j, "missing"), hits(300, 10));
     assert!(s.contains("dropped 30"), "{s}");
+    // Dropped frames are never seen: the capture waits them out.
+    assert_eq!(j["capture_stopped"], "timeout");
 }
 
 #[test]
@@ -370,6 +373,158 @@ fn reordered_frames_are_exactly_the_held_back_ones_and_unordered_mode_accepts_th
     stop(r);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(counts(&json(&js)), [300, 300, 0, 0, 0, 0, 0]);
+}
+
+#[test]
+fn duplicates_do_not_end_the_capture_early_and_held_frames_are_exactly_the_reordered_ones() {
+    // Every 2nd frame sent twice, every 10th held back while the others go on. The capture
+    // must wait for the held frames (not stop once 200 frames have arrived, duplicates
+    // included) and say why it stopped. Held 300 ms, the held frames come after a quiet
+    // spell longer than the capture's 50 ms grace: a count of all frames received would
+    // have ended the run without them.
+    let Some(l) = Link::new("hold", "ho", false, 1500) else {
+        return;
+    };
+    let one = l.pcap("one.pcap", &frames(1, 100));
+    let js = l.path("r.json");
+    for hold_ms in ["100", "300"] {
+        let r = l.reflect(&[
+            "--duplicate-every",
+            "2",
+            "--hold-every",
+            "10",
+            "--hold-ms",
+            hold_ms,
+        ]);
+        let o = l.wire(&[
+            &one,
+            "--count",
+            "200",
+            "--tag-offset",
+            "18",
+            "--pps",
+            "2000",
+            "--timeout-ms",
+            "6000",
+            "--json",
+            &js,
+        ]);
+        let s = stop(r);
+        let out = format!("hold {hold_ms} ms: {}\n{s}", text(&o));
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        let j = json(&js);
+        // A held frame is reordered when a frame of a later position came before it: all but
+        // the last one (position 199: nothing is sent after it).
+        let held = hits(200, 10);
+        let reordered: Vec<u64> = held.iter().copied().filter(|&p| p != 199).collect();
+        let dups = hits(200, 2).len() as u64;
+        let c = counts(&j);
+        assert_eq!(c[1] + c[4], 200, "{out}");
+        assert_eq!(
+            c,
+            [
+                200,
+                200 - reordered.len() as u64,
+                0,
+                0,
+                reordered.len() as u64,
+                dups,
+                0
+            ],
+            "{out}"
+        );
+        assert_eq!(positions(&j, "reordered"), reordered, "{out}");
+        let mut d: Vec<u64> = j["duplicates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["position"].as_u64().unwrap())
+            .collect();
+        d.sort_unstable();
+        assert_eq!(d, hits(200, 2), "{out}");
+        assert_eq!(j["capture_stopped"], "all expected frames seen", "{out}");
+        assert!(
+            out.contains("capture stopped: all expected frames seen"),
+            "{out}"
+        );
+        assert!(s.contains("duplicated 100") && s.contains("held 20"), "{s}");
+    }
+}
+
+#[test]
+fn corrupted_frames_held_far_out_of_place_are_corrupted_not_missing() {
+    // Content mode: every 5th frame corrupted, every 7th held back 50 ms (about 100 frames
+    // later at 2000 frames/s); frames 35, 70, ... are both. A corrupted frame is paired with
+    // its expected frame wherever it arrives; it never counts as seen, so the capture ends at
+    // the timeout.
+    let Some(l) = Link::new("correord", "cr", false, 1500) else {
+        return;
+    };
+    let f = frames(300, 100);
+    let pcap = l.pcap("f.pcap", &f);
+    let js = l.path("r.json");
+    let r = l.reflect(&[
+        "--corrupt-every",
+        "5",
+        "--hold-every",
+        "7",
+        "--hold-ms",
+        "50",
+    ]);
+    let o = l.wire(&[&pcap, "--pps", "2000", "--json", &js]);
+    let s = stop(r);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let j = json(&js);
+    let corrupted = hits(300, 5);
+    // Held and intact: reordered (frames of later positions overtook them).
+    let reordered: Vec<u64> = hits(300, 7)
+        .into_iter()
+        .filter(|p| !corrupted.contains(p))
+        .collect();
+    let matched = 300 - corrupted.len() - reordered.len();
+    assert_eq!(
+        counts(&j),
+        [
+            300,
+            matched as u64,
+            0,
+            corrupted.len() as u64,
+            reordered.len() as u64,
+            0,
+            0
+        ],
+        "{}\n{s}",
+        text(&o)
+    );
+    assert_eq!(positions(&j, "corrupted"), corrupted);
+    assert_eq!(positions(&j, "reordered"), reordered);
+    for v in j["failures"].as_array().unwrap() {
+        if v["class"] == "corrupted" {
+            let p = v["position"].as_u64().unwrap() as usize;
+            let d = &v["first_difference"];
+            assert_eq!(d["offset"], 50);
+            assert_eq!(d["actual"], f[p][50] ^ 1);
+        }
+    }
+    // The held ones arrived after frames of later positions (the others are no later than
+    // their own place, held frames before them still on their way).
+    let late: Vec<u64> = j["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["class"] == "corrupted")
+        .map(|v| {
+            (
+                v["position"].as_u64().unwrap(),
+                v["received_index"].as_u64().unwrap(),
+            )
+        })
+        .filter(|&(p, i)| i > p)
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(late, hits(300, 35), "{}", text(&o));
+    assert!(s.contains("corrupted 60") && s.contains("held 42"), "{s}");
+    assert_eq!(j["capture_stopped"], "timeout");
 }
 
 #[test]
@@ -619,6 +774,8 @@ fn ctrl_c_stops_cleanly_and_still_reports() {
     assert!(out.contains("(interrupted)"), "{out}");
     let j = json(&js);
     assert_eq!(j["interrupted"], true);
+    assert_eq!(j["capture_stopped"], "interrupted");
+    assert!(out.contains("capture stopped: interrupted"), "{out}");
     let sent = j["sent"].as_u64().unwrap();
     assert!(sent > 0 && sent < 10_000, "{sent}");
     // Only what was sent is expected; everything sent came back.

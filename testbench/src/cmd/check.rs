@@ -419,12 +419,14 @@ fn frame_cases(
             (Status::Corrupted, c) => {
                 let detail = f.first_difference.as_ref().map(|d| {
                     format!(
-                        "first difference at octet {}: expected {}, got {}; DUT block {} lane {}",
+                        "first difference at octet {}: expected {}, got {}{}",
                         d.offset,
                         d.expected.map_or("(end)".into(), |x| format!("0x{x:02x}")),
                         d.actual.map_or("(end)".into(), |x| format!("0x{x:02x}")),
-                        d.block,
-                        d.lane
+                        match (d.block, d.lane) {
+                            (Some(b), Some(l)) => format!("; DUT block {b} lane {l}"),
+                            _ => String::new(),
+                        }
                     )
                 });
                 Case::fail(

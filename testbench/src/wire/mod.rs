@@ -1,6 +1,9 @@
 //! `baser wire`: push the frames of a pcap out of one interface, capture what arrives on
-//! another (or the same one, for a DUT that loops back), and judge every frame by content
-//! ([`matcher`]). `baser reflect` ([`reflect`]) is a software stand-in for the DUT.
+//! another (or the same one, for a DUT that loops back), and judge every frame with the
+//! engine's frame judge ([`baser_engine::judge`], the one `check --frames` uses): the capture
+//! thread identifies each frame ([`Expectation::identify`]) and counts the distinct expected
+//! frames seen; after the run [`judge::judge`] gives the verdicts. `baser reflect`
+//! ([`reflect`]) is a software stand-in for the DUT.
 //!
 //! I/O is AF_PACKET ([`sys`], the crate's only `unsafe`): a TPACKET_V3 receive ring with
 //! PACKET_IGNORE_OUTGOING and promiscuous mode; sending ([`TxPath`]) through a TPACKET_V2
@@ -9,7 +12,6 @@
 //! ring's auxiliary data.
 
 pub mod iface;
-pub mod matcher;
 pub mod pace;
 pub mod reflect;
 pub mod sys;
@@ -17,8 +19,8 @@ pub mod sys;
 use crate::command::{Error, Output, Reports, Verdict};
 use crate::format::pcap::FrameReader;
 use crate::report::{self, Case};
+use baser_engine::judge::{self, Assigner, Expectation, Ident, JudgeOptions, Received, Status};
 use iface::{Counters, Feature, Interface};
-use matcher::{Class, Expectation, Ident, Received};
 use pace::{Pace, Pacer};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -302,16 +304,18 @@ pub struct WireReport {
     pub capture_dropped: u64,
     /// Stopped by Ctrl-C.
     pub interrupted: bool,
+    /// Why the capture stopped.
+    pub capture_stopped: CaptureStop,
     /// The verdict counts.
-    pub counts: matcher::Counts,
+    pub counts: judge::Counts,
     /// Latency (loopback only).
     pub latency: Option<Latency>,
     /// Failing frames (at most 10 000).
-    pub failures: Vec<matcher::FrameVerdict>,
+    pub failures: Vec<judge::FrameVerdict>,
     /// Extra copies.
-    pub duplicates: Vec<matcher::Duplicate>,
+    pub duplicates: Vec<judge::Duplicate>,
     /// Unrelated frames (at most 10 000).
-    pub unexpected: Vec<matcher::Unexpected>,
+    pub unexpected: Vec<judge::Unexpected>,
     /// Interface counter deltas, `sysfs:NAME` / `ethtool:NAME`, per interface.
     pub counters: BTreeMap<String, BTreeMap<String, i128>>,
     /// What baser could not do as asked, and why.
@@ -330,11 +334,41 @@ struct Capture {
     hardware_time: bool,
     first_ns: i64,
     last_ns: i64,
+    stopped: CaptureStop,
+}
+
+/// Why the capture stopped (JSON `capture_stopped`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CaptureStop {
+    /// Every expected frame was identified at least once (a corrupted frame is not: it was
+    /// received, but not as itself), and then nothing arrived for 50 ms.
+    #[serde(rename = "all expected frames seen")]
+    AllSeen,
+    /// `--timeout-ms` passed after the last frame sent before every expected frame was seen.
+    #[serde(rename = "timeout")]
+    Timeout,
+    /// Ctrl-C (or SIGTERM) stopped the run; the capture waited for the frames in flight.
+    #[serde(rename = "interrupted")]
+    Interrupted,
+}
+
+impl CaptureStop {
+    /// As in the JSON report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AllSeen => "all expected frames seen",
+            Self::Timeout => "timeout",
+            Self::Interrupted => "interrupted",
+        }
+    }
 }
 
 /// Frames with unknown content kept for the report; beyond this only counted.
 const KEEP_UNKNOWN: usize = 100_000;
 
+/// Captures until every expected position (those sent, in loopback) has been identified at
+/// least once, or until `timeout` after the last frame sent. Duplicates, corrupted and
+/// unexpected frames never end a capture early: only distinct positions count.
 fn capture(
     mut ring: sys::RxRing,
     exp: &Expectation,
@@ -349,32 +383,43 @@ fn capture(
         hardware_time: false,
         first_ns: 0,
         last_ns: 0,
+        stopped: CaptureStop::Timeout,
     };
     let _ = ring.socket().statistics(); // reset
     let mut buf = Vec::with_capacity(16384);
-    let mut identified = 0u64;
+    let mut seen = Assigner::new(exp);
+    // Once sending is done: the positions that must be seen, and how many of them were.
+    let mut target: Option<(u64, u64)> = None;
     let mut kept = 0usize;
+    let mut record = |f: sys::RxFrame<'_>,
+                      c: &mut Capture,
+                      seen: &mut Assigner<'_>,
+                      target: &mut Option<(u64, u64)>| {
+        with_vlan(f.data, f.vlan, &mut buf);
+        let ident = exp.identify(&buf);
+        if let (judge::Assignment::First(p), Some((limit, n))) = (seen.assign(ident), target) {
+            if p < *limit {
+                *n += 1;
+            }
+        }
+        let data = (ident == Ident::Unknown && kept < KEEP_UNKNOWN).then(|| {
+            kept += 1;
+            buf.clone()
+        });
+        c.hardware_time |= f.hardware_time;
+        c.received.push(Received {
+            ident,
+            length: buf.len(),
+            time_ns: f.time_ns,
+            data,
+        });
+    };
     let mut last_rx = Instant::now();
     let grace = Duration::from_millis(50).min(timeout);
     loop {
         let n = ring
             .next_block(Duration::from_millis(5), |f| {
-                with_vlan(f.data, f.vlan, &mut buf);
-                let ident = exp.identify(&buf);
-                if ident != Ident::Unknown {
-                    identified += 1;
-                }
-                let data = (ident == Ident::Unknown && kept < KEEP_UNKNOWN).then(|| {
-                    kept += 1;
-                    buf.clone()
-                });
-                c.hardware_time |= f.hardware_time;
-                c.received.push(Received {
-                    ident,
-                    length: buf.len(),
-                    time_ns: f.time_ns,
-                    data,
-                });
+                record(f, &mut c, &mut seen, &mut target);
             })
             .unwrap_or(0);
         if n > 0 {
@@ -385,13 +430,21 @@ fn capture(
             let sent = shared.sent.load(Ordering::Acquire);
             let done_ns = shared.done_ns.load(Ordering::Acquire);
             let waited = Duration::from_nanos((now_ns() - done_ns).max(0) as u64);
-            let target = if loopback {
-                expected.min(sent)
-            } else {
-                expected
-            };
-            let all = identified >= target;
-            if waited > timeout || (all && n == 0 && last_rx.elapsed() >= grace) {
+            let (limit, n_seen) = *target.get_or_insert_with(|| {
+                let limit = if loopback {
+                    expected.min(sent)
+                } else {
+                    expected
+                };
+                (limit, seen.seen_below(limit))
+            });
+            let all = n_seen >= limit;
+            if all && n == 0 && last_rx.elapsed() >= grace {
+                c.stopped = CaptureStop::AllSeen;
+                break;
+            }
+            if waited > timeout {
+                c.stopped = CaptureStop::Timeout;
                 break;
             }
         }
@@ -399,18 +452,14 @@ fn capture(
     // Whatever is still in the ring.
     while ring
         .next_block(Duration::ZERO, |f| {
-            with_vlan(f.data, f.vlan, &mut buf);
-            let ident = exp.identify(&buf);
-            c.received.push(Received {
-                ident,
-                length: buf.len(),
-                time_ns: f.time_ns,
-                data: (ident == Ident::Unknown).then(|| buf.clone()),
-            });
+            record(f, &mut c, &mut seen, &mut target);
         })
         .unwrap_or(0)
         > 0
     {}
+    if sys::stop_requested() {
+        c.stopped = CaptureStop::Interrupted;
+    }
     c.dropped = ring.socket().statistics().map_or(0, |(_, d)| d);
     c.first_ns = c.received.first().map_or(0, |r| r.time_ns);
     c.last_ns = c.received.last().map_or(0, |r| r.time_ns);
@@ -470,8 +519,8 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     let wire_frame = |f: &[u8]| -> Vec<u8> {
         let mut v = f.to_vec();
         if own_fcs {
-            if v.len() < matcher::MIN_UNPADDED {
-                v.resize(matcher::MIN_UNPADDED, 0);
+            if v.len() < judge::MIN_UNPADDED {
+                v.resize(judge::MIN_UNPADDED, 0);
             }
             let mut fcs = mac_core::frame::fcs(&v);
             if a.tx_fcs == TxFcs::Bad {
@@ -506,7 +555,6 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         None => (base.clone(), planned),
     };
     let expectation = Expectation::new(&exp_records, exp_total, a.tag_offset, own_fcs);
-    let lengths: Vec<usize> = exp_records.iter().map(Vec::len).collect();
     // Offloads and counters.
     match iface::feature(&rxi.name, "rx-all") {
         Feature::Off => warnings.push(format!(
@@ -713,7 +761,17 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         exp
     };
     let stamps: &[i64] = if a.expect.is_none() { &sent_ns } else { &[] };
-    let j = matcher::judge(&exp, &lengths, &cap.received, stamps, !a.unordered);
+    let j = judge::judge(
+        &exp,
+        &cap.received,
+        &JudgeOptions {
+            ordered: !a.unordered,
+            // A live link carries other traffic: an unknown frame is corrupted only when it
+            // resembles a frame not received.
+            pair_between_neighbours: false,
+            sent_ns: stamps,
+        },
+    );
     let mut counters = BTreeMap::new();
     counters.insert(txi.name.clone(), after_tx.delta(&before_tx));
     if rxi.name != txi.name {
@@ -789,6 +847,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         },
         capture_dropped: cap.dropped,
         interrupted,
+        capture_stopped: cap.stopped,
         counts: j.counts.clone(),
         latency,
         failures: j
@@ -917,23 +976,23 @@ fn summary_case(name: &str, pass: bool, msg: String) -> Case {
     }
 }
 
-fn describe(f: &matcher::FrameVerdict) -> (String, Option<String>) {
+fn describe(f: &judge::FrameVerdict) -> (String, Option<String>) {
     let dup = if f.duplicates > 0 {
         format!(" and duplicated ({} extra copies)", f.duplicates)
     } else {
         String::new()
     };
-    match f.class {
-        Class::Matched => (format!("duplicated ({} extra copies)", f.duplicates), None),
-        Class::Reordered => (
+    match f.status {
+        Status::Matched => (format!("duplicated ({} extra copies)", f.duplicates), None),
+        Status::Reordered => (
             format!(
                 "reordered (arrived as frame {}){dup}",
                 f.received_index.unwrap_or(0)
             ),
             None,
         ),
-        Class::Missing => ("missing".into(), None),
-        Class::Corrupted => {
+        Status::Missing => ("missing".into(), None),
+        Status::Corrupted => {
             let d = f.first_difference.as_ref();
             let hex = |b: Option<u8>| b.map_or("end".to_string(), |b| format!("{b:02x}"));
             (
@@ -979,6 +1038,7 @@ fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bo
         "  received {}: matched {}, missing {}, corrupted {}, reordered {}, duplicated {}, unexpected {} (of {} expected); capture dropped {}",
         c.received, c.matched, c.missing, c.corrupted, c.reordered, c.duplicated, c.unexpected, c.expected, rep.capture_dropped
     );
+    let _ = writeln!(o, "  capture stopped: {}", rep.capture_stopped.as_str());
     if let Some(l) = &rep.latency {
         let _ = writeln!(
             o,

@@ -4,7 +4,9 @@
 //!
 //! Frames are numbered from 1 in arrival order; "every N" hits frames N, 2N, 3N, ...
 //! Faults apply in this order: drop; corrupt (bit 0 of the middle octet, `len / 2`, flipped);
-//! duplicate (sent twice); reorder (held back and sent right after the next frame); delay.
+//! duplicate (sent twice); hold (held back for `--hold-ms`, both copies of a duplicated frame,
+//! while the frames after it go on); reorder (held back and sent right after the next frame
+//! sent); delay.
 
 use super::{iface, now_ns, open_capture, read_frames, socket_error, sys, with_vlan};
 use crate::command::{Error, Output, Verdict};
@@ -31,6 +33,13 @@ pub struct ReflectArgs {
     /// Hold every N-th frame back and send it after the next one.
     #[arg(long)]
     pub reorder_every: Option<u64>,
+    /// Hold every N-th frame back for --hold-ms and then send it; the frames after it are not
+    /// held up.
+    #[arg(long)]
+    pub hold_every: Option<u64>,
+    /// See --hold-every.
+    #[arg(long, default_value_t = 100)]
+    pub hold_ms: u64,
     /// Delay every frame by this many microseconds.
     #[arg(long, default_value_t = 0)]
     pub delay_us: u64,
@@ -70,8 +79,10 @@ pub struct ReflectReport {
     pub corrupted: u64,
     /// Sent twice on purpose.
     pub duplicated: u64,
-    /// Held back on purpose.
+    /// Held back until the next frame, on purpose.
     pub reordered: u64,
+    /// Held back for --hold-ms, on purpose.
+    pub held: u64,
     /// Unrelated frames injected.
     pub injected: u64,
     /// Sends the kernel refused.
@@ -134,6 +145,23 @@ impl Out {
     }
 }
 
+/// Sends the held frames that are due; returns how long until the next one is (5 ms when none
+/// is held).
+fn release_holds(holds: &mut VecDeque<(Instant, Vec<Vec<u8>>)>, o: &mut Out) -> Duration {
+    let now = Instant::now();
+    while let Some((at, _)) = holds.front() {
+        if *at > now {
+            return *at - now;
+        }
+        if let Some((_, copies)) = holds.pop_front() {
+            for f in copies {
+                o.emit(f);
+            }
+        }
+    }
+    Duration::from_millis(5)
+}
+
 /// Runs `baser reflect`.
 ///
 /// # Errors
@@ -166,14 +194,19 @@ pub fn run(a: &ReflectArgs, out: Output) -> Result<Verdict, Error> {
     let end = Instant::now() + Duration::from_secs_f64(a.duration.max(0.0));
     let mut held: Option<Vec<u8>> = None;
     let mut held_at = 0i64;
+    // --hold-every: (release time, copies), in release order (all are held equally long).
+    let hold = Duration::from_millis(a.hold_ms);
+    let mut holds: VecDeque<(Instant, Vec<Vec<u8>>)> = VecDeque::new();
     let mut injected = 0usize;
     let mut buf = Vec::with_capacity(16384);
     let mut frames: Vec<Vec<u8>> = Vec::new();
     let limit = a.count.unwrap_or(u64::MAX);
     while !sys::stop_requested() && Instant::now() < end && o.rep.received < limit {
+        let release = release_holds(&mut holds, &mut o);
         let wait = o
             .due()
             .unwrap_or(Duration::from_millis(5))
+            .min(release)
             .min(Duration::from_millis(5));
         frames.clear();
         let _ = ring.next_block(wait, |f| {
@@ -203,6 +236,11 @@ pub fn run(a: &ReflectArgs, out: Output) -> Result<Verdict, Error> {
             } else {
                 1
             };
+            if hit(a.hold_every, n) {
+                o.rep.held += 1;
+                holds.push_back((Instant::now() + hold, vec![f; copies]));
+                continue;
+            }
             if hit(a.reorder_every, n) && held.is_none() {
                 o.rep.reordered += 1;
                 held = Some(f);
@@ -237,6 +275,12 @@ pub fn run(a: &ReflectArgs, out: Output) -> Result<Verdict, Error> {
     if let Some(h) = held.take() {
         o.emit(h);
     }
+    while !holds.is_empty() {
+        let w = release_holds(&mut holds, &mut o);
+        if !holds.is_empty() {
+            std::thread::sleep(w);
+        }
+    }
     while !o.queue.is_empty() {
         if let Some(w) = o.due() {
             std::thread::sleep(w);
@@ -245,8 +289,8 @@ pub fn run(a: &ReflectArgs, out: Output) -> Result<Verdict, Error> {
     let r = &o.rep;
     if !out.quiet {
         println!(
-            "baser reflect: received {}, sent {}, dropped {}, corrupted {}, duplicated {}, reordered {}, injected {}, send errors {}",
-            r.received, r.sent, r.dropped, r.corrupted, r.duplicated, r.reordered, r.injected, r.send_errors
+            "baser reflect: received {}, sent {}, dropped {}, corrupted {}, duplicated {}, reordered {}, held {}, injected {}, send errors {}",
+            r.received, r.sent, r.dropped, r.corrupted, r.duplicated, r.reordered, r.held, r.injected, r.send_errors
         );
     }
     if let Some(p) = &a.json {
