@@ -41,19 +41,7 @@ pub fn check(name: &str, force: bool) -> Result<Interface, String> {
                  dedicated test port; use --force if {name} really is one"
             ));
         }
-        let globals: Vec<String> = sys::addresses(name)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(is_global)
-            .map(|a| a.to_string())
-            .collect();
-        if !globals.is_empty() {
-            return Err(format!(
-                "{name} has a global address ({}): baser sends raw test frames only to a \
-                 dedicated test port; use --force if {name} really is one",
-                globals.join(", ")
-            ));
-        }
+        refuse_global(name, sys::addresses(name))?;
     }
     let mtu = std::fs::read_to_string(format!("/sys/class/net/{name}/mtu"))
         .ok()
@@ -66,6 +54,30 @@ pub fn check(name: &str, force: bool) -> Result<Interface, String> {
         index,
         mtu,
     })
+}
+
+/// Refuses an interface with a global address, and one whose addresses cannot be read (the
+/// guard fails closed: baser cannot tell it is a dedicated test port).
+fn refuse_global(name: &str, addresses: std::io::Result<Vec<IpAddr>>) -> Result<(), String> {
+    let addresses = addresses.map_err(|e| {
+        format!(
+            "cannot read the addresses of {name} ({e}): baser sends raw test frames only to a \
+             dedicated test port and cannot tell that {name} is one; use --force if it is"
+        )
+    })?;
+    let globals: Vec<String> = addresses
+        .into_iter()
+        .filter(is_global)
+        .map(|a| a.to_string())
+        .collect();
+    if globals.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{name} has a global address ({}): baser sends raw test frames only to a dedicated \
+         test port; use --force if {name} really is one",
+        globals.join(", ")
+    ))
 }
 
 /// Addresses that reach beyond the link: not loopback, link-local or multicast.
@@ -210,6 +222,18 @@ pub fn feature(name: &str, feature: &str) -> Feature {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_address_guard_fails_closed() {
+        let err = std::io::Error::other("getifaddrs failed");
+        let m = refuse_global("baser0", Err(err)).unwrap_err();
+        assert!(m.contains("cannot read the addresses of baser0"), "{m}");
+        let link = "fe80::1".parse().unwrap();
+        assert!(refuse_global("baser0", Ok(vec![link])).is_ok());
+        let global = "192.0.2.1".parse().unwrap();
+        let m = refuse_global("baser0", Ok(vec![link, global])).unwrap_err();
+        assert!(m.contains("global address (192.0.2.1)"), "{m}");
+    }
 
     #[test]
     fn link_local_and_loopback_addresses_are_not_global() {
