@@ -32,8 +32,9 @@ use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsTx};
 use pcs_core::scramble::STATE_MASK;
 use pcs_core::{ControlChar, XgmiiWord};
 
-/// Control characters with a 7-bit code other than `/E/` (Table 49-1).
-const CODED: [u8; 8] = [0x07, 0x06, 0x1c, 0x3c, 0x7c, 0xbc, 0xdc, 0xf7];
+/// Control characters with a 7-bit code other than `/E/` and `/LI/` (Table 49-1): without
+/// EEE, `/LI/` among eight control characters is T_TYPE E, so a legal sequence has none.
+const CODED: [u8; 7] = [0x07, 0x1c, 0x3c, 0x7c, 0xbc, 0xdc, 0xf7];
 /// Every character of Table 46-3.
 const KNOWN: [u8; 13] = [
     0x07, 0x06, 0xfb, 0xfd, 0xfe, 0x9c, 0x5c, 0x1c, 0x3c, 0x7c, 0xbc, 0xdc, 0xf7,

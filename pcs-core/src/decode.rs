@@ -163,7 +163,7 @@ impl RxEvent {
     #[must_use]
     pub const fn is_errored(&self) -> bool {
         if self.by_block {
-            matches!(self.class, BlockClass::Error)
+            !self.link_down && matches!(self.class, BlockClass::Error)
         } else {
             matches!(self.to, RxState::Error)
         }
