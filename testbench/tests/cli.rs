@@ -171,6 +171,18 @@ fn json_and_junit_reports_carry_the_verdicts() {
     );
 }
 
+/// The unscrambled control-blocks stream with one payload bit of block 5 changed (line 1 is
+/// the header comment; block 5 is line 7), written into `s`.
+fn flipped_control_blocks(s: &Scratch) -> String {
+    let orig =
+        std::fs::read_to_string("../vectors/control-blocks/expected-unscrambled.b66").unwrap();
+    let mut lines: Vec<String> = orig.lines().map(String::from).collect();
+    let l = &lines[6];
+    let p = u64::from_str_radix(&l[2..], 16).unwrap() ^ (1 << 40);
+    lines[6] = format!("{} {p:016x}", &l[..1]);
+    s.file("dut.b66", (lines.join("\n") + "\n").as_bytes())
+}
+
 #[test]
 fn pcs_check_is_bit_exact_and_names_the_first_divergent_block() {
     for case in ["control-blocks", "link-fault", "invalid-xgmii", "p802.3df"] {
@@ -186,16 +198,8 @@ fn pcs_check_is_bit_exact_and_names_the_first_divergent_block() {
             assert_eq!(o.status.code(), Some(0), "{case}/{dut}\n{out}{err}");
         }
     }
-    // Change one payload bit of block 5 of the unscrambled control-blocks stream.
     let s = Scratch::new("pcs");
-    let orig =
-        std::fs::read_to_string("../vectors/control-blocks/expected-unscrambled.b66").unwrap();
-    let mut lines: Vec<String> = orig.lines().map(String::from).collect();
-    // Line 1 is the header comment; block 5 is line 7.
-    let l = &lines[6];
-    let p = u64::from_str_radix(&l[2..], 16).unwrap() ^ (1 << 40);
-    lines[6] = format!("{} {p:016x}", &l[..1]);
-    let dut = s.file("dut.b66", (lines.join("\n") + "\n").as_bytes());
+    let dut = flipped_control_blocks(&s);
     let o = baser(&[
         "check",
         "--xgmii",
@@ -517,13 +521,7 @@ fn decode_of_the_expected_b66_gives_the_expected_xgmii_line_for_line() {
 #[test]
 fn every_report_limit_keeps_a_failing_verdict() {
     let s = Scratch::new("limits");
-    let orig =
-        std::fs::read_to_string("../vectors/control-blocks/expected-unscrambled.b66").unwrap();
-    let mut lines: Vec<String> = orig.lines().map(String::from).collect();
-    let l = &lines[6];
-    let p = u64::from_str_radix(&l[2..], 16).unwrap() ^ (1 << 40);
-    lines[6] = format!("{} {p:016x}", &l[..1]);
-    let dut = s.file("dut.b66", (lines.join("\n") + "\n").as_bytes());
+    let dut = flipped_control_blocks(&s);
     let json = s.path("r.json");
     for limit in [Some("0"), Some("1"), None] {
         let mut args = vec![
