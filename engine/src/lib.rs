@@ -19,10 +19,13 @@
 #![deny(unsafe_code)]
 
 pub mod bench;
+pub mod case;
 pub mod describe;
 pub mod fcs;
+pub mod frame_check;
 pub mod inject;
 pub mod judge;
+pub mod live;
 pub mod options;
 pub mod outcome;
 pub mod pcs_check;

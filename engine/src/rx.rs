@@ -636,6 +636,35 @@ impl<K: RxSink> RxChain<K> {
         c
     }
 
+    /// What the PCS side saw so far, for a live model (complete only at [`RxChain::finish`]:
+    /// `blocks`, `link_fault` and `starts` are filled there; see [`RxChain::link_fault`]).
+    pub fn pcs(&self) -> &PcsSummary {
+        &self.back.summary
+    }
+
+    /// The RS link fault status now (§46.3.4).
+    pub fn link_fault(&self) -> LinkStatus {
+        LinkStatus(self.back.fault.link_fault())
+    }
+
+    /// Block lock after the last block (serial input); given for block input.
+    pub fn block_lock(&self) -> bool {
+        match self.input {
+            RxInput::Serial | RxInput::SerialAligned { .. } => self.locked,
+            _ => true,
+        }
+    }
+
+    /// `hi_ber` after the last block.
+    pub fn hi_ber(&self) -> bool {
+        self.hi_ber
+    }
+
+    /// The sink, for a live model that takes what it was given as it arrives.
+    pub fn sink_mut(&mut self) -> &mut K {
+        &mut self.back.sink
+    }
+
     /// The input this chain was made for.
     pub fn input(&self) -> RxInput {
         self.input

@@ -311,13 +311,20 @@ impl<S: TxSink> TxChain<S> {
         }
     }
 
+    /// The sink, for a live model that hands out what it was given.
+    pub fn sink_mut(&mut self) -> &mut S {
+        &mut self.sink
+    }
+
     /// Blocks sent so far (handed to the sink or waiting in the batch).
     pub fn blocks(&self) -> u64 {
         self.flushed + self.filled as u64
     }
 
-    /// Takes the batch through the PCS (and the gearbox) and hands it to the sink.
-    fn flush(&mut self) {
+    /// Takes the transfers sent so far through the PCS (and the gearbox) and hands them to
+    /// the sink now. The chain does this by itself when its batch is full; a live model that
+    /// hands out one block per clock calls it after every transfer.
+    pub fn flush(&mut self) {
         let n = self.filled;
         self.filled = 0;
         if n == 0 {

@@ -9,15 +9,15 @@ use crate::format::pcap::FrameReader;
 use crate::pcs_check::{self, PcsCheckReport};
 use crate::report::{self, Case};
 use crate::stream;
-use baser_engine::judge::{self, Comparison, Expected, Status};
+use baser_engine::frame_check::{frame_check, FrameCheckInput};
+use baser_engine::judge::{self, Expected};
 use baser_engine::outcome;
-use baser_engine::pcs_check::{compare_frame_blocks, BlockComparison};
-use baser_engine::rx::{PcsSummary, RxOptions};
+use baser_engine::pcs_check::compare_frame_blocks;
+use baser_engine::rx::RxOptions;
 use baser_engine::Profile;
 use mac_core::rx::RxConfig;
-use serde::Serialize;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Prints the PCS check's summary and writes its reports.
 ///
@@ -128,36 +128,6 @@ pub struct FrameCheckArgs {
     pub receiver_view: bool,
 }
 
-/// The JSON document of `baser check --frames`.
-#[derive(Serialize)]
-struct FrameCheckReport<'a> {
-    check: &'static str,
-    verdict: &'static str,
-    expected: String,
-    dut: String,
-    profile: &'static str,
-    summary: FrameCheckSummary,
-    frames: &'a [judge::FrameResult],
-    extra_frames: &'a [judge::ExtraFrame],
-    pcs: &'a PcsSummary,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    blocks: Option<&'a BlockComparison>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    outcomes: &'a [outcome::OutcomeVerdict],
-}
-
-#[derive(Serialize, Default)]
-struct FrameCheckSummary {
-    expected: usize,
-    received: u64,
-    matched: usize,
-    reordered: usize,
-    corrupted: usize,
-    missing: usize,
-    extra: usize,
-    bad_class: usize,
-}
-
 /// `baser check --frames … --dut …`.
 ///
 /// # Errors
@@ -254,38 +224,19 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         }
         None => None,
     };
-    let cases = frame_cases(&cmp, &outcomes, &pcs, block_cmp.as_ref(), &a.dut);
-    let failed = cases.iter().any(Case::failed);
-    let summary = FrameCheckSummary {
-        expected: expected.len(),
-        received: counts.total,
-        matched: cmp
-            .frames
-            .iter()
-            .filter(|f| f.status == Status::Matched)
-            .count(),
-        reordered: cmp
-            .frames
-            .iter()
-            .filter(|f| f.status == Status::Reordered)
-            .count(),
-        corrupted: cmp
-            .frames
-            .iter()
-            .filter(|f| f.status == Status::Corrupted)
-            .count(),
-        missing: cmp
-            .frames
-            .iter()
-            .filter(|f| f.status == Status::Missing)
-            .count(),
-        extra: cmp.extra.len(),
-        bad_class: cmp
-            .frames
-            .iter()
-            .filter(|f| f.class.is_some_and(|c| c != "ok"))
-            .count(),
-    };
+    let (doc, cases) = frame_check(FrameCheckInput {
+        expected_name: a.frames.display().to_string(),
+        dut_name: a.dut.display().to_string(),
+        profile: a.profile,
+        expected: &expected,
+        counts: &counts,
+        pcs,
+        cmp,
+        blocks: block_cmp,
+        outcomes,
+    });
+    let failed = doc.failed();
+    let (summary, pcs, outcomes, block_cmp) = (&doc.summary, &doc.pcs, &doc.outcomes, &doc.blocks);
     if !out.quiet {
         println!(
             "baser check: {} expected frames vs DUT {} (profile {})",
@@ -304,10 +255,10 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
                 outcomes.len()
             );
         }
-        match command::lock_line(&pcs) {
+        match command::lock_line(pcs) {
             Some(lock) => {
                 println!("  pcs: {lock}");
-                if let Some(l) = command::prelude_line(&pcs) {
+                if let Some(l) = command::prelude_line(pcs) {
                     println!("  pcs: {l}");
                 }
                 println!(
@@ -324,7 +275,7 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         for h in &pcs.hints {
             println!("  hint: {h}");
         }
-        if let Some(b) = &block_cmp {
+        if let Some(b) = block_cmp {
             println!(
                 "  blocks: {} model frames vs {} DUT frames ({} and {} without a partner), {} blocks compared in place, {} differ",
                 b.frames.0, b.frames.1, b.unpaired.0, b.unpaired.1, b.compared, b.divergent
@@ -344,208 +295,8 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         let _ = report::write_failures(&mut stdout.lock(), &cases, reports.max_report.max(1));
         println!("{}", if failed { "FAIL" } else { "PASS" });
     }
-    let doc = FrameCheckReport {
-        check: "frames",
-        verdict: if failed { "fail" } else { "pass" },
-        expected: a.frames.display().to_string(),
-        dut: a.dut.display().to_string(),
-        profile: a.profile.name(),
-        summary,
-        frames: &cmp.frames,
-        extra_frames: &cmp.extra,
-        pcs: &pcs,
-        blocks: block_cmp.as_ref(),
-        outcomes: &outcomes,
-    };
     reports.write("baser check --frames", &doc, &cases)?;
     Ok(if failed { Verdict::Fail } else { Verdict::Pass })
-}
-
-/// One JUnit case per expected frame, one per extra frame, and one per PCS check.
-fn frame_cases(
-    cmp: &Comparison,
-    outcomes: &[outcome::OutcomeVerdict],
-    pcs: &PcsSummary,
-    blocks: Option<&BlockComparison>,
-    dut: &Path,
-) -> Vec<Case> {
-    let mut cases = Vec::new();
-    for f in &cmp.frames {
-        let name = format!("frame {} ({} octets)", f.expected_index, f.length);
-        // A frame with an expected outcome is judged by it.
-        if let Some(v) = outcomes
-            .iter()
-            .find(|v| v.expected_index == f.expected_index)
-        {
-            cases.push(if v.met {
-                Case::pass("frames", name)
-            } else {
-                Case::fail(
-                    "frames",
-                    name,
-                    format!("expected {}, but {}", v.expected, v.got),
-                    None,
-                )
-            });
-            continue;
-        }
-        let at = |f: &judge::FrameResult| match (f.start_block, f.start_lane) {
-            (Some(b), Some(l)) => format!(
-                " (DUT frame {} at block {b} lane {l})",
-                f.received_index.unwrap_or(0)
-            ),
-            _ => String::new(),
-        };
-        let case = match (&f.status, f.class) {
-            (Status::Matched, Some("ok")) => Case::pass("frames", name),
-            (Status::Matched, Some(c)) => Case::fail(
-                "frames",
-                name,
-                format!("received with MAC class {c}{}", at(f)),
-                None,
-            ),
-            (Status::Reordered, c) => Case::fail(
-                "frames",
-                name,
-                format!("received out of order{}, class {}", at(f), c.unwrap_or("?")),
-                None,
-            ),
-            (Status::Missing, _) => Case::fail(
-                "frames",
-                name,
-                "missing: no received frame matches it".to_string(),
-                None,
-            ),
-            (Status::Corrupted, c) => {
-                let detail = f.first_difference.as_ref().map(|d| {
-                    format!(
-                        "first difference at octet {}: expected {}, got {}{}",
-                        d.offset,
-                        d.expected.map_or("(end)".into(), |x| format!("0x{x:02x}")),
-                        d.actual.map_or("(end)".into(), |x| format!("0x{x:02x}")),
-                        match (d.block, d.lane) {
-                            (Some(b), Some(l)) => format!("; DUT block {b} lane {l}"),
-                            _ => String::new(),
-                        }
-                    )
-                });
-                Case::fail(
-                    "frames",
-                    name,
-                    format!("corrupted{}, class {}", at(f), c.unwrap_or("?")),
-                    detail,
-                )
-            }
-            (Status::Matched, None) => Case::pass("frames", name),
-        };
-        cases.push(case);
-    }
-    if cmp.extra.is_empty() {
-        cases.push(Case::pass("frames", "no unexpected frames"));
-    } else {
-        let list: Vec<String> = cmp
-            .extra
-            .iter()
-            .map(|x| {
-                format!(
-                    "DUT frame {} at block {} lane {}: {} octets, class {}{}",
-                    x.received_index,
-                    x.start_block,
-                    x.start_lane,
-                    x.length,
-                    x.class,
-                    x.duplicate_of.map_or(String::new(), |d| format!(
-                        ", duplicate of expected frame {d}"
-                    ))
-                )
-            })
-            .collect();
-        cases.push(Case::fail(
-            "frames",
-            "no unexpected frames",
-            format!("{} unexpected frames", cmp.extra.len()),
-            Some(list.join("\n")),
-        ));
-    }
-    let pcs_case = |name: &str, ok: bool, msg: String, detail: Option<String>| {
-        if ok {
-            Case::pass("pcs", name)
-        } else {
-            Case::fail("pcs", name, msg, detail)
-        }
-    };
-    if pcs.input != baser_engine::rx::StreamKind::Xgmii {
-        cases.push(pcs_case(
-            "block lock acquired",
-            pcs.lock_acquired.is_some(),
-            format!("{}: block lock never acquired", dut.display()),
-            None,
-        ));
-        cases.push(pcs_case(
-            "no lock loss",
-            pcs.lock_losses.is_empty(),
-            format!("lock lost at blocks {:?}", pcs.lock_losses),
-            None,
-        ));
-        cases.push(pcs_case(
-            "no hi_ber",
-            pcs.hi_ber_episodes.is_empty(),
-            format!("hi_ber rose at blocks {:?}", pcs.hi_ber_episodes),
-            None,
-        ));
-        cases.push(pcs_case(
-            "no invalid sync headers",
-            pcs.invalid_headers == 0,
-            format!("{} invalid sync headers while locked", pcs.invalid_headers),
-            None,
-        ));
-        let e_detail = (!pcs.e_transitions.is_empty()).then(|| {
-            pcs.e_transitions
-                .iter()
-                .map(|e| format!("block {}: {}", e.block, e.what))
-                .collect::<Vec<_>>()
-                .join("\n")
-        });
-        cases.push(pcs_case(
-            "no errored blocks (RX_E)",
-            pcs.errored_blocks == 0,
-            format!("{} blocks entered RX_E", pcs.errored_blocks),
-            e_detail,
-        ));
-    }
-    cases.push(pcs_case(
-        "no link fault",
-        pcs.link_fault.is_ok(),
-        format!("link fault status at the end: {}", pcs.link_fault),
-        None,
-    ));
-    if let Some(b) = blocks {
-        let detail = b
-            .first
-            .as_ref()
-            .map(|(i, m, d)| format!("DUT block {i}\nmodel  {m}\nDUT    {d}"));
-        cases.push(pcs_case(
-            "blocks bit exact",
-            b.divergent == 0,
-            format!(
-                "{} of {} blocks differ from the model's encoding",
-                b.divergent, b.compared
-            ),
-            detail,
-        ));
-        cases.push(pcs_case(
-            "IFG and deficit idle count (46.3.1.4)",
-            b.gaps.violations == 0,
-            format!(
-                "{} of {} gaps shorter than IFG {} with the deficit idle count allows",
-                b.gaps.violations, b.gaps.gaps, b.gaps.ifg
-            ),
-            b.gaps.first.map(|(f, g, d)| {
-                format!("before DUT frame {f}: {g} octets with the deficit idle count at {d}")
-            }),
-        ));
-    }
-    cases
 }
 
 #[derive(clap::Args)]

@@ -1,0 +1,314 @@
+//! The frame check: expected frames against the frames a MAC decoded from a DUT's stream, to
+//! one verdict, one summary and one list of checks ([`Case`]s). `baser check --frames`, the
+//! Python package and the C ABI's live checker build their reports here, so that the three
+//! say the same of the same stream; the doors only print and write them.
+
+use crate::case::Case;
+use crate::judge::{self, Comparison, Expected, Status};
+use crate::outcome;
+use crate::pcs_check::BlockComparison;
+use crate::profile::Profile;
+use crate::rx::{FrameCounts, PcsSummary, StreamKind};
+use serde::Serialize;
+
+/// The JSON document of `baser check --frames` (docs/reports.md), field for field.
+#[derive(Clone, Debug, Serialize)]
+pub struct FrameCheckReport {
+    /// Always `frames`.
+    pub check: &'static str,
+    /// `pass` or `fail`.
+    pub verdict: &'static str,
+    /// Where the expected frames came from.
+    pub expected: String,
+    /// Where the DUT's stream came from.
+    pub dut: String,
+    /// The profile's name.
+    pub profile: &'static str,
+    /// Counts.
+    pub summary: FrameCheckSummary,
+    /// One verdict per expected frame.
+    pub frames: Vec<judge::FrameResult>,
+    /// Received frames that matched no expected frame, and extra copies.
+    pub extra_frames: Vec<judge::ExtraFrame>,
+    /// What the PCS saw.
+    pub pcs: PcsSummary,
+    /// The bit-exact comparison of the frames' blocks (`--blocks`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<BlockComparison>,
+    /// Frames judged by an expected outcome (`--outcomes`).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub outcomes: Vec<outcome::OutcomeVerdict>,
+}
+
+impl FrameCheckReport {
+    /// True when the check failed.
+    pub fn failed(&self) -> bool {
+        self.verdict == "fail"
+    }
+}
+
+/// Counts of a frame check.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FrameCheckSummary {
+    /// Expected frames.
+    pub expected: usize,
+    /// Frames the MAC received.
+    pub received: u64,
+    /// Expected frames received intact and in order.
+    pub matched: usize,
+    /// Received intact after a later one.
+    pub reordered: usize,
+    /// Received with other content.
+    pub corrupted: usize,
+    /// Not received.
+    pub missing: usize,
+    /// Received frames that are none of the expected ones, and extra copies.
+    pub extra: usize,
+    /// Expected frames received with a MAC class other than `ok`.
+    pub bad_class: usize,
+}
+
+/// What a frame check is made of.
+pub struct FrameCheckInput<'a> {
+    /// Where the expected frames came from (a file name, a test name).
+    pub expected_name: String,
+    /// Where the DUT's stream came from.
+    pub dut_name: String,
+    /// The profile.
+    pub profile: Profile,
+    /// The expected frames.
+    pub expected: &'a [Expected],
+    /// The frames received, by class.
+    pub counts: &'a FrameCounts,
+    /// What the PCS saw.
+    pub pcs: PcsSummary,
+    /// The judge's verdicts ([`judge::compare`]).
+    pub cmp: Comparison,
+    /// The bit-exact block comparison, when asked for.
+    pub blocks: Option<BlockComparison>,
+    /// Expected outcomes applied ([`outcome::apply`]).
+    pub outcomes: Vec<outcome::OutcomeVerdict>,
+}
+
+/// The report and the checks of a frame check; the verdict is `fail` when any check failed.
+pub fn frame_check(i: FrameCheckInput<'_>) -> (FrameCheckReport, Vec<Case>) {
+    let cases = frame_cases(&i.cmp, &i.outcomes, &i.pcs, i.blocks.as_ref(), &i.dut_name);
+    let failed = cases.iter().any(Case::failed);
+    let count = |st: Status| i.cmp.frames.iter().filter(|f| f.status == st).count();
+    let summary = FrameCheckSummary {
+        expected: i.expected.len(),
+        received: i.counts.total,
+        matched: count(Status::Matched),
+        reordered: count(Status::Reordered),
+        corrupted: count(Status::Corrupted),
+        missing: count(Status::Missing),
+        extra: i.cmp.extra.len(),
+        bad_class: i
+            .cmp
+            .frames
+            .iter()
+            .filter(|f| f.class.is_some_and(|c| c != "ok"))
+            .count(),
+    };
+    let report = FrameCheckReport {
+        check: "frames",
+        verdict: if failed { "fail" } else { "pass" },
+        expected: i.expected_name,
+        dut: i.dut_name,
+        profile: i.profile.name(),
+        summary,
+        frames: i.cmp.frames,
+        extra_frames: i.cmp.extra,
+        pcs: i.pcs,
+        blocks: i.blocks,
+        outcomes: i.outcomes,
+    };
+    (report, cases)
+}
+
+/// One JUnit case per expected frame, one per extra frame, and one per PCS check.
+pub fn frame_cases(
+    cmp: &Comparison,
+    outcomes: &[outcome::OutcomeVerdict],
+    pcs: &PcsSummary,
+    blocks: Option<&BlockComparison>,
+    dut: &str,
+) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for f in &cmp.frames {
+        let name = format!("frame {} ({} octets)", f.expected_index, f.length);
+        // A frame with an expected outcome is judged by it.
+        if let Some(v) = outcomes
+            .iter()
+            .find(|v| v.expected_index == f.expected_index)
+        {
+            cases.push(if v.met {
+                Case::pass("frames", name)
+            } else {
+                Case::fail(
+                    "frames",
+                    name,
+                    format!("expected {}, but {}", v.expected, v.got),
+                    None,
+                )
+            });
+            continue;
+        }
+        let at = |f: &judge::FrameResult| match (f.start_block, f.start_lane) {
+            (Some(b), Some(l)) => format!(
+                " (DUT frame {} at block {b} lane {l})",
+                f.received_index.unwrap_or(0)
+            ),
+            _ => String::new(),
+        };
+        let case = match (&f.status, f.class) {
+            (Status::Matched, Some("ok")) => Case::pass("frames", name),
+            (Status::Matched, Some(c)) => Case::fail(
+                "frames",
+                name,
+                format!("received with MAC class {c}{}", at(f)),
+                None,
+            ),
+            (Status::Reordered, c) => Case::fail(
+                "frames",
+                name,
+                format!("received out of order{}, class {}", at(f), c.unwrap_or("?")),
+                None,
+            ),
+            (Status::Missing, _) => Case::fail(
+                "frames",
+                name,
+                "missing: no received frame matches it".to_string(),
+                None,
+            ),
+            (Status::Corrupted, c) => {
+                let detail = f.first_difference.as_ref().map(|d| {
+                    format!(
+                        "first difference at octet {}: expected {}, got {}{}",
+                        d.offset,
+                        d.expected.map_or("(end)".into(), |x| format!("0x{x:02x}")),
+                        d.actual.map_or("(end)".into(), |x| format!("0x{x:02x}")),
+                        match (d.block, d.lane) {
+                            (Some(b), Some(l)) => format!("; DUT block {b} lane {l}"),
+                            _ => String::new(),
+                        }
+                    )
+                });
+                Case::fail(
+                    "frames",
+                    name,
+                    format!("corrupted{}, class {}", at(f), c.unwrap_or("?")),
+                    detail,
+                )
+            }
+            (Status::Matched, None) => Case::pass("frames", name),
+        };
+        cases.push(case);
+    }
+    if cmp.extra.is_empty() {
+        cases.push(Case::pass("frames", "no unexpected frames"));
+    } else {
+        let list: Vec<String> = cmp
+            .extra
+            .iter()
+            .map(|x| {
+                format!(
+                    "DUT frame {} at block {} lane {}: {} octets, class {}{}",
+                    x.received_index,
+                    x.start_block,
+                    x.start_lane,
+                    x.length,
+                    x.class,
+                    x.duplicate_of.map_or(String::new(), |d| format!(
+                        ", duplicate of expected frame {d}"
+                    ))
+                )
+            })
+            .collect();
+        cases.push(Case::fail(
+            "frames",
+            "no unexpected frames",
+            format!("{} unexpected frames", cmp.extra.len()),
+            Some(list.join("\n")),
+        ));
+    }
+    let pcs_case = |name: &str, ok: bool, msg: String, detail: Option<String>| {
+        if ok {
+            Case::pass("pcs", name)
+        } else {
+            Case::fail("pcs", name, msg, detail)
+        }
+    };
+    if pcs.input != StreamKind::Xgmii {
+        cases.push(pcs_case(
+            "block lock acquired",
+            pcs.lock_acquired.is_some(),
+            format!("{dut}: block lock never acquired"),
+            None,
+        ));
+        cases.push(pcs_case(
+            "no lock loss",
+            pcs.lock_losses.is_empty(),
+            format!("lock lost at blocks {:?}", pcs.lock_losses),
+            None,
+        ));
+        cases.push(pcs_case(
+            "no hi_ber",
+            pcs.hi_ber_episodes.is_empty(),
+            format!("hi_ber rose at blocks {:?}", pcs.hi_ber_episodes),
+            None,
+        ));
+        cases.push(pcs_case(
+            "no invalid sync headers",
+            pcs.invalid_headers == 0,
+            format!("{} invalid sync headers while locked", pcs.invalid_headers),
+            None,
+        ));
+        let e_detail = (!pcs.e_transitions.is_empty()).then(|| {
+            pcs.e_transitions
+                .iter()
+                .map(|e| format!("block {}: {}", e.block, e.what))
+                .collect::<Vec<_>>()
+                .join("\n")
+        });
+        cases.push(pcs_case(
+            "no errored blocks (RX_E)",
+            pcs.errored_blocks == 0,
+            format!("{} blocks entered RX_E", pcs.errored_blocks),
+            e_detail,
+        ));
+    }
+    cases.push(pcs_case(
+        "no link fault",
+        pcs.link_fault.is_ok(),
+        format!("link fault status at the end: {}", pcs.link_fault),
+        None,
+    ));
+    if let Some(b) = blocks {
+        let detail = b
+            .first
+            .as_ref()
+            .map(|(i, m, d)| format!("DUT block {i}\nmodel  {m}\nDUT    {d}"));
+        cases.push(pcs_case(
+            "blocks bit exact",
+            b.divergent == 0,
+            format!(
+                "{} of {} blocks differ from the model's encoding",
+                b.divergent, b.compared
+            ),
+            detail,
+        ));
+        cases.push(pcs_case(
+            "IFG and deficit idle count (46.3.1.4)",
+            b.gaps.violations == 0,
+            format!(
+                "{} of {} gaps shorter than IFG {} with the deficit idle count allows",
+                b.gaps.violations, b.gaps.gaps, b.gaps.ifg
+            ),
+            b.gaps.first.map(|(f, g, d)| {
+                format!("before DUT frame {f}: {g} octets with the deficit idle count at {d}")
+            }),
+        ));
+    }
+    cases
+}
