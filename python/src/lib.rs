@@ -9,8 +9,10 @@
 //! Blocks and units cross as `(header, payload)` pairs: the 2-bit sync header with bit 0 first
 //! on the wire (2 = data, 1 = control) and the 64-bit payload, bit 0 first (DESIGN.md).
 
-use baser_engine::judge::{self, Expected, Status};
-use baser_engine::pcs_check::{compare_frame_blocks, BlockComparison};
+use baser_engine::decode_report::DecodeReport;
+use baser_engine::frame_check::{frame_check, FrameCheckInput};
+use baser_engine::judge::{self, Expected};
+use baser_engine::pcs_check::compare_frame_blocks;
 use baser_engine::rx::{
     FrameCounts, FrameRef, LockAcquired, LockFinder, PcsSummary, ReceivedFrame, RxChain, RxInput,
     RxOptions, RxSink,
@@ -427,17 +429,6 @@ fn decoding(
     })
 }
 
-/// The `baser decode --json` document of a stream, and the received frames' data.
-#[derive(Serialize)]
-struct DecodeReport<'a> {
-    input: &'a str,
-    profile: &'static str,
-    verdict: &'static str,
-    pcs: &'a PcsSummary,
-    frames: &'a FrameCounts,
-    received: &'a [ReceivedFrame],
-}
-
 /// A stream through the RX chain, as `baser decode` does. Returns the JSON document and the
 /// received frames' octets (DA through FCS), in order.
 #[pyfunction]
@@ -471,19 +462,11 @@ fn decode(
     let (doc, data) = guard(|| {
         let (mut pcs, counts, keep) = run_decode(&s, d, false, false)?;
         pcs.hints.extend(swapped_hint(&s, d, &pcs)?);
-        let clean = pcs.clean() && counts.by_class.keys().all(|k| k == "ok");
-        let doc = json(&DecodeReport {
-            input: name,
-            profile: d.opt.profile.name(),
-            verdict: if clean { "pass" } else { "fail" },
-            pcs: &pcs,
-            frames: &counts,
-            received: &keep.frames,
-        })?;
-        Ok((
-            doc,
-            keep.frames.into_iter().map(|f| f.data).collect::<Vec<_>>(),
-        ))
+        let data: Vec<Vec<u8>> = keep.frames.iter().map(|f| f.data.clone()).collect();
+        let mut report = DecodeReport::new(name.to_string(), d.opt.profile, pcs, counts);
+        report.received = Some(keep.frames);
+        let doc = json(&report)?;
+        Ok((doc, data))
     })?;
     Ok((
         doc,
@@ -492,34 +475,6 @@ fn decode(
 }
 
 // -------------------------------------------------------------------------------- check
-
-/// The JSON document of `baser check --frames` (testbench/src/cmd/check.rs), field for field.
-#[derive(Serialize)]
-struct FrameCheckReport<'a> {
-    check: &'static str,
-    verdict: &'static str,
-    expected: &'a str,
-    dut: &'a str,
-    profile: &'static str,
-    summary: FrameCheckSummary,
-    frames: &'a [judge::FrameResult],
-    extra_frames: &'a [judge::ExtraFrame],
-    pcs: &'a PcsSummary,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    blocks: Option<&'a BlockComparison>,
-}
-
-#[derive(Serialize, Default)]
-struct FrameCheckSummary {
-    expected: usize,
-    received: u64,
-    matched: usize,
-    reordered: usize,
-    corrupted: usize,
-    missing: usize,
-    extra: usize,
-    bad_class: usize,
-}
 
 /// Expected frames against a DUT stream, as `baser check --frames` does; returns its JSON
 /// document.
@@ -591,40 +546,18 @@ fn check(
             }
             None => None,
         };
-        let count = |st: Status| cmp.frames.iter().filter(|f| f.status == st).count();
-        let summary = FrameCheckSummary {
-            expected: expected.len(),
-            received: counts.total,
-            matched: count(Status::Matched),
-            reordered: count(Status::Reordered),
-            corrupted: count(Status::Corrupted),
-            missing: count(Status::Missing),
-            extra: cmp.extra.len(),
-            bad_class: cmp
-                .frames
-                .iter()
-                .filter(|f| f.class.is_some_and(|c| c != "ok"))
-                .count(),
-        };
-        // The command's cases: a frame that failed, an extra frame, a PCS check, a block check.
-        let failed = cmp.frames.iter().any(judge::FrameResult::failed)
-            || !cmp.extra.is_empty()
-            || !pcs.clean()
-            || block_cmp
-                .as_ref()
-                .is_some_and(|b| b.divergent > 0 || b.gaps.violations > 0);
-        json(&FrameCheckReport {
-            check: "frames",
-            verdict: if failed { "fail" } else { "pass" },
-            expected: expected_name,
-            dut: dut_name,
-            profile: d.opt.profile.name(),
-            summary,
-            frames: &cmp.frames,
-            extra_frames: &cmp.extra,
-            pcs: &pcs,
-            blocks: block_cmp.as_ref(),
-        })
+        let (report, _) = frame_check(FrameCheckInput {
+            expected_name: expected_name.to_string(),
+            dut_name: dut_name.to_string(),
+            profile: d.opt.profile,
+            expected: &expected,
+            counts: &counts,
+            pcs,
+            cmp,
+            blocks: block_cmp,
+            outcomes: Vec::new(),
+        });
+        json(&report)
     })
 }
 
@@ -1281,15 +1214,10 @@ impl RxModel {
             let (pcs, counts, _) = chain
                 .finish()
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            let clean = pcs.clean() && counts.by_class.keys().all(|k| k == "ok");
-            let doc = json(&DecodeReport {
-                input: "<stream>",
-                profile: self.opt.profile.name(),
-                verdict: if clean { "pass" } else { "fail" },
-                pcs: &pcs,
-                frames: &counts,
-                received: &[],
-            })?;
+            let mut report =
+                DecodeReport::new("<stream>".to_string(), self.opt.profile, pcs, counts);
+            report.received = Some(Vec::new());
+            let doc = json(&report)?;
             Ok((doc, self.frames(py, self.received.take())))
         })
     }

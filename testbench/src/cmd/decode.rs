@@ -9,12 +9,12 @@ use crate::format::xgmii::XgmiiWriter;
 use crate::format::InputError;
 use crate::report;
 use crate::stream;
+use baser_engine::decode_report::DecodeReport;
 use baser_engine::inject::{Fault, FaultChannel};
-use baser_engine::rx::{FrameCounts, FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink};
+use baser_engine::rx::{FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink};
 use baser_engine::Profile;
 use mac_core::rx::RxConfig;
 use pcs_core::Block;
-use serde::Serialize;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -116,16 +116,6 @@ impl RxSink for DecodeSinks {
     }
 }
 
-/// The JSON document of `baser decode`.
-#[derive(Serialize)]
-struct DecodeReport<'a> {
-    input: String,
-    profile: &'static str,
-    verdict: &'static str,
-    pcs: &'a PcsSummary,
-    frames: &'a FrameCounts,
-}
-
 /// `baser decode`.
 ///
 /// # Errors
@@ -199,16 +189,15 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
     if let Some((p, w)) = sinks.pcap.take() {
         w.finish().map_err(|e| Error::Output(p, e))?;
     }
-    let clean = pcs.clean() && counts.by_class.keys().all(|k| k == "ok");
+    let clean = baser_engine::decode_report::clean(&pcs, &counts);
     let verdict = if clean { Verdict::Pass } else { Verdict::Fail };
     if let Some(p) = &a.json {
-        let doc = DecodeReport {
-            input: a.input.display().to_string(),
-            profile: a.profile.name(),
-            verdict: if clean { "pass" } else { "fail" },
-            pcs: &pcs,
-            frames: &counts,
-        };
+        let doc = DecodeReport::new(
+            a.input.display().to_string(),
+            a.profile,
+            pcs.clone(),
+            counts.clone(),
+        );
         report::write_json(p, &doc).map_err(|e| Error::Output(p.clone(), e))?;
     }
     if !out.quiet {
