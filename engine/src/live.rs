@@ -696,8 +696,14 @@ impl LiveCheck {
         for &b in pcs.hi_ber_episodes.iter().skip(self.seen.hi_ber) {
             found.push((b, "hi_ber rose (49.2.13)".into()));
         }
+        // A fault the RS reports after block lock (before it, a receiver's decoder sends
+        // /LF/ by design: Fig. 49-17's LBLOCK_R); a fault clearing is no divergence.
+        let locked_at = pcs.lock_acquired.map(|l| l.block);
         for c in pcs.link_fault_changes.iter().skip(self.seen.link_changes) {
-            found.push((c.block, c.what.clone()));
+            let to_fault = !c.what.ends_with(&LinkStatus::default().to_string());
+            if to_fault && locked_at.is_some_and(|l| c.block >= l) {
+                found.push((c.block, c.what.clone()));
+            }
         }
         self.seen = Seen {
             invalid_headers: pcs.invalid_headers,
