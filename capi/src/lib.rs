@@ -559,7 +559,7 @@ pub unsafe extern "C" fn baser_tx_next_block(
             put(header, b.sync.to_bits())?;
             put(payload, b.payload)?;
         }
-        Ok(i32::from(c.events))
+        Ok(i32::from(c.events()))
     })
 }
 

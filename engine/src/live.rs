@@ -54,12 +54,24 @@ pub struct TxClock {
     pub unscrambled: Block,
     /// The XGMII transfer it encodes.
     pub word: XgmiiWord,
-    /// [`event`] bits.
-    pub events: u8,
-    /// The frame the events are of (the frame starting, else the one ending).
-    pub frame: Option<u64>,
-    /// Lane of the `/S/` (with [`event::START`]).
-    pub lane: u8,
+    /// The frame whose `/S/` is in this block, and its lane.
+    pub start: Option<(u64, u8)>,
+    /// The frame whose SFD is in this block.
+    pub sfd: Option<u64>,
+    /// The frame whose `/T/` is in this block (it is sent).
+    pub end: Option<u64>,
+}
+
+impl TxClock {
+    /// The [`event`] bits of this block.
+    pub fn events(&self) -> u8 {
+        (if self.start.is_some() {
+            event::START
+        } else {
+            0
+        }) | (if self.sfd.is_some() { event::SFD } else { 0 })
+            | (if self.end.is_some() { event::END } else { 0 })
+    }
 }
 
 /// Keeps the chain's blocks until they are handed out.
@@ -184,8 +196,6 @@ impl LiveTx {
                 let q = &self.chain_queue().blocks;
                 let from = (start.block - first) as usize;
                 let s = start.block * 8 + u64::from(start.lane);
-                // The /S/ stands for the first preamble octet; the SFD is 7 octets on.
-                let sfd_octet = s + 7;
                 // The /T/ after the /S/: the block the frame ends in.
                 let end = q
                     .iter()
@@ -202,7 +212,7 @@ impl LiveTx {
                 self.marks.push_back(Marks {
                     id,
                     start,
-                    sfd: sfd_octet / 8,
+                    sfd: start.sfd_block(),
                     end,
                 });
             }
@@ -245,26 +255,22 @@ impl LiveTx {
             line,
             unscrambled,
             word,
-            events: 0,
-            frame: None,
-            lane: 0,
+            start: None,
+            sfd: None,
+            end: None,
         };
         for m in &self.marks {
             if m.start.block > index {
                 break;
             }
             if m.start.block == index {
-                clock.events |= event::START;
-                clock.frame = Some(m.id);
-                clock.lane = m.start.lane;
+                clock.start = Some((m.id, m.start.lane));
             }
             if m.sfd == index {
-                clock.events |= event::SFD;
-                clock.frame.get_or_insert(m.id);
+                clock.sfd = Some(m.id);
             }
             if m.end == index {
-                clock.events |= event::END;
-                clock.frame.get_or_insert(m.id);
+                clock.end = Some(m.id);
             }
         }
         while self.marks.front().is_some_and(|m| m.end <= index) {
@@ -891,11 +897,11 @@ mod tests {
                     let c = live.clock().unwrap();
                     got.push(c.line);
                     words.push(c.word);
-                    if c.events != 0 {
-                        events.push((c.index, c.events, c.frame, c.lane));
+                    if c.events() != 0 {
+                        events.push((c.index, c.events(), c.start));
                     }
-                    if c.events & event::END != 0 {
-                        prop_assert_eq!(c.frame, Some(id));
+                    if let Some(e) = c.end {
+                        prop_assert_eq!(e, id);
                         break;
                     }
                 }
@@ -908,9 +914,9 @@ mod tests {
             let n = got.len();
             prop_assert_eq!(&got, &batch(&opt, &script, n));
             // Every START is an /S/ in its lane, every END holds a /T/.
-            for (i, ev, _, lane) in events {
+            for (i, ev, start) in events {
                 let w = words[i as usize];
-                if ev & event::START != 0 {
+                if let Some((_, lane)) = start {
                     prop_assert!(w.is_control(lane as usize) && w.octet(lane as usize) == ControlChar::START.0);
                 }
                 if ev & event::END != 0 {
@@ -1014,7 +1020,7 @@ mod tests {
         let (_, clocks) = run(&lens, 0, |_, b| b, &all);
         let start = clocks
             .iter()
-            .find(|c| c.events & event::START != 0 && c.frame == Some(1))
+            .find(|c| c.start.is_some_and(|(id, _)| id == 1))
             .unwrap()
             .index;
         let target = start + 5; // a data block inside frame 1

@@ -135,6 +135,15 @@ pub struct Placement {
     pub lane: u8,
 }
 
+impl Placement {
+    /// The block of the frame's SFD: the `/S/` stands for the first preamble octet, and the SFD
+    /// is 7 octets on.
+    pub fn sfd_block(&self) -> u64 {
+        let sfd_octet = self.block * 8 + u64::from(self.lane) + 7;
+        sfd_octet / 8
+    }
+}
+
 /// A frame the MAC cannot send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TxError {

@@ -12,21 +12,21 @@
 use baser_engine::decode_report::DecodeReport;
 use baser_engine::frame_check::{frame_check, FrameCheckInput};
 use baser_engine::judge::{self, Expected};
+use baser_engine::live::LiveTx;
 use baser_engine::pcs_check::compare_frame_blocks;
 use baser_engine::rx::{
     FrameCounts, FrameRef, LockAcquired, LockFinder, PcsSummary, ReceivedFrame, RxChain, RxInput,
     RxOptions, RxSink,
 };
-use baser_engine::tx::{Placement, TxChain, TxOptions, VecSink};
+use baser_engine::tx::TxChain;
 use baser_engine::{Options, Profile};
 use mac_core::tx::DicMode;
 use pcs_core::gearbox::TxGearbox;
-use pcs_core::{Block, ControlChar, SyncHeader, XgmiiWord};
+use pcs_core::{Block, SyncHeader, XgmiiWord};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use serde::Serialize;
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
@@ -563,154 +563,25 @@ fn check(
 
 // ------------------------------------------------------------------------------ TxModel
 
-/// What the model is asked to send, in order, since its segment began.
-#[derive(Clone, Copy, Debug)]
-enum Op {
-    Frame(u64),
-    Idle(u64),
-}
-
-/// Where a frame of the segment went: blocks of its `/S/`, its SFD and its `/T/`.
-#[derive(Clone, Copy, Debug)]
-struct Sent {
-    id: u64,
-    start: Placement,
-    sfd: u64,
-    end: u64,
-}
-
-/// Idle blocks the model keeps ready past the frames it was given.
-const FILL: u64 = 256;
-
 /// Event kinds of [`TxModel::next`].
 const EV_START: u8 = 0;
 const EV_SFD: u8 = 1;
 const EV_END: u8 = 2;
 
-/// The TX chain, one block per clock.
-///
-/// The stream is the engine's `TxChain` output. The chain hands its blocks over in batches,
-/// so the model keeps a *segment*: the frames given since the line was last idle, with the
-/// idle transfers between them, and the chain's blocks for it (plus `FILL` idles). A frame
-/// given later is appended to the segment (after the idles already sent) and the segment is
-/// encoded again from its start (same scrambler state): the blocks already sent come out the
-/// same (checked), and the new frame follows. When every block of a segment was sent (the
-/// line idle for `FILL` blocks), a new segment starts from the scrambler state reached. With
-/// DIC reset on idle (the drop-in default) or off this is exactly one continuous chain; with
-/// strict DIC the deficit idle count starts again from 0 at a new segment.
+/// The TX chain, one block per clock: the engine's live TX model ([`LiveTx`]: one continuous
+/// chain; a frame given while the line is idle starts as soon as the gap allows, frames given
+/// together go back to back with the deficit idle count), with the serdes' bit offset and bit
+/// order applied to what it hands out.
 #[pyclass(module = "baser._baser")]
 struct TxModel {
-    opt: TxOptions,
+    live: LiveTx,
     scrambled: bool,
-    frames: HashMap<u64, (Vec<u8>, Option<[u8; 4]>)>,
-    script: Vec<Op>,
-    dirty: bool,
-    line: Vec<Block>,
-    unscrambled: Vec<Block>,
-    sent: Vec<Sent>,
-    /// First entry of `sent` whose end is not behind `pos`.
-    cursor: usize,
-    /// Blocks of the script (before the fill).
-    content: u64,
-    /// Blocks of this segment sent.
-    pos: u64,
-    /// Blocks sent before this segment.
-    base: u64,
-    next_id: u64,
     bit_offset: u32,
     last_unit: u128,
     reverse: bool,
 }
 
-/// The octet of the SFD of a frame whose `/S/` is octet `s` of the stream.
-fn sfd_octet(s: u64) -> u64 {
-    s + 7
-}
-
-fn sent_of(id: u64, start: Placement, words: &[XgmiiWord]) -> Sent {
-    let s = start.block * 8 + u64::from(start.lane);
-    let end = (start.block as usize..words.len())
-        .find(|&i| {
-            let w = words[i];
-            (0..8).any(|l| {
-                (i as u64 * 8 + l as u64) > s
-                    && w.is_control(l)
-                    && w.octet(l) == ControlChar::TERMINATE.0
-            })
-        })
-        .map_or(start.block, |i| i as u64);
-    Sent {
-        id,
-        start,
-        // The SFD is octet s + 7 of the stream (the /S/ stands for the first preamble octet).
-        sfd: sfd_octet(s) / 8,
-        end,
-    }
-}
-
 impl TxModel {
-    fn replay(&mut self) -> PyResult<()> {
-        let mut chain = TxChain::new(&self.opt, VecSink::default());
-        let mut sent = Vec::new();
-        for op in &self.script {
-            match *op {
-                Op::Idle(n) => chain.idle(n),
-                Op::Frame(id) => {
-                    let (data, fcs) = self
-                        .frames
-                        .get(&id)
-                        .ok_or_else(|| PyRuntimeError::new_err("baser: lost a frame"))?;
-                    let at = chain
-                        .frame(data, *fcs)
-                        .map_err(|e| value_err(e.to_string()))?;
-                    sent.push((id, at));
-                }
-            }
-        }
-        self.content = chain.blocks();
-        chain.idle(FILL);
-        let (sink, _) = chain
-            .end()
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        let pos = self.pos as usize;
-        if self.line.get(..pos) != sink.lines.get(..pos) {
-            return Err(PyRuntimeError::new_err(
-                "baser: internal error: the blocks already sent changed on re-encoding",
-            ));
-        }
-        self.sent = sent
-            .into_iter()
-            .map(|(id, at)| sent_of(id, at, &sink.words))
-            .collect();
-        self.cursor = self.sent.iter().take_while(|s| s.end < self.pos).count();
-        self.line = sink.lines;
-        self.unscrambled = sink.blocks;
-        self.dirty = false;
-        Ok(())
-    }
-
-    fn new_segment(&mut self) -> PyResult<()> {
-        if let Some(last) = self.line.last() {
-            // The scrambler state after a block is its last 58 line bits.
-            self.opt.seed = last.payload >> 6;
-        }
-        self.base += self.pos;
-        self.pos = 0;
-        self.script.clear();
-        self.frames.clear();
-        self.line.clear();
-        self.replay()
-    }
-
-    /// Frames given since the segment was last encoded (ids grow with every frame).
-    fn fresh(&self) -> usize {
-        let last = self.sent.last().map(|s| s.id);
-        self.script
-            .iter()
-            .filter(|op| matches!(op, Op::Frame(id) if last.is_none_or(|l| *id > l)))
-            .count()
-    }
-
     /// The 66 line bits of `b` moved by the bit offset, and bit reversed if asked.
     fn out(&mut self, b: Block) -> Pair {
         let unit = u128::from(b.sync.to_bits()) | u128::from(b.payload) << 2;
@@ -759,26 +630,13 @@ impl TxModel {
         }
         .tx();
         opt.mac.dic = self::dic_mode(dic_mode, dic, p)?;
-        let mut m = Self {
-            opt,
+        Ok(Self {
+            live: LiveTx::new(&opt),
             scrambled,
-            frames: HashMap::new(),
-            script: Vec::new(),
-            dirty: false,
-            line: Vec::new(),
-            unscrambled: Vec::new(),
-            sent: Vec::new(),
-            cursor: 0,
-            content: 0,
-            pos: 0,
-            base: 0,
-            next_id: 0,
             bit_offset: 0,
             last_unit: 0,
             reverse,
-        };
-        guard(|| m.replay())?;
-        Ok(m)
+        })
     }
 
     /// Gives the MAC a frame (DA to the end of the payload; with `fcs`, sent as is with that
@@ -795,27 +653,9 @@ impl TxModel {
             ),
         };
         guard(|| {
-            // Refused frames are refused now, not when the segment is encoded again.
-            TxChain::new(
-                &TxOptions {
-                    idle_blocks: 0,
-                    ..self.opt
-                },
-                VecSink::default(),
-            )
-            .frame(&frame, fcs)
-            .map_err(|e| value_err(e.to_string()))?;
-            if !self.dirty {
-                if self.pos > self.content {
-                    self.script.push(Op::Idle(self.pos - self.content));
-                }
-                self.dirty = true;
-            }
-            let id = self.next_id;
-            self.next_id += 1;
-            self.frames.insert(id, (frame, fcs));
-            self.script.push(Op::Frame(id));
-            Ok(id)
+            self.live
+                .send(&frame, fcs)
+                .map_err(|e| value_err(e.to_string()))
         })
     }
 
@@ -824,106 +664,58 @@ impl TxModel {
     /// 1 = its SFD, 2 = its `/T/` (the frame is sent).
     fn next(&mut self) -> PyResult<(u8, u64, Events)> {
         guard(|| {
-            if self.dirty {
-                self.replay()?;
-            }
-            if self.pos as usize >= self.line.len() {
-                self.new_segment()?;
-            }
-            let i = self.pos as usize;
-            let b = if self.scrambled {
-                self.line[i]
-            } else {
-                self.unscrambled[i]
-            };
+            let c = self.live.clock().map_err(|e| value_err(e.to_string()))?;
             let mut events: Events = None;
-            for s in self.sent.iter().skip(self.cursor) {
-                if s.start.block > self.pos {
-                    break;
-                }
-                for (kind, at) in [(EV_START, s.start.block), (EV_SFD, s.sfd), (EV_END, s.end)] {
-                    if at == self.pos {
-                        events
-                            .get_or_insert_with(Vec::new)
-                            .push((kind, s.id, s.start.lane));
-                    }
-                }
+            if let Some((id, lane)) = c.start {
+                events
+                    .get_or_insert_with(Vec::new)
+                    .push((EV_START, id, lane));
             }
-            while self
-                .sent
-                .get(self.cursor)
-                .is_some_and(|s| s.end <= self.pos)
-            {
-                self.cursor += 1;
+            if let Some(id) = c.sfd {
+                let lane = c.start.map_or(0, |(_, l)| l);
+                events.get_or_insert_with(Vec::new).push((EV_SFD, id, lane));
             }
-            self.pos += 1;
+            if let Some(id) = c.end {
+                events.get_or_insert_with(Vec::new).push((EV_END, id, 0));
+            }
+            let b = if self.scrambled {
+                c.line
+            } else {
+                c.unscrambled
+            };
             let (h, p) = self.out(b);
             Ok((h, p, events))
         })
     }
 
-    /// Drops the frames given but not started yet; returns their ids.
-    fn drop_unstarted(&mut self) -> PyResult<Vec<u64>> {
-        guard(|| {
-            if self.dirty {
-                self.replay()?;
-            }
-            let unstarted: Vec<u64> = self
-                .sent
-                .iter()
-                .filter(|s| s.start.block >= self.pos)
-                .map(|s| s.id)
-                .collect();
-            if unstarted.is_empty() {
-                return Ok(unstarted);
-            }
-            let cut = self
-                .script
-                .iter()
-                .position(|op| matches!(op, Op::Frame(id) if unstarted.contains(id)))
-                .unwrap_or(self.script.len());
-            self.script.truncate(cut);
-            for id in &unstarted {
-                self.frames.remove(id);
-            }
-            self.replay()?;
-            Ok(unstarted)
-        })
+    /// Drops the frames the MAC has not taken yet; returns their ids.
+    fn drop_unstarted(&mut self) -> Vec<u64> {
+        self.live.drop_unstarted()
     }
 
     /// Blocks sent so far.
     #[getter]
     fn blocks(&self) -> u64 {
-        self.base + self.pos
+        self.live.blocks()
     }
 
     /// Frames given and not yet fully sent.
     #[getter]
     fn pending(&self) -> usize {
-        self.sent.iter().filter(|s| s.end >= self.pos).count() + self.fresh()
+        self.live.pending()
     }
 
     /// The scrambler state after the last block sent (58 bits, bit 57 the newest line bit):
     /// the seed of a model that carries the line on.
     #[getter]
     fn scrambler_state(&self) -> u64 {
-        match self.pos.checked_sub(1) {
-            Some(i) => self
-                .line
-                .get(i as usize)
-                .map_or(self.opt.seed, |b| b.payload >> 6),
-            None => self.opt.seed,
-        }
+        self.live.scrambler_state()
     }
 
-    /// Frames given and not yet started.
+    /// Frames given that the MAC has not taken yet.
     #[getter]
     fn unstarted(&self) -> usize {
-        self.sent
-            .iter()
-            .filter(|s| s.start.block >= self.pos)
-            .count()
-            + self.fresh()
+        self.live.unstarted()
     }
 
     /// Bits the stream is moved by (0..65): a serdes whose boundary slipped.
@@ -1027,7 +819,6 @@ impl RxModel {
             frames
                 .into_iter()
                 .map(|f| {
-                    let s = f.start.block * 8 + u64::from(f.start.lane);
                     (
                         PyBytes::new(py, &f.data).unbind(),
                         baser_engine::rx::class_name(f.class),
@@ -1035,7 +826,7 @@ impl RxModel {
                         f.start.block,
                         f.start.lane,
                         self.clock_of(f.start.block),
-                        self.clock_of(sfd_octet(s) / 8),
+                        self.clock_of(f.start.sfd_block()),
                     )
                 })
                 .collect(),
