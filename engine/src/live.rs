@@ -531,6 +531,17 @@ static NO_SUMMARY: PcsSummary = PcsSummary {
 
 // ---------------------------------------------------------------------------------- check
 
+/// The DUT block of the first octet where a received frame whose content is right differs
+/// from the frame the model sends: its FCS, or its end.
+fn fcs_difference(e: &Expected, f: &ReceivedFrame) -> Option<u64> {
+    let mut full = judge::padded(&e.data).into_owned();
+    let fcs = mac_core::frame::fcs_padded_with::<crate::fcs::FastFcs>(&full, 0);
+    full.extend_from_slice(&fcs.to_le_bytes());
+    let d = judge::first_difference(&full, &f.data)?;
+    // The /S/ octet, six preamble octets and the SFD come before the destination address.
+    Some((f.start.block * 8 + u64::from(f.start.lane) + 8 + d.offset as u64) / 8)
+}
+
 /// A divergence the live checker found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Divergence {
@@ -569,10 +580,18 @@ struct Seen {
 pub struct LiveCheck {
     rx: LiveRx,
     profile: crate::profile::Profile,
-    expected: Vec<Expected>,
-    /// The next expected frame a received frame is compared with.
+    /// Expected frames not settled, oldest first.
+    expected: VecDeque<Expected>,
+    /// Expected frames given so far.
+    given: u64,
+    /// The next expected frame a received frame is compared with (in `expected`).
     next: usize,
+    /// Received frames not settled.
     received: Vec<ReceivedFrame>,
+    /// The settled frames: every one so far matched its expected frame in order with class
+    /// ok, before any divergence. Only their length and place are kept (memory stays flat
+    /// over a long run of good frames); their verdict is what the judge would give.
+    settled: Vec<(usize, crate::tx::Placement)>,
     divergences: Vec<Divergence>,
     last: Option<Divergence>,
     count: u64,
@@ -587,9 +606,11 @@ impl LiveCheck {
         Self {
             rx: LiveRx::new(opt, input),
             profile: opt.profile,
-            expected: Vec::new(),
+            expected: VecDeque::new(),
+            given: 0,
             next: 0,
             received: Vec::new(),
+            settled: Vec::new(),
             divergences: Vec::new(),
             last: None,
             count: 0,
@@ -601,8 +622,9 @@ impl LiveCheck {
     /// An expected frame (DA to the end of the payload, as given to the TX model), in the
     /// order they must arrive. Returns its index.
     pub fn expect(&mut self, data: &[u8]) -> u64 {
-        let index = self.expected.len() as u64;
-        self.expected.push(Expected {
+        let index = self.given;
+        self.given += 1;
+        self.expected.push_back(Expected {
             index,
             data: data.to_vec(),
         });
@@ -723,7 +745,17 @@ impl LiveCheck {
             self.diverged(block, None, what);
         }
         while let Some(f) = self.rx.frames().pop_front() {
+            let before = self.count;
             self.judge(&f);
+            // In order, good, and nothing before it went wrong: settled.
+            if self.count == before && self.count == 0 && self.next == 1 && self.received.is_empty()
+            {
+                if let Some(e) = self.expected.pop_front() {
+                    self.settled.push((e.data.len(), f.start));
+                    self.next = 0;
+                    continue;
+                }
+            }
             self.received.push(f);
         }
         (self.count - before) as usize
@@ -732,13 +764,17 @@ impl LiveCheck {
     /// One received frame against the next expected frames.
     fn judge(&mut self, f: &ReceivedFrame) {
         let at = format!(
-            "DUT frame {} (block {} lane {}, {} octets)",
+            "DUT frame {} (block {} lane {}, {} octets with FCS)",
             f.index, f.start.block, f.start.lane, f.len
         );
         let c = f.content();
         let same = |e: &Expected| *judge::padded(&e.data) == *c || e.data == c;
-        let ahead = self.expected.get(self.next..).unwrap_or_default();
-        let found = ahead.iter().take(LOOKAHEAD).position(same);
+        let found = self
+            .expected
+            .iter()
+            .skip(self.next)
+            .take(LOOKAHEAD)
+            .position(same);
         let class = class_name(f.class);
         match found {
             Some(k) => {
@@ -763,8 +799,14 @@ impl LiveCheck {
                     );
                 }
                 if class != "ok" {
+                    // The content is right: where is the FCS (or the frame's end) wrong?
+                    let block = self
+                        .expected
+                        .get(e)
+                        .and_then(|x| fcs_difference(x, f))
+                        .unwrap_or(f.start.block);
                     self.diverged(
-                        f.start.block,
+                        block,
                         index,
                         format!(
                             "{at}: expected frame {} received with MAC class {class}",
@@ -815,12 +857,27 @@ impl LiveCheck {
     pub fn finish(&mut self) -> Result<(FrameCheckReport, Vec<Case>), LiveError> {
         let (pcs, counts) = self.rx.finish()?;
         self.scan();
-        let cmp = judge::compare(&self.expected, &self.received);
+        let mut cmp = judge::compare(self.expected.make_contiguous(), &self.received);
+        let settled =
+            self.settled
+                .iter()
+                .enumerate()
+                .map(|(i, &(length, at))| judge::FrameResult {
+                    expected_index: i as u64,
+                    length,
+                    status: judge::Status::Matched,
+                    received_index: Some(i as u64),
+                    class: Some("ok"),
+                    start_block: Some(at.block),
+                    start_lane: Some(at.lane),
+                    first_difference: None,
+                });
+        cmp.frames = settled.chain(cmp.frames).collect();
         Ok(frame_check(FrameCheckInput {
             expected_name: self.names.0.clone(),
             dut_name: self.names.1.clone(),
             profile: self.profile,
-            expected: &self.expected,
+            expected: self.given as usize,
             counts: &counts,
             pcs,
             cmp,
@@ -1092,5 +1149,116 @@ mod tests {
         let mut tx = LiveTx::new(&tx_opt());
         assert_eq!(tx.next_word(48), Err(LiveError::Width(48)));
         assert!(tx.send(&[0; 20000], None).is_err());
+    }
+
+    /// The block after the reset fill trains the descrambler; its header is still tested.
+    #[test]
+    fn an_invalid_header_on_the_training_block_is_found() {
+        for bad in [0u8, 3] {
+            let (mut chk, _) = run(
+                &[100],
+                5,
+                |i, mut b| {
+                    if i == 0 {
+                        b.sync = SyncHeader::from_bits(bad);
+                        b.payload |= 1;
+                    }
+                    b
+                },
+                &[0],
+            );
+            let first = chk.divergences().first().cloned().expect("a divergence");
+            assert_eq!(first.block, 5, "{first:?}");
+            assert!(first.what.contains("invalid sync header"), "{first:?}");
+            let (rep, _) = chk.finish().unwrap();
+            assert_eq!((rep.verdict, rep.pcs.invalid_headers), ("fail", 1));
+        }
+    }
+
+    /// A frame whose FCS alone is wrong is named at the block of the wrong FCS octet.
+    #[test]
+    fn a_wrong_fcs_is_found_at_its_block() {
+        // Unscrambled blocks: a flipped bit stays where it is.
+        let mut tx = LiveTx::new(&tx_opt());
+        let mut chk = LiveCheck::new(
+            &rx_opt(),
+            RxInput::Blocks {
+                scrambled: false,
+                descrambler_state: None,
+            },
+            ("e".into(), "d".into()),
+        );
+        for i in 0..2u8 {
+            tx.send(&frame(100, i), None).unwrap();
+            chk.expect(&frame(100, i));
+        }
+        // Frame 0: /S/ in block 3 lane 0, DA at octet 32, 104 octets with FCS: its FCS is
+        // octets 132..135, lanes 4..7 of block 16.
+        for _ in 0..60 {
+            let c = tx.clock().unwrap();
+            let mut b = c.unscrambled;
+            if c.index == 16 {
+                b.payload ^= 1 << 45; // lane 5: FCS octet 1
+            }
+            chk.push_block(b).unwrap();
+        }
+        let first = chk.divergences().first().cloned().expect("a divergence");
+        assert!(first.what.contains("fcs_error"), "{first:?}");
+        assert_eq!(first.block, 16, "{first:?}");
+        assert_eq!(chk.count(), 1);
+        assert_eq!(chk.finish().unwrap().0.verdict, "fail");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        /// The report at the end equals the judge over the whole run (the settled frames
+        /// included), whatever the faults: dropped, corrupted and repeated blocks.
+        #[test]
+        fn the_final_report_equals_the_judge_over_the_whole_run(
+            lens in proptest::collection::vec(1usize..400, 1..10),
+            faults in proptest::collection::vec((0u64..400, 0u8..3), 0..3),
+        ) {
+            let mut tx = LiveTx::new(&tx_opt());
+            for (i, &l) in lens.iter().enumerate() {
+                tx.send(&frame(l, i as u8), None).unwrap();
+            }
+            let mut line = Vec::new();
+            let mut tail = 3;
+            while tail > 0 {
+                if tx.pending() == 0 { tail -= 1; }
+                let b = tx.clock().unwrap().line;
+                let i = line.len() as u64;
+                match faults.iter().find(|(at, _)| *at == i).map(|f| f.1) {
+                    Some(0) => {}                                // dropped
+                    Some(1) => line.push(Block { payload: b.payload ^ 0x10_0000, ..b }),
+                    Some(_) => { line.push(b); line.push(b); }   // repeated
+                    None => line.push(b),
+                }
+            }
+            let mut chk = LiveCheck::new(&rx_opt(), blocks_input(), ("e".into(), "d".into()));
+            for (i, &l) in lens.iter().enumerate() {
+                chk.expect(&frame(l, i as u8));
+            }
+            for &b in &line {
+                chk.push_block(b).unwrap();
+            }
+            let (live, _) = chk.finish().unwrap();
+            let mut rx = RxChain::new(&rx_opt(), blocks_input(), Vec::<ReceivedFrame>::new());
+            rx.push_blocks(&line);
+            let (_, _, received) = rx.finish().unwrap();
+            let expected: Vec<Expected> = lens.iter().enumerate()
+                .map(|(i, &l)| Expected { index: i as u64, data: frame(l, i as u8) }).collect();
+            let whole = judge::compare(&expected, &received);
+            prop_assert_eq!(
+                serde_json::to_value(&live.frames).unwrap(),
+                serde_json::to_value(&whole.frames).unwrap()
+            );
+            prop_assert_eq!(
+                serde_json::to_value(&live.extra_frames).unwrap(),
+                serde_json::to_value(&whole.extra).unwrap()
+            );
+            prop_assert_eq!(live.summary.expected, lens.len());
+        }
     }
 }

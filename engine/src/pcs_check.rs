@@ -291,6 +291,37 @@ pub struct GapCheck {
     pub first: Option<(u64, u64, u8)>,
 }
 
+/// The deficit idle count of §46.3.1.4 followed gap by gap, as a receiver sees a
+/// transmitter's gaps (the one rule of [`GapCheck`] and of the coverage's `dic` bins).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Deficit {
+    ifg: u64,
+    d: u64,
+}
+
+impl Deficit {
+    /// Before the first gap, with this IFG (octets).
+    pub fn new(ifg: u16) -> Self {
+        Self {
+            ifg: u64::from(ifg),
+            d: 0,
+        }
+    }
+
+    /// One gap of `g` octets: the count after it, or `Err(count before it)` when the gap is
+    /// shorter than the rule allows (the count then starts again from 0: one short gap is one
+    /// violation).
+    pub fn gap(&mut self, g: u64) -> Result<u64, u64> {
+        let d = self.d;
+        if g + 3 < self.ifg + d {
+            self.d = 0;
+            return Err(d);
+        }
+        self.d = (self.ifg + d).saturating_sub(g);
+        Ok(self.d)
+    }
+}
+
 impl GapCheck {
     /// Applies the rule to the gaps in order.
     pub fn of(ifg: u16, gaps: impl IntoIterator<Item = (u64, u64)>) -> Self {
@@ -298,23 +329,16 @@ impl GapCheck {
             ifg,
             ..Self::default()
         };
-        let ifg = u64::from(ifg);
-        let mut d = 0u64;
+        let mut deficit = Deficit::new(ifg);
         for (frame, g) in gaps {
             c.gaps += 1;
             c.min = Some(c.min.map_or(g, |m| m.min(g)));
             c.max = Some(c.max.map_or(g, |m| m.max(g)));
-            if g + 3 < ifg + d {
+            if let Err(d) = deficit.gap(g) {
                 c.violations += 1;
                 if c.first.is_none() {
                     c.first = Some((frame, g, d as u8));
                 }
-                // Judge the gaps after it afresh (one short gap is one violation).
-                d = 0;
-            } else if g <= ifg + d {
-                d = d + ifg - g;
-            } else {
-                d = 0;
             }
         }
         c

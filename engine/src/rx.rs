@@ -359,6 +359,19 @@ pub trait RxSink {
     fn frame(&mut self, _frame: &FrameRef<'_>) -> std::io::Result<()> {
         Ok(())
     }
+
+    /// Whether [`RxSink::rx_event`] wants every step of the receive state machine (the chain
+    /// then takes the per-block path).
+    fn wants_events(&self) -> bool {
+        false
+    }
+
+    /// The decoder's step for `block` (the arrow it took), when [`RxSink::wants_events`].
+    fn rx_event(&mut self, _block: u64, _event: &RxEvent) {}
+
+    /// The RS link fault status changed at `block` (every change, not only the first
+    /// `max_events`).
+    fn link_fault(&mut self, _block: u64, _status: LinkStatus) {}
 }
 
 /// Counts only.
@@ -419,11 +432,15 @@ impl<K: RxSink> Back<K> {
             }
             let before = self.fault.link_fault();
             let lf = self.fault.push(w);
-            if lf != before && self.summary.link_fault_changes.len() < self.max_events {
-                self.summary.link_fault_changes.push(PcsEvent {
-                    block: self.index + i as u64,
-                    what: format!("link fault status {}", LinkStatus(lf)),
-                });
+            if lf != before {
+                let block = self.index + i as u64;
+                self.sink.link_fault(block, LinkStatus(lf));
+                if self.summary.link_fault_changes.len() < self.max_events {
+                    self.summary.link_fault_changes.push(PcsEvent {
+                        block,
+                        what: format!("link fault status {}", LinkStatus(lf)),
+                    });
+                }
             }
             i += 1;
         }
@@ -465,6 +482,7 @@ impl<K: RxSink> Back<K> {
 
     /// Books the decoder's event for `block`; `link_up`: the link was up for that block.
     fn pcs_event(&mut self, e: &RxEvent, block: u64, link_up: bool) {
+        self.sink.rx_event(block, e);
         // Errored blocks count only while the link is up, in every profile (a profile whose
         // decoder decodes while unlocked gives events there that no receiver counts).
         if e.is_errored() && !e.link_down && link_up {
@@ -556,7 +574,9 @@ impl<K: RxSink> RxChain<K> {
             descrambler_state,
             ..PcsRxConfig::default()
         };
-        let wants_blocks = sink.wants_blocks();
+        // A sink that wants the descrambled blocks or every decoder step gets the per-block
+        // path.
+        let wants_blocks = sink.wants_blocks() || sink.wants_events();
         let mut summary = PcsSummary {
             input: input.kind(),
             ..PcsSummary::default()
@@ -902,6 +922,11 @@ impl<K: RxSink> RxChain<K> {
         match self.prelude {
             Prelude::Fill { .. } if b == RESET_FILL => s.reset_fill_blocks += 1,
             Prelude::Fill { train: true } | Prelude::Train => {
+                // Its transfer is not decoded, but its header is tested as any other's
+                // (49.2.4.3): a DUT's first block after reset may be the one in error.
+                if !b.sync.is_valid() {
+                    s.invalid_headers += 1;
+                }
                 // The descrambler state after a block is its last 58 line bits.
                 self.pcs.descrambler = Descrambler::new(b.payload >> 6);
                 s.descrambler_trained_at = Some(self.n);

@@ -550,7 +550,7 @@ fn check(
             expected_name: expected_name.to_string(),
             dut_name: dut_name.to_string(),
             profile: d.opt.profile,
-            expected: &expected,
+            expected: expected.len(),
             counts: &counts,
             pcs,
             cmp,

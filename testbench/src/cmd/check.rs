@@ -228,7 +228,7 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         expected_name: a.frames.display().to_string(),
         dut_name: a.dut.display().to_string(),
         profile: a.profile,
-        expected: &expected,
+        expected: expected.len(),
         counts: &counts,
         pcs,
         cmp,
