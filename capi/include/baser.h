@@ -114,6 +114,13 @@ int64_t baser_tx_send(struct baser_tx *tx, const uint8_t *frame, size_t len, int
 // `tx` is a live handle.
 int32_t baser_tx_byte(struct baser_tx *tx, uint8_t octet);
 
+// Appends `n` (1..8) octets to the frame being built, from `octets` lane by lane (octet 0 in
+// bits 7:0): eight at a time, a DPI call per 8 octets.
+//
+// # Safety
+// `tx` is a live handle.
+int32_t baser_tx_bytes(struct baser_tx *tx, uint64_t octets, int32_t n);
+
 // Sends the frame built by [`baser_tx_byte`] (as [`baser_tx_send`]); returns its id.
 //
 // # Safety
@@ -265,6 +272,13 @@ int64_t baser_check_expect(struct baser_check *c,
 // # Safety
 // `c` is a live handle.
 int32_t baser_check_expect_byte(struct baser_check *c, uint8_t octet);
+
+// Appends `n` (1..8) octets to the expected frame being built, from `octets` lane by lane
+// (octet 0 in bits 7:0).
+//
+// # Safety
+// `c` is a live handle.
+int32_t baser_check_expect_bytes(struct baser_check *c, uint64_t octets, int32_t n);
 
 // Expects the frame built by [`baser_check_expect_byte`]; returns its index.
 //

@@ -508,6 +508,30 @@ pub unsafe extern "C" fn baser_tx_byte(tx: *mut baser_tx, octet: u8) -> i32 {
     })
 }
 
+/// Appends `n` (1..8) octets to the frame being built, from `octets` lane by lane (octet 0 in
+/// bits 7:0): eight at a time, a DPI call per 8 octets.
+///
+/// # Safety
+/// `tx` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn baser_tx_bytes(tx: *mut baser_tx, octets: u64, n: i32) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let tx = unsafe { handle(tx)? };
+        append(&mut tx.building, octets, n)?;
+        Ok(BASER_OK)
+    })
+}
+
+fn append(to: &mut Vec<u8>, octets: u64, n: i32) -> Result<(), Fail> {
+    let n = usize::try_from(n)
+        .ok()
+        .filter(|n| (1..=8).contains(n))
+        .ok_or_else(|| Fail::arg(format!("{n} octets: expected 1..8")))?;
+    to.extend_from_slice(octets.to_le_bytes().get(..n).unwrap_or_default());
+    Ok(())
+}
+
 /// Sends the frame built by [`baser_tx_byte`] (as [`baser_tx_send`]); returns its id.
 ///
 /// # Safety
@@ -974,6 +998,21 @@ pub unsafe extern "C" fn baser_check_expect_byte(c: *mut baser_check, octet: u8)
     })
 }
 
+/// Appends `n` (1..8) octets to the expected frame being built, from `octets` lane by lane
+/// (octet 0 in bits 7:0).
+///
+/// # Safety
+/// `c` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_expect_bytes(c: *mut baser_check, octets: u64, n: i32) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let c = unsafe { handle(c)? };
+        append(&mut c.building, octets, n)?;
+        Ok(BASER_OK)
+    })
+}
+
 /// Expects the frame built by [`baser_check_expect_byte`]; returns its index.
 ///
 /// # Safety
@@ -1309,6 +1348,9 @@ mod tests {
             for b in [1u8, 2, 3] {
                 assert_eq!(baser_tx_byte(tx, b), 0);
             }
+            assert_eq!(baser_tx_bytes(tx, 0x0807_0605_0403_0201, 9), BASER_E_ARG);
+            assert_eq!(baser_tx_bytes(tx, 0x0807_0605_0403_0201, 5), 0);
+            assert_eq!((*tx).building, [1, 2, 3, 1, 2, 3, 4, 5]);
             assert_eq!(baser_tx_send_built(tx, 0), 0);
             baser_tx_free(tx);
             let c = baser_check_new(c"input=blocks".as_ptr());

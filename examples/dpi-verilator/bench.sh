@@ -11,6 +11,8 @@
 # unoptimised Rust: build with cargo build --release for the numbers that matter). The bench
 # is built with verilator -O3 and g++ -O2 in examples/dpi-verilator/build/bench/.
 set -euo pipefail
+# (a relative BASER_LIB_DIR is taken from where the script was called)
+case "${BASER_LIB_DIR:-}" in ""|/*) ;; *) BASER_LIB_DIR="$PWD/$BASER_LIB_DIR" ;; esac
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cd "$here"

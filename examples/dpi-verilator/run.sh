@@ -11,6 +11,8 @@
 # fault1 fault2 (default all). JOBS: make jobs (default 2). Build products, logs and reports go
 # to examples/dpi-verilator/build/CASE/.
 set -uo pipefail
+# (a relative BASER_LIB_DIR is taken from where the script was called)
+case "${BASER_LIB_DIR:-}" in ""|/*) ;; *) BASER_LIB_DIR="$PWD/$BASER_LIB_DIR" ;; esac
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cd "$here"
