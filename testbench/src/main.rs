@@ -35,6 +35,8 @@ enum Command {
     Check(cmd::check::CheckArgs),
     /// A stream file into another form: .b66 (scrambled or not), .bits, .xgmii.
     Convert(cmd::convert::ConvertArgs),
+    /// Functional coverage of streams (Clauses 49 and 46), merged: the holes, and JSON.
+    Coverage(cmd::coverage::CoverageArgs),
     /// TX and RX chain throughput as multiples of the 10.3125 Gb/s line rate.
     Bench(cmd::bench::BenchArgs),
     /// Push a pcap out of a port, capture what comes back, judge every frame.
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Decode(a) => cmd::decode::decode(&a, out),
         Command::Check(a) => cmd::check::check(a, out),
         Command::Convert(a) => cmd::convert::convert(&a, out),
+        Command::Coverage(a) => cmd::coverage::coverage(&a, out),
         Command::Bench(a) => cmd::bench::bench(&a, out),
         Command::Wire(a) => testbench::wire::run(&a, out),
         Command::Reflect(a) => testbench::wire::reflect::run(&a, out),

@@ -1166,3 +1166,161 @@ fn a_block_by_block_profile_names_events_in_its_own_terms() {
     assert!(out.contains("block 6: RX_E --S--> RX_E"), "{out}");
     assert!(out.contains("frames: 1 (error_character 1)"), "{out}");
 }
+
+/// Hits of `bin` in `group` of a coverage document.
+fn hits(doc: &serde_json::Value, group: &str, bin: &str) -> u64 {
+    let g = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == group)
+        .unwrap_or_else(|| panic!("no group {group}"));
+    g["bins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == bin)
+        .unwrap_or_else(|| panic!("no bin {bin} in {group}"))["hits"]
+        .as_u64()
+        .unwrap()
+}
+
+fn group_sum(doc: &serde_json::Value, group: &str) -> u64 {
+    doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == group)
+        .unwrap()["bins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["hits"].as_u64().unwrap())
+        .sum()
+}
+
+/// The coverage of golden vectors against a count by hand from their definitions
+/// (testbench/tests/golden.rs): `dic` sends frames of 60..=131 octets without FCS, one each,
+/// back to back after 128 idles; `terminate-lanes` 60..=67.
+#[test]
+fn coverage_of_the_vectors_equals_a_hand_count() {
+    let s = Scratch::new("coverage");
+    let json = s.path("dic.json");
+    let o = baser(&["coverage", "vectors/dic/expected.b66", "--json", &json]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // 72 frames of 64..=135 octets with FCS.
+    assert_eq!(hits(&doc, "frame_length", "64"), 1);
+    assert_eq!(hits(&doc, "frame_length", "65..127"), 63);
+    assert_eq!(hits(&doc, "frame_length", "128..255"), 8);
+    assert_eq!(hits(&doc, "mac_class", "ok"), 72);
+    assert_eq!(group_sum(&doc, "mac_class"), 72);
+    assert_eq!(group_sum(&doc, "start_lane"), 72);
+    assert_eq!(group_sum(&doc, "terminate_lane"), 72);
+    // Each frame: one start arrow into RX_D (from RX_C, or from RX_T when it follows the
+    // previous /T/ block at once) and one RX_D --T--> RX_T; nothing into RX_E.
+    assert_eq!(hits(&doc, "rx_arrows", "RX_D --T--> RX_T"), 72);
+    assert_eq!(
+        hits(&doc, "rx_arrows", "RX_C --S--> RX_D") + hits(&doc, "rx_arrows", "RX_T --S--> RX_D"),
+        72
+    );
+    // 128 leading idles: the first trains the descrambler, the second is the decoder's first.
+    assert_eq!(hits(&doc, "rx_arrows", "RX_INIT --C--> RX_C"), 1);
+    assert_eq!(
+        hits(&doc, "block_formats", "invalid sync header (00 or 11)"),
+        0
+    );
+    assert_eq!(hits(&doc, "dic", "gap shorter than DIC allows"), 0);
+    // 71 gaps, each 9..15 octets.
+    assert_eq!(group_sum(&doc, "ifg"), 71);
+    assert_eq!(group_sum(&doc, "dic"), 71);
+    assert!(out.contains("HOLE  reserved block type"), "{out}");
+
+    // terminate-lanes: frame i (60 + i octets, 72 + i from /S/ to /T/) by hand, IFG 12 with the
+    // deficit idle count d (a gap rounded down to lane 0 or 4 while d stays <= 3, else up):
+    //   /S/ at 0:   /T/ at 72 (lane 0), next /S/ 84 (gap 12, d 0)
+    //   /S/ at 84:  /T/ at 157 (lane 5), 169 -> 168 (d 1)
+    //   /S/ at 168: /T/ at 242 (lane 2), 254 -> 252 (d 3)
+    //   /S/ at 252: /T/ at 327 (lane 7), 339 -> 340 (d 2)
+    //   /S/ at 340: /T/ at 416 (lane 0), 428 (d 2)
+    //   /S/ at 428: /T/ at 505 (lane 1), 517 -> 516 (d 3)
+    //   /S/ at 516: /T/ at 594 (lane 2), 606 -> 608 (d 1)
+    //   /S/ at 608: /T/ at 687 (lane 7)
+    let t = s.path("t.json");
+    baser(&[
+        "coverage",
+        "vectors/terminate-lanes/expected.xgmii",
+        "--json",
+        &t,
+    ]);
+    let doc_t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&t).unwrap()).unwrap();
+    for (lane, n) in [2, 1, 2, 0, 0, 1, 0, 2].into_iter().enumerate() {
+        assert_eq!(
+            hits(&doc_t, "terminate_lane", &format!("lane {lane}")),
+            n,
+            "lane {lane}"
+        );
+    }
+    // starts: 0, 84, 168, 252, 340, 428, 516, 608: lanes 0 4 0 4 4 4 4 0
+    assert_eq!(hits(&doc_t, "start_lane", "lane 0"), 3);
+    assert_eq!(hits(&doc_t, "start_lane", "lane 4"), 5);
+    for (bin, n) in [
+        ("deficit 0", 1),
+        ("deficit 1", 2),
+        ("deficit 2", 2),
+        ("deficit 3", 2),
+    ] {
+        assert_eq!(hits(&doc_t, "dic", bin), n, "{bin}");
+    }
+
+    // Merging adds bin by bin; the gate fails under the percent asked.
+    let m = s.path("m.json");
+    let o = baser(&["coverage", &json, &t, "--json", &m, "--fail-under", "100"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("2 runs") && out.contains("FAIL:"), "{out}");
+    let doc_m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&m).unwrap()).unwrap();
+    assert_eq!(group_sum(&doc_m, "mac_class"), 80);
+    assert_eq!(
+        hits(&doc_m, "terminate_lane", "lane 0"),
+        hits(&doc, "terminate_lane", "lane 0") + 2
+    );
+    assert_eq!(
+        baser(&["coverage", &m, "--fail-under", "10"]).status.code(),
+        Some(0)
+    );
+
+    // decode --coverage counts what coverage counts.
+    let d = s.path("d.json");
+    baser(&["decode", "vectors/dic/expected.b66", "--coverage", &d]);
+    let doc_d: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&d).unwrap()).unwrap();
+    assert_eq!(doc_d["groups"], doc["groups"]);
+    // ... and check --coverage on the demo DUT sees its faults.
+    let c = s.path("c.json");
+    baser(&[
+        "check",
+        "--frames",
+        "vectors/demo/frames.pcap",
+        "--dut",
+        "vectors/demo/dut.b66",
+        "--coverage",
+        &c,
+    ]);
+    let doc_c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&c).unwrap()).unwrap();
+    assert_eq!(
+        hits(&doc_c, "block_formats", "invalid sync header (00 or 11)"),
+        1
+    );
+    assert_eq!(hits(&doc_c, "mac_class", "fcs_error"), 1);
+    // A file that is not a coverage document is named.
+    let bad = s.file("bad.json", b"{\"x\": 1}");
+    let o = baser(&["coverage", &bad]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("bad.json") && text(&o).1.contains("not a coverage document"));
+}

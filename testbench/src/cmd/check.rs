@@ -9,6 +9,7 @@ use crate::format::pcap::FrameReader;
 use crate::pcs_check::{self, PcsCheckReport};
 use crate::report::{self, Case};
 use crate::stream;
+use baser_engine::coverage::Collector;
 use baser_engine::frame_check::{frame_check, FrameCheckInput};
 use baser_engine::judge::{self, Expected};
 use baser_engine::outcome;
@@ -126,6 +127,8 @@ pub struct FrameCheckArgs {
     pub max_frame_length: Option<u16>,
     /// A .bits DUT stream as a receiver sees it, instead of offline.
     pub receiver_view: bool,
+    /// Write the DUT stream's functional coverage here.
+    pub coverage: Option<PathBuf>,
 }
 
 /// `baser check --frames … --dut …`.
@@ -169,11 +172,13 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         stream::SerialView::Offline
     };
     let sinks = DecodeSinks {
-        xgmii: None,
-        pcap: None,
-        list: false,
         frames: Some(Vec::new()),
         blocks: (a.blocks && kind != Kind::Xgmii).then(Vec::new),
+        coverage: a
+            .coverage
+            .as_ref()
+            .map(|_| Collector::new(&a.dut.display().to_string(), a.ifg)),
+        ..DecodeSinks::none()
     };
     let bar = progress_bar(&a.dut, out);
     let (pcs, counts, mut sinks) =
@@ -183,6 +188,9 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     if kind == Kind::B66 {
         pcs.hints
             .extend(stream::swapped_headers_hint(&a.dut, &opt, &pcs)?);
+    }
+    if let (Some(p), Some(c)) = (&a.coverage, sinks.coverage.take()) {
+        crate::cmd::coverage::write(p, c, &pcs)?;
     }
     let received = sinks.frames.take().unwrap_or_default();
     let mut cmp = judge::compare(&expected, &received);
@@ -349,6 +357,9 @@ pub struct CheckArgs {
     /// Divergences shown in detail.
     #[arg(long, default_value_t = 10)]
     pub max_report: usize,
+    /// Write the DUT stream's functional coverage (JSON; see `baser coverage`).
+    #[arg(long, requires = "frames")]
+    pub coverage: Option<PathBuf>,
     /// Write the JSON report here.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -399,6 +410,7 @@ pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
                 strict_start: a.strict_start,
                 max_frame_length: a.max_frame_length,
                 receiver_view: a.receiver_view,
+                coverage: a.coverage,
             };
             check_frames(&opt, &reports, out)
         }

@@ -9,6 +9,7 @@ use crate::format::xgmii::XgmiiWriter;
 use crate::format::InputError;
 use crate::report;
 use crate::stream;
+use baser_engine::coverage::Collector;
 use baser_engine::decode_report::DecodeReport;
 use baser_engine::inject::{Fault, FaultChannel};
 use baser_engine::rx::{FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink};
@@ -57,6 +58,9 @@ pub struct DecodeArgs {
     /// Leading all-zero blocks with header 0 (reset fill) are blocks like any other.
     #[arg(long)]
     pub strict_start: bool,
+    /// Write the stream's functional coverage (JSON; see `baser coverage`).
+    #[arg(long)]
+    pub coverage: Option<PathBuf>,
 }
 
 /// Writes decoded transfers and frames to files, and keeps what a check needs.
@@ -71,21 +75,56 @@ pub struct DecodeSinks {
     pub frames: Option<Vec<ReceivedFrame>>,
     /// The descrambled blocks are kept here.
     pub blocks: Option<Vec<Block>>,
+    /// Functional coverage is counted here.
+    pub coverage: Option<Collector>,
+}
+
+impl DecodeSinks {
+    /// Sinks that keep nothing and write nothing.
+    pub fn none() -> Self {
+        Self {
+            xgmii: None,
+            pcap: None,
+            list: false,
+            frames: None,
+            blocks: None,
+            coverage: None,
+        }
+    }
 }
 
 impl RxSink for DecodeSinks {
     fn wants_blocks(&self) -> bool {
-        self.blocks.is_some()
+        self.blocks.is_some() || self.coverage.is_some()
+    }
+
+    fn wants_events(&self) -> bool {
+        self.coverage.is_some()
+    }
+
+    fn rx_event(&mut self, block: u64, e: &pcs_core::decode::RxEvent) {
+        if let Some(c) = self.coverage.as_mut() {
+            c.rx_event(block, e);
+        }
+    }
+
+    fn link_fault(&mut self, block: u64, status: baser_engine::rx::LinkStatus) {
+        if let Some(c) = self.coverage.as_mut() {
+            c.link_fault(block, status);
+        }
     }
 
     fn words(
         &mut self,
-        _first: u64,
+        first: u64,
         words: &[pcs_core::XgmiiWord],
         blocks: Option<&[Block]>,
     ) -> std::io::Result<()> {
         if let (Some(keep), Some(b)) = (self.blocks.as_mut(), blocks) {
             keep.extend_from_slice(b);
+        }
+        if let Some(c) = self.coverage.as_mut() {
+            c.words(first, words, blocks)?;
         }
         write_all(&mut self.xgmii, words, |w, x| w.write(x))
     }
@@ -111,6 +150,9 @@ impl RxSink for DecodeSinks {
         }
         if let Some(v) = self.frames.as_mut() {
             v.push(f.to_owned());
+        }
+        if let Some(c) = self.coverage.as_mut() {
+            c.frame(f)?;
         }
         Ok(())
     }
@@ -138,11 +180,12 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
         println!("baser decode: {}: received frames", a.input.display());
     }
     let mut sinks = DecodeSinks {
-        xgmii: None,
-        pcap: None,
         list,
-        frames: None,
-        blocks: None,
+        coverage: a
+            .coverage
+            .as_ref()
+            .map(|_| Collector::new(&a.input.display().to_string(), 12)),
+        ..DecodeSinks::none()
     };
     if let Some(p) = &a.xgmii {
         sinks.xgmii = Some((
@@ -182,6 +225,9 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
     if a.inject.is_empty() && kind == Kind::B66 {
         pcs.hints
             .extend(stream::swapped_headers_hint(&a.input, &opt, &pcs)?);
+    }
+    if let (Some(p), Some(c)) = (&a.coverage, sinks.coverage.take()) {
+        crate::cmd::coverage::write(p, c, &pcs)?;
     }
     if let Some((p, w)) = sinks.xgmii.take() {
         w.finish().map_err(|e| Error::Output(p, e))?;

@@ -3,5 +3,6 @@
 pub mod bench;
 pub mod check;
 pub mod convert;
+pub mod coverage;
 pub mod decode;
 pub mod encode;

@@ -1,0 +1,184 @@
+//! `baser coverage`: the functional coverage of streams (Clauses 49 and 46), merged over a
+//! regression: a table with the holes, and JSON.
+
+use crate::cmd::decode::DecodeSinks;
+use crate::command::{self, kind_of, max_frame, progress_bar, Error, Kind, Output, Verdict};
+use crate::format::InputError;
+use crate::report;
+use crate::stream;
+use baser_engine::coverage::{Collector, Coverage};
+use baser_engine::rx::{PcsSummary, RxOptions};
+use baser_engine::Profile;
+use mac_core::rx::RxConfig;
+use std::path::{Path, PathBuf};
+
+/// Options of `baser coverage`.
+#[derive(clap::Args, Debug)]
+pub struct CoverageArgs {
+    /// Streams (.bits, .b66, .xgmii) to measure, and coverage files (.json, written by
+    /// `--json` or `decode`/`check --coverage`) to merge with them.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Write the merged coverage as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Exit 1 when fewer than this percent of the bins are hit (a CI gate).
+    #[arg(long)]
+    pub fail_under: Option<f64>,
+    /// The IFG the deficit idle count is followed with, octets.
+    #[arg(long, default_value_t = 12)]
+    pub ifg: u16,
+    /// Longest good frame, FCS included.
+    #[arg(long, default_value_t = 1518)]
+    pub max_frame_length: u16,
+    /// Compatibility profile.
+    #[arg(long, value_parser = command::profile_parser(), default_value_t = Profile::Ieee)]
+    pub profile: Profile,
+    /// What the stream inputs hold, where their extension does not say.
+    #[arg(long, value_enum)]
+    pub format: Option<Kind>,
+    /// A .bits input is decoded offline (boundary found first) instead of as a receiver sees it.
+    #[arg(long)]
+    pub offline: bool,
+}
+
+/// Writes a collector's coverage as JSON.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write(path: &Path, c: Collector, pcs: &PcsSummary) -> Result<(), Error> {
+    report::write_json(path, &c.finish(pcs)).map_err(|e| Error::Output(path.to_path_buf(), e))
+}
+
+/// Reads a coverage file.
+///
+/// # Errors
+/// Unreadable, or not a coverage document.
+pub fn read(path: &Path) -> Result<Coverage, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Input(InputError::io(path, &e)))?;
+    serde_json::from_str(&text).map_err(|e| {
+        Error::Input(InputError::line(
+            path,
+            e.line() as u64,
+            format!("not a coverage document (baser coverage --json): {e}"),
+        ))
+    })
+}
+
+/// The coverage of one stream file.
+fn measure(path: &Path, a: &CoverageArgs, out: Output) -> Result<Coverage, Error> {
+    let kind = kind_of(path, a.format)?;
+    if kind == Kind::Frames {
+        return Err(Error::Usage(format!(
+            "{}: coverage reads .bits, .b66 or .xgmii streams (and .json coverage files)",
+            path.display()
+        )));
+    }
+    let opt = RxOptions {
+        profile: a.profile,
+        mac: RxConfig {
+            max_frame_length: max_frame(a.max_frame_length),
+        },
+        max_events: 20,
+        strict_start: false,
+    };
+    let view = if a.offline {
+        stream::SerialView::Offline
+    } else {
+        stream::SerialView::Receiver
+    };
+    let sinks = DecodeSinks {
+        coverage: Some(Collector::new(&path.display().to_string(), a.ifg)),
+        ..DecodeSinks::none()
+    };
+    let bar = progress_bar(path, out);
+    let (pcs, _, mut sinks) =
+        stream::decode_kind(kind.name(), path, &opt, view, sinks, &|n| bar.set(n))?;
+    bar.done();
+    Ok(sinks
+        .coverage
+        .take()
+        .map(|c| c.finish(&pcs))
+        .unwrap_or_default())
+}
+
+/// `baser coverage`.
+///
+/// # Errors
+/// Unreadable input, unwritable output.
+pub fn coverage(a: &CoverageArgs, out: Output) -> Result<Verdict, Error> {
+    let mut total: Option<Coverage> = None;
+    for p in &a.inputs {
+        let is_json = p
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        let c = if is_json {
+            read(p)?
+        } else {
+            measure(p, a, out)?
+        };
+        match total.as_mut() {
+            Some(t) => t.merge(&c),
+            None => total = Some(c),
+        }
+    }
+    let total = total.unwrap_or_default();
+    if let Some(p) = &a.json {
+        report::write_json(p, &total).map_err(|e| Error::Output(p.clone(), e))?;
+    }
+    let pct = total.percent();
+    let below = a.fail_under.is_some_and(|f| pct < f);
+    if !out.quiet {
+        print!("{}", table(&total, out.verbose > 0));
+        if let Some(f) = a.fail_under {
+            println!(
+                "{}",
+                if below {
+                    format!("FAIL: {pct:.1} % is under {f} %")
+                } else {
+                    format!("PASS: {pct:.1} % >= {f} %")
+                }
+            );
+        }
+    }
+    Ok(if below { Verdict::Fail } else { Verdict::Pass })
+}
+
+/// The text table: per group its bins hit, and the holes (every bin with `all`).
+pub fn table(c: &Coverage, all: bool) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let (hit, n) = c.totals();
+    let _ = writeln!(
+        s,
+        "baser coverage: {} run{}, {hit} of {n} bins hit ({:.1} %)",
+        c.runs.len(),
+        if c.runs.len() == 1 { "" } else { "s" },
+        c.percent()
+    );
+    for g in &c.groups {
+        let _ = writeln!(
+            s,
+            "  {:<15} {:>3}/{:<3} {}",
+            g.name,
+            g.covered(),
+            g.bins.len(),
+            g.what
+        );
+        for b in &g.bins {
+            if all || b.hits == 0 {
+                let _ = writeln!(
+                    s,
+                    "      {:>8}  {}",
+                    if b.hits == 0 {
+                        "HOLE".to_string()
+                    } else {
+                        b.hits.to_string()
+                    },
+                    b.name
+                );
+            }
+        }
+    }
+    s
+}
