@@ -25,6 +25,7 @@ pub mod decode_report;
 pub mod describe;
 pub mod fcs;
 pub mod frame_check;
+pub mod gen;
 pub mod inject;
 pub mod judge;
 pub mod live;
