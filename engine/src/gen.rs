@@ -1088,7 +1088,7 @@ mod tests {
     /// the model's receiver makes of the stream, as blocks and as serial bits.
     #[test]
     fn the_expected_outcome_is_what_a_receiver_makes_of_the_stream() {
-        let seeds = if cfg!(debug_assertions) { 120 } else { 1000 };
+        let seeds = 1000;
         for seed in 0..seeds {
             for mode in [Mode::ForDut, Mode::Hostile] {
                 let g = generate(&GenOptions {
