@@ -209,6 +209,8 @@ pub struct Reports {
     pub json: Option<PathBuf>,
     /// JUnit XML file.
     pub junit: Option<PathBuf>,
+    /// HTML report file (written by each command: it needs more than the JSON document).
+    pub html: Option<PathBuf>,
     /// Divergences shown in detail.
     pub max_report: usize,
 }

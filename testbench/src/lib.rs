@@ -5,6 +5,7 @@
 pub mod cmd;
 pub mod command;
 pub mod format;
+pub mod html;
 pub mod pcs_check;
 pub mod report;
 pub mod stream;

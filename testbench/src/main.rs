@@ -37,6 +37,8 @@ enum Command {
     Convert(cmd::convert::ConvertArgs),
     /// Functional coverage of streams (Clauses 49 and 46), merged: the holes, and JSON.
     Coverage(cmd::coverage::CoverageArgs),
+    /// Reproducible stimulus from a seed, with the outcome the standard demands.
+    Gen(cmd::gen::GenArgs),
     /// TX and RX chain throughput as multiples of the 10.3125 Gb/s line rate.
     Bench(cmd::bench::BenchArgs),
     /// Push a pcap out of a port, capture what comes back, judge every frame.
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Command::Check(a) => cmd::check::check(a, out),
         Command::Convert(a) => cmd::convert::convert(&a, out),
         Command::Coverage(a) => cmd::coverage::coverage(&a, out),
+        Command::Gen(a) => cmd::gen::gen(&a, out),
         Command::Bench(a) => cmd::bench::bench(&a, out),
         Command::Wire(a) => testbench::wire::run(&a, out),
         Command::Reflect(a) => testbench::wire::reflect::run(&a, out),

@@ -69,6 +69,63 @@ pub fn decode_kind<K: RxSink>(
     decode_source(kind, &open, path, opt, view, false, sink, progress)
 }
 
+/// As [`decode_kind`], on the stream's first `records` blocks (text: lines, comments
+/// included; `.bits`: `records` blocks' worth of bits): the transfers of blocks well before
+/// the end of the prefix are those of the whole stream, as every stage is causal.
+///
+/// # Errors
+/// As [`decode_path`].
+pub fn decode_prefix<K: RxSink>(
+    kind: &str,
+    path: &Path,
+    records: u64,
+    opt: &RxOptions,
+    view: SerialView,
+    sink: K,
+) -> Result<Decoded<K>, InputError> {
+    let open = || -> Result<Box<dyn Read>, InputError> {
+        let f = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
+        Ok(match kind {
+            "bits" => Box::new(f.take(records.saturating_add(1).saturating_mul(66) / 8 + 9)),
+            _ => Box::new(Lines {
+                inner: BufReader::with_capacity(1 << 16, f),
+                left: records,
+            }),
+        })
+    };
+    decode_source(kind, &open, path, opt, view, false, sink, &|_| {})
+}
+
+/// A text file's first `left` lines.
+struct Lines<R> {
+    inner: R,
+    left: u64,
+}
+
+impl<R: std::io::BufRead> Read for Lines<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            return Ok(0);
+        }
+        let have = self.inner.fill_buf()?;
+        let mut n = 0;
+        for &b in have.iter().take(buf.len()) {
+            n += 1;
+            if b == b'\n' {
+                self.left -= 1;
+                if self.left == 0 {
+                    break;
+                }
+            }
+        }
+        if let (Some(to), Some(from)) = (buf.get_mut(..n), have.get(..n)) {
+            to.copy_from_slice(from);
+        }
+        self.inner.consume(n);
+        Ok(n)
+    }
+}
+
 /// When a `.b66` stream decoded with many errors, whether it decodes cleanly with its sync
 /// headers exchanged (1 <-> 2: data written as 1): then the hint to give.
 ///

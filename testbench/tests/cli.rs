@@ -1324,3 +1324,115 @@ fn coverage_of_the_vectors_equals_a_hand_count() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("bad.json") && text(&o).1.contains("not a coverage document"));
 }
+
+/// `baser gen`: the same seed gives the same files; the model as the DUT passes the check of
+/// the generated expectation (its counts too); `--cover` hits every bin.
+#[test]
+fn gen_makes_reproducible_stimulus_with_its_expected_outcome() {
+    let s = Scratch::new("gen");
+    for (seed, hostile) in [("3", false), ("5", true)] {
+        let (a, b) = (s.path(&format!("a{seed}")), s.path(&format!("b{seed}")));
+        for d in [&a, &b] {
+            let mut args = vec!["gen", "--seed", seed, "--items", "30", "--out", d.as_str()];
+            if hostile {
+                args.push("--hostile");
+            }
+            let o = baser(&args);
+            assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+        }
+        for f in [
+            "frames.pcap",
+            "stream.xgmii",
+            "stream.b66",
+            "stream.bits",
+            "expected.json",
+            "outcomes.txt",
+        ] {
+            let (x, y) = (
+                std::fs::read(format!("{a}/{f}")).unwrap(),
+                std::fs::read(format!("{b}/{f}")).unwrap(),
+            );
+            assert!(
+                x == y && !x.is_empty(),
+                "{f} differs between two runs of seed {seed}"
+            );
+        }
+        // The model's receiver as the DUT: its XGMII output checked against the expectation.
+        let (dut, summary) = (format!("{a}/dut.xgmii"), format!("{a}/decode.json"));
+        baser(&[
+            "decode",
+            &format!("{a}/stream.bits"),
+            "--xgmii",
+            &dut,
+            "--json",
+            &summary,
+        ]);
+        let o = baser(&[
+            "check",
+            "--frames",
+            &format!("{a}/frames.pcap"),
+            "--dut",
+            &dut,
+            "--outcomes",
+            &format!("{a}/expected.json"),
+        ]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "seed {seed}: {out}{err}");
+        let exp: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(format!("{a}/expected.json")).unwrap())
+                .unwrap();
+        let got: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+        for k in ["invalid_headers", "errored_blocks"] {
+            assert_eq!(exp["pcs"][k], got["pcs"][k], "seed {seed}: {k}");
+        }
+        assert_eq!(
+            exp["pcs"]["hi_ber_episodes"].as_u64().unwrap(),
+            got["pcs"]["hi_ber_episodes"].as_array().unwrap().len() as u64
+        );
+        if hostile {
+            assert!(
+                exp["pcs"]["invalid_headers"].as_u64().unwrap() > 0,
+                "seed {seed} has no line fault"
+            );
+        }
+        // The outcomes file says the same as expected.json.
+        let o = baser(&[
+            "check",
+            "--frames",
+            &format!("{a}/frames.pcap"),
+            "--dut",
+            &dut,
+            "--outcomes",
+            &format!("{a}/outcomes.txt"),
+            "--max-frame-length",
+            "1518",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    }
+    // --cover: every bin hit by the cover files together.
+    let c = s.path("cover");
+    assert_eq!(
+        baser(&["gen", "--seed", "1", "--cover", "--out", &c])
+            .status
+            .code(),
+        Some(0)
+    );
+    let files: Vec<String> = [
+        "stream.bits",
+        "stream.xgmii",
+        "tx-init-S.xgmii",
+        "tx-init-D.xgmii",
+        "tx-init-T.xgmii",
+        "tx-init-E.xgmii",
+    ]
+    .iter()
+    .map(|f| format!("{c}/{f}"))
+    .collect();
+    let mut args = vec!["coverage", "--fail-under", "100"];
+    args.extend(files.iter().map(String::as_str));
+    let o = baser(&args);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("(100.0 %)") && !out.contains("HOLE"), "{out}");
+}

@@ -6,11 +6,12 @@ use crate::command::{
     self, kind_of, max_frame, progress_bar, Error, Kind, Output, Reports, Verdict,
 };
 use crate::format::pcap::FrameReader;
+use crate::html::{self, DutWindow, LaneTable};
 use crate::pcs_check::{self, PcsCheckReport};
 use crate::report::{self, Case};
 use crate::stream;
 use baser_engine::coverage::Collector;
-use baser_engine::frame_check::{frame_check, FrameCheckInput};
+use baser_engine::frame_check::{frame_check, FrameCheckInput, FrameCheckReport};
 use baser_engine::judge::{self, Expected};
 use baser_engine::outcome;
 use baser_engine::pcs_check::compare_frame_blocks;
@@ -18,7 +19,7 @@ use baser_engine::rx::RxOptions;
 use baser_engine::Profile;
 use mac_core::rx::RxConfig;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Prints the PCS check's summary and writes its reports.
 ///
@@ -31,6 +32,9 @@ pub fn finish_pcs_check(
     out: Output,
 ) -> Result<Verdict, Error> {
     reports.write("baser check --xgmii", rep, cases)?;
+    if let Some(p) = &reports.html {
+        html::write(p, &html::pcs_page(rep, cases))?;
+    }
     let failed = cases.iter().any(Case::failed);
     if !out.quiet {
         let stdout = std::io::stdout();
@@ -131,6 +135,47 @@ pub struct FrameCheckArgs {
     pub coverage: Option<PathBuf>,
 }
 
+/// The outcomes of an `expected.json` of `baser gen`: each frame's `outcome`, and the
+/// receiver's largest frame they assume.
+fn outcomes_of_expectation(
+    p: &std::path::Path,
+    text: &str,
+) -> Result<
+    (
+        std::collections::BTreeMap<u64, outcome::Outcome>,
+        Option<u16>,
+    ),
+    Error,
+> {
+    let bad = |line: u64, m: String| Error::Input(crate::format::InputError::line(p, line, m));
+    let doc: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| bad(e.line() as u64, e.to_string()))?;
+    let frames = doc["frames"].as_array().ok_or_else(|| {
+        bad(
+            1,
+            "no `frames` list: not an expected.json of baser gen (or give INDEX OUTCOME lines)"
+                .into(),
+        )
+    })?;
+    let mut out = std::collections::BTreeMap::new();
+    for (i, f) in frames.iter().enumerate() {
+        let (Some(index), Some(what)) = (f["index"].as_u64(), f["outcome"].as_str()) else {
+            return Err(bad(
+                1,
+                format!("frames[{i}]: expected `index` and `outcome`"),
+            ));
+        };
+        let o = outcome::Outcome::parse(what).map_err(|m| bad(1, format!("frames[{i}]: {m}")))?;
+        if o != outcome::Outcome::Ok {
+            out.insert(index, o);
+        }
+    }
+    let limit = doc["max_frame_length"]
+        .as_u64()
+        .and_then(|v| u16::try_from(v).ok());
+    Ok((out, limit))
+}
+
 /// `baser check --frames … --dut …`.
 ///
 /// # Errors
@@ -154,9 +199,34 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     // One rule with decode: 1518 octets (1522 tagged) unless --max-frame-length says
     // otherwise; without it, a longer expected frame raises the limit to its length (the test
     // expects it delivered).
+    // Expected outcomes (the expected.json of `baser gen` also names the limit it assumed).
+    let (wanted, gen_limit) = match &a.outcomes {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Error::Input(crate::format::InputError::io(p, &e)))?;
+            let (o, limit) = if text.trim_start().starts_with('{') {
+                outcomes_of_expectation(p, &text)?
+            } else {
+                let o = outcome::parse_outcomes(&text).map_err(|(line, m)| {
+                    Error::Input(crate::format::InputError::line(p, line, m))
+                })?;
+                (o, None)
+            };
+            if let Some(i) = o.keys().find(|&&i| i >= expected.len() as u64) {
+                return Err(Error::Usage(format!(
+                    "{}: frame {i}: the expected capture has {} frames",
+                    p.display(),
+                    expected.len()
+                )));
+            }
+            (Some(o), limit)
+        }
+        None => (None, None),
+    };
     let longest = expected.iter().map(|e| e.data.len() + 4).max().unwrap_or(0);
     let limit = a
         .max_frame_length
+        .or(gen_limit)
         .unwrap_or(longest.max(1518).min(u16::MAX as usize) as u16);
     let opt = RxOptions {
         profile: a.profile,
@@ -189,26 +259,14 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         pcs.hints
             .extend(stream::swapped_headers_hint(&a.dut, &opt, &pcs)?);
     }
-    if let (Some(p), Some(c)) = (&a.coverage, sinks.coverage.take()) {
-        crate::cmd::coverage::write(p, c, &pcs)?;
+    let coverage = sinks.coverage.take().map(|c| c.finish(&pcs));
+    if let (Some(p), Some(c)) = (&a.coverage, &coverage) {
+        report::write_json(p, c).map_err(|e| Error::Output(p.clone(), e))?;
     }
     let received = sinks.frames.take().unwrap_or_default();
     let mut cmp = judge::compare(&expected, &received);
-    let outcomes = match &a.outcomes {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| Error::Input(crate::format::InputError::io(p, &e)))?;
-            let o = outcome::parse_outcomes(&text)
-                .map_err(|(line, m)| Error::Input(crate::format::InputError::line(p, line, m)))?;
-            if let Some(i) = o.keys().find(|&&i| i >= expected.len() as u64) {
-                return Err(Error::Usage(format!(
-                    "{}: frame {i}: the expected capture has {} frames",
-                    p.display(),
-                    expected.len()
-                )));
-            }
-            outcome::apply(&mut cmp, &o)
-        }
+    let outcomes = match &wanted {
+        Some(o) => outcome::apply(&mut cmp, o),
         None => Vec::new(),
     };
     let block_cmp = match sinks.blocks.take() {
@@ -304,7 +362,98 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         println!("{}", if failed { "FAIL" } else { "PASS" });
     }
     reports.write("baser check --frames", &doc, &cases)?;
+    if let Some(p) = &reports.html {
+        let dut = DutStream {
+            path: &a.dut,
+            kind,
+            opt: &opt,
+            view,
+        };
+        let lanes = lane_tables(&doc, &expected, &dut)?;
+        let page = html::frames_page(&html::FramesPage {
+            doc: &doc,
+            cases: &cases,
+            lanes: &lanes,
+            coverage: coverage.as_ref(),
+        });
+        html::write(p, &page)?;
+    }
     Ok(if failed { Verdict::Fail } else { Verdict::Pass })
+}
+
+/// The DUT's stream as the check decoded it.
+struct DutStream<'a> {
+    path: &'a Path,
+    kind: Kind,
+    opt: &'a RxOptions,
+    view: stream::SerialView,
+}
+
+/// Blocks shown before and after a divergence in the HTML report's lane tables.
+const AROUND: u64 = 3;
+
+/// The HTML report's lane tables: the first difference of the first corrupted frame (its
+/// expected octets in place against the DUT's) and the first transition into `RX_E` (the
+/// DUT's transfers alone), each with the blocks around it, from a second decode of the DUT's
+/// stream up to them.
+fn lane_tables(
+    doc: &FrameCheckReport,
+    expected: &[Expected],
+    dut: &DutStream<'_>,
+) -> Result<Vec<LaneTable>, Error> {
+    let corrupted = doc.frames.iter().zip(expected).find_map(|(f, e)| {
+        let d = f.first_difference.as_ref()?;
+        Some((f, e, d, d.block?, (f.start_block?, f.start_lane?)))
+    });
+    let event = doc.pcs.e_transitions.first();
+    let blocks: Vec<u64> = corrupted
+        .iter()
+        .map(|c| c.3)
+        .chain(event.map(|e| e.block))
+        .collect();
+    if blocks.is_empty() {
+        return Ok(Vec::new());
+    }
+    let window = DutWindow::around(&blocks, AROUND);
+    // Every stage is causal: a prefix well past the window decodes to the same transfers.
+    let (_, _, window) = stream::decode_prefix(
+        dut.kind.name(),
+        dut.path,
+        window.end().saturating_add(1024),
+        dut.opt,
+        dut.view,
+        window,
+    )?;
+    let near = |b: u64| window.within(b.saturating_sub(AROUND)..=b.saturating_add(AROUND));
+    let mut tables = Vec::new();
+    if let Some((f, e, d, block, start)) = corrupted {
+        let octet = |o: Option<u8>| o.map_or("(end)".into(), |x| format!("0x{x:02x}"));
+        let title = format!(
+            "frame {} ({} octets, {}): first difference at octet {}: expected {}, got {}; DUT block {block} lane {}",
+            f.expected_index,
+            f.length,
+            f.class.unwrap_or("?"),
+            d.offset,
+            octet(d.expected),
+            octet(d.actual),
+            d.lane.unwrap_or(0)
+        );
+        tables.push(LaneTable::expected_frame(
+            title,
+            &near(block),
+            &e.data,
+            start,
+            block,
+        ));
+    }
+    if let Some(ev) = event {
+        tables.push(LaneTable::dut_only(
+            format!("DUT block {}: {}", ev.block, ev.what),
+            &near(ev.block),
+            ev.block,
+        ));
+    }
+    Ok(tables)
 }
 
 #[derive(clap::Args)]
@@ -347,7 +496,8 @@ pub struct CheckArgs {
     pub ifg: u16,
     /// Expected outcomes of frames sent faulty on purpose: lines `INDEX OUTCOME` (0-based
     /// record; ok, dropped, aborted, fcs_error, runt, fragment, too_long, error_character,
-    /// truncated, bad_preamble). A frame is then judged by its outcome.
+    /// truncated, bad_preamble), or the expected.json of `baser gen`. A frame is then judged
+    /// by its outcome.
     #[arg(long, requires = "frames")]
     pub outcomes: Option<PathBuf>,
     /// Read a .bits DUT stream as a receiver sees it (nothing decoded before lock) instead of
@@ -366,6 +516,10 @@ pub struct CheckArgs {
     /// Write the JUnit XML report here.
     #[arg(long)]
     pub junit: Option<PathBuf>,
+    /// Write a self-contained HTML report here (verdict, first divergence lane by lane,
+    /// timeline, frames; with --coverage the coverage too).
+    #[arg(long)]
+    pub html: Option<PathBuf>,
 }
 
 /// `baser check`.
@@ -376,6 +530,7 @@ pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
     let reports = command::Reports {
         json: a.json,
         junit: a.junit,
+        html: a.html,
         max_report: a.max_report,
     };
     match (a.frames, a.xgmii) {
@@ -393,6 +548,7 @@ pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
                 dut_offset: a.dut_offset,
                 max_report: a.max_report,
                 strict_start: a.strict_start,
+                window: reports.html.is_some(),
             };
             let (rep, cases) = pcs_check::run(&opt)?;
             finish_pcs_check(&rep, &cases, &reports, out)

@@ -22,6 +22,9 @@ pub struct CoverageArgs {
     /// Write the merged coverage as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Write the coverage table with its holes as a self-contained HTML page.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
     /// Exit 1 when fewer than this percent of the bins are hit (a CI gate).
     #[arg(long)]
     pub fail_under: Option<f64>,
@@ -128,6 +131,10 @@ pub fn coverage(a: &CoverageArgs, out: Output) -> Result<Verdict, Error> {
     }
     let pct = total.percent();
     let below = a.fail_under.is_some_and(|f| pct < f);
+    if let Some(p) = &a.html {
+        let page = crate::html::coverage_page(&total, a.fail_under.map(|f| (f, below)));
+        crate::html::write(p, &page)?;
+    }
     if !out.quiet {
         print!("{}", table(&total, out.verbose > 0));
         if let Some(f) = a.fail_under {

@@ -6,3 +6,4 @@ pub mod convert;
 pub mod coverage;
 pub mod decode;
 pub mod encode;
+pub mod gen;

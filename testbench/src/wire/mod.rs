@@ -925,6 +925,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     let reports = Reports {
         json: a.json.clone(),
         junit: a.junit.clone(),
+        html: None,
         max_report: a.max_report,
     };
     reports.write("baser wire", &rep, &cases)?;

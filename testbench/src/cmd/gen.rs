@@ -1,0 +1,243 @@
+//! `baser gen`: reproducible stimulus from a seed, with the outcome the standard demands.
+
+use crate::command::{create, Error, Output, Verdict};
+use crate::format::b66::{B66Header, B66Writer, Scrambling};
+use crate::format::pcap::FrameWriter;
+use crate::format::xgmii::XgmiiWriter;
+use crate::report;
+use baser_engine::gen::{generate, GenOptions, Generated, Mode};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Options of `baser gen`.
+#[derive(clap::Args, Debug)]
+pub struct GenArgs {
+    /// The seed: the same seed gives the same files (within one generator version).
+    #[arg(long)]
+    pub seed: u64,
+    /// The folder to write to (made if missing): frames.pcap, stream.xgmii, stream.b66,
+    /// stream.bits, expected.json, outcomes.txt.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Scenario items: frames, ordered set runs and (with --hostile) line faults.
+    #[arg(long, default_value_t = 40)]
+    pub items: usize,
+    /// Also what no conforming transmitter sends: invalid sync headers, reserved block
+    /// types, /LI/ without EEE, a BER burst. Default: only what a conforming transmitter may
+    /// send (for a DUT's receiver).
+    #[arg(long)]
+    pub hostile: bool,
+    /// The IFG, octets (with the deficit idle count).
+    #[arg(long, default_value_t = 12)]
+    pub ifg: u16,
+    /// The largest good frame the receiver takes, FCS included (1518 allows 1522 when tagged);
+    /// longer frames are expected as too_long.
+    #[arg(long, default_value_t = 1518)]
+    pub max_frame_length: u16,
+    /// Bits before the first block in stream.bits (a serdes that starts mid-block); default
+    /// 0, and 13 with --cover (block lock is then found after slips).
+    #[arg(long)]
+    pub bit_offset: Option<u32>,
+    /// A stream that hits every bin of `baser coverage`: stream.bits and stream.xgmii, with
+    /// tx-init-{S,D,T,E}.xgmii (the transmit diagram leaves TX_INIT once per stream), merged,
+    /// cover 100 %. Its frames' outcomes are the model's decode (expected.json says so).
+    #[arg(long)]
+    pub cover: bool,
+}
+
+/// `baser gen`.
+///
+/// # Errors
+/// A file cannot be written.
+pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
+    let bit_offset = a.bit_offset.unwrap_or(if a.cover { 13 } else { 0 });
+    if bit_offset > 65 {
+        return Err(Error::Usage(format!(
+            "--bit-offset {bit_offset}: expected 0..65 bits"
+        )));
+    }
+    std::fs::create_dir_all(&a.out).map_err(|e| Error::Output(a.out.clone(), e))?;
+    let opt = GenOptions {
+        seed: a.seed,
+        items: a.items,
+        mode: if a.hostile || a.cover {
+            Mode::Hostile
+        } else {
+            Mode::ForDut
+        },
+        ifg: a.ifg,
+        max_frame_length: a.max_frame_length,
+        ..GenOptions::default()
+    };
+    let made_by = format!(
+        "made by baser {} gen --seed {}{} (generator {})",
+        env!("CARGO_PKG_VERSION"),
+        a.seed,
+        if a.cover {
+            " --cover".to_string()
+        } else {
+            format!(
+                " --items {}{}",
+                a.items,
+                if a.hostile { " --hostile" } else { "" }
+            )
+        },
+        baser_engine::gen::GENERATOR
+    );
+    let g = if a.cover {
+        let (g, starts) = baser_engine::gen::cover(&opt);
+        for (c, words) in starts {
+            let p = a.out.join(format!("tx-init-{c}.xgmii"));
+            let note =
+                format!("the transmit diagram's arrow TX_INIT --{c}--> (a stream starts once)");
+            let mut w = XgmiiWriter::new(create(&p)?, &[&made_by, &note]).map_err(output(&p))?;
+            for x in words {
+                w.write(x).map_err(output(&p))?;
+            }
+            w.finish().map_err(output(&p))?;
+        }
+        g
+    } else {
+        generate(&opt)
+    };
+    write_files(&a.out, &g, &made_by, bit_offset)?;
+    if !out.quiet {
+        let e = &g.expectation;
+        let not_ok = e.frames.iter().filter(|f| f.outcome != "ok").count();
+        println!(
+            "baser gen: seed {} ({}): {} frames ({} not ok), {} line events, {} blocks -> {}",
+            e.seed,
+            if a.cover {
+                "cover"
+            } else if a.hostile {
+                "hostile"
+            } else {
+                "for a DUT"
+            },
+            e.frames.len(),
+            not_ok,
+            e.events.len(),
+            e.blocks,
+            a.out.display()
+        );
+        println!(
+            "  expected pcs: invalid headers {}, errored blocks {}, hi_ber {}, link fault changes {}",
+            e.pcs.invalid_headers, e.pcs.errored_blocks, e.pcs.hi_ber_episodes, e.pcs.link_fault_changes
+        );
+    }
+    Ok(Verdict::Pass)
+}
+
+fn output(p: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| Error::Output(p.to_path_buf(), e)
+}
+
+/// Writes the stream in every form, the frames and the expectation.
+fn write_files(dir: &Path, g: &Generated, made_by: &str, bit_offset: u32) -> Result<(), Error> {
+    let e = &g.expectation;
+    let p = dir.join("frames.pcap");
+    let mut w = FrameWriter::new(create(&p)?).map_err(output(&p))?;
+    for f in &e.frames {
+        w.write(std::time::Duration::from_micros(f.index), &f.data)
+            .map_err(output(&p))?;
+    }
+    w.finish().map_err(output(&p))?;
+
+    let p = dir.join("stream.xgmii");
+    let mut w = XgmiiWriter::new(
+        create(&p)?,
+        &[
+            made_by,
+            "the transmitter's transfers, before any line fault",
+        ],
+    )
+    .map_err(output(&p))?;
+    for x in &g.words {
+        w.write(*x).map_err(output(&p))?;
+    }
+    w.finish().map_err(output(&p))?;
+
+    let p = dir.join("stream.b66");
+    let mut w = B66Writer::new(
+        create(&p)?,
+        B66Header {
+            scrambling: Scrambling::Scrambled,
+            scrambler_state: Some(e.scrambler_state),
+        },
+    )
+    .map_err(output(&p))?;
+    w.comment(made_by).map_err(output(&p))?;
+    for b in &g.line {
+        w.write(*b).map_err(output(&p))?;
+    }
+    w.finish().map_err(output(&p))?;
+
+    // stream.bits: `bit_offset` bits (ones), then the line, bit 0 first.
+    let p = dir.join("stream.bits");
+    let mut bits = BitWriter::default();
+    bits.push(u64::MAX, bit_offset.min(64));
+    bits.push(1, bit_offset.saturating_sub(64));
+    for b in &g.line {
+        bits.push(u64::from(b.sync.to_bits()), 2);
+        bits.push(b.payload, 64);
+    }
+    std::fs::write(&p, bits.finish()).map_err(output(&p))?;
+
+    let p = dir.join("expected.json");
+    report::write_json(&p, e).map_err(output(&p))?;
+
+    let p = dir.join("outcomes.txt");
+    let mut w = std::io::BufWriter::new(create(&p)?);
+    writeln!(w, "# {made_by}").map_err(output(&p))?;
+    writeln!(
+        w,
+        "# index outcome (baser check --frames frames.pcap --outcomes outcomes.txt)"
+    )
+    .map_err(output(&p))?;
+    for f in e.frames.iter().filter(|f| f.outcome != "ok") {
+        writeln!(
+            w,
+            "{} {}  # {}{}",
+            f.index,
+            f.outcome,
+            f.kind,
+            f.fault.map_or(String::new(), |x| format!(", {x}"))
+        )
+        .map_err(output(&p))?;
+    }
+    w.flush().map_err(output(&p))?;
+    Ok(())
+}
+
+/// Bits to octets, bit 0 first.
+#[derive(Default)]
+struct BitWriter {
+    out: Vec<u8>,
+    acc: u128,
+    n: u32,
+}
+
+impl BitWriter {
+    /// The low `n` (<= 64) bits of `v`.
+    fn push(&mut self, v: u64, n: u32) {
+        if n == 0 {
+            return;
+        }
+        let v = if n == 64 { v } else { v & ((1 << n) - 1) };
+        self.acc |= u128::from(v) << self.n;
+        self.n += n;
+        while self.n >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
+        }
+    }
+
+    /// The octets, the last one zero padded.
+    fn finish(mut self) -> Vec<u8> {
+        if self.n > 0 {
+            self.out.push(self.acc as u8);
+        }
+        self.out
+    }
+}
