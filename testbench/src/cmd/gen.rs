@@ -25,8 +25,11 @@ pub struct GenArgs {
     /// Also what no conforming transmitter sends: invalid sync headers, reserved block
     /// types, /LI/ without EEE, a BER burst. Default: only what a conforming transmitter may
     /// send (for a DUT's receiver).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "for_dut")]
     pub hostile: bool,
+    /// Only what a conforming transmitter may send (the default; for a DUT's receiver).
+    #[arg(long)]
+    pub for_dut: bool,
     /// The IFG, octets (with the deficit idle count).
     #[arg(long, default_value_t = 12)]
     pub ifg: u16,
@@ -38,10 +41,10 @@ pub struct GenArgs {
     /// 0, and 13 with --cover (block lock is then found after slips).
     #[arg(long)]
     pub bit_offset: Option<u32>,
-    /// A stream that hits every bin of `baser coverage`: stream.bits and stream.xgmii, with
+    /// A stream that hits every bin of `baser coverage` (hostile): stream.bits and stream.xgmii, with
     /// tx-init-{S,D,T,E}.xgmii (the transmit diagram leaves TX_INIT once per stream), merged,
     /// cover 100 %. Its frames' outcomes are the model's decode (expected.json says so).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "for_dut")]
     pub cover: bool,
 }
 
