@@ -989,6 +989,45 @@ impl RxModel {
         self.chain.is_some()
     }
 
+    /// The receiver now, as a dict: `blocks`, `block_lock`, `hi_ber`, `link_fault` (`Ok`,
+    /// `Fault(LocalFault)`, ...), and the counts so far: `frames`, `invalid_headers`,
+    /// `errored_blocks`, `lock_losses`, `hi_ber_episodes` (a PCS monitor a test can poll every
+    /// clock). Before the chain runs (a serial stream without lock yet), the counts are 0.
+    #[getter]
+    fn status(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let d = pyo3::types::PyDict::new(py);
+        match &self.chain {
+            Some(c) => {
+                let pcs = c.pcs();
+                d.set_item("blocks", c.blocks_received())?;
+                d.set_item("block_lock", c.block_lock())?;
+                d.set_item("hi_ber", c.hi_ber())?;
+                d.set_item("link_fault", c.link_fault().to_string())?;
+                d.set_item("frames", c.counts().total)?;
+                d.set_item("invalid_headers", pcs.invalid_headers)?;
+                d.set_item("errored_blocks", pcs.errored_blocks)?;
+                d.set_item("lock_losses", pcs.lock_losses.len())?;
+                d.set_item("hi_ber_episodes", pcs.hi_ber_episodes.len())?;
+            }
+            None => {
+                d.set_item("blocks", 0)?;
+                d.set_item("block_lock", false)?;
+                d.set_item("hi_ber", false)?;
+                d.set_item("link_fault", "Ok")?;
+                for k in [
+                    "frames",
+                    "invalid_headers",
+                    "errored_blocks",
+                    "lock_losses",
+                    "hi_ber_episodes",
+                ] {
+                    d.set_item(k, 0)?;
+                }
+            }
+        }
+        Ok(d.into_any().unbind())
+    }
+
     /// Ends the stream: returns the JSON document of `baser decode --json` (PCS summary and
     /// frame counts) and the frames the last blocks completed.
     fn finish(&mut self, py: Python<'_>) -> PyResult<(String, Option<Vec<RxFrameOut>>)> {

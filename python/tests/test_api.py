@@ -343,6 +343,24 @@ def test_rx_model_words_and_blocks():
         rx.push(1, 0)
 
 
+def test_rx_model_status_is_live():
+    frames = [bytes([i]) * (60 + 50 * i) for i in range(4)]
+    e = baser.encode(frames, idle_blocks=2)
+    rx = baser.RxModel(input="blocks")
+    assert rx.status["blocks"] == 0
+    bad_at = len(e.blocks) // 2
+    seen = []
+    for i, (h, p) in enumerate(e.blocks):
+        rx.push(0 if i == bad_at else h, p)
+        st = rx.status
+        seen.append(st["invalid_headers"])
+        assert st["blocks"] == i + 1 and st["block_lock"] and not st["hi_ber"]
+    # the invalid header shows in the clock it arrived, not before
+    assert seen.index(1) == bad_at and seen[-1] == 1
+    assert rx.status["link_fault"] == "Ok"
+    assert rx.status["errored_blocks"] == 1
+
+
 def test_import_needs_no_cocotb():
     code = (
         "import sys; sys.modules['cocotb'] = None\n"
