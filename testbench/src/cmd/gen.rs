@@ -46,6 +46,17 @@ pub struct GenArgs {
     /// cover 100 %. Its frames' outcomes are the model's decode (expected.json says so).
     #[arg(long, conflicts_with = "for_dut")]
     pub cover: bool,
+    /// A test-pattern stream instead (§49.2.8; for a receiver in test-pattern mode): prbs31,
+    /// prbs31-inverted or scrambled-idle; stream.bits, stream.b66 (the line blocks as sent,
+    /// `# unscrambled`) and expected.json with the errors the checker of §49.2.12 must count.
+    #[arg(long, value_parser = |s: &str| s.parse::<baser_engine::gen::TestPattern>(), conflicts_with_all = ["cover", "hostile"])]
+    pub test_pattern: Option<baser_engine::gen::TestPattern>,
+    /// With --test-pattern: the stream's length in blocks.
+    #[arg(long, default_value_t = 100_000, requires = "test_pattern")]
+    pub blocks: u64,
+    /// With --test-pattern: line bits flipped on purpose (one in each stretch of 40 blocks).
+    #[arg(long, default_value_t = 0, requires = "test_pattern")]
+    pub errors: usize,
 }
 
 /// `baser gen`.
@@ -60,6 +71,9 @@ pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
         )));
     }
     std::fs::create_dir_all(&a.out).map_err(|e| Error::Output(a.out.clone(), e))?;
+    if let Some(pattern) = a.test_pattern {
+        return test_pattern(a, pattern, bit_offset, out);
+    }
     let opt = GenOptions {
         seed: a.seed,
         items: a.items,
@@ -123,10 +137,18 @@ pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
             e.blocks,
             a.out.display()
         );
+        let n = |v: Option<u64>| v.map_or("not predicted".to_string(), |v| v.to_string());
         println!(
-            "  expected pcs: invalid headers {}, errored blocks {}, hi_ber {}, link fault changes {}",
-            e.pcs.invalid_headers, e.pcs.errored_blocks, e.pcs.hi_ber_episodes, e.pcs.link_fault_changes
+            "  expected pcs: invalid headers {}, errored blocks {}, hi_ber {}, lock losses {}, link fault changes {}",
+            n(e.pcs.invalid_headers),
+            n(e.pcs.errored_blocks),
+            n(e.pcs.hi_ber_episodes),
+            e.pcs.lock_losses,
+            e.pcs.link_fault_changes
         );
+        if !g.slips.is_empty() {
+            println!("  a bit slip: the stream is stream.bits only (no stream.b66)");
+        }
     }
     Ok(Verdict::Pass)
 }
@@ -160,31 +182,29 @@ fn write_files(dir: &Path, g: &Generated, made_by: &str, bit_offset: u32) -> Res
     }
     w.finish().map_err(output(&p))?;
 
+    // A stream with a bit slip exists only as serial bits: no stream.b66 then.
     let p = dir.join("stream.b66");
-    let mut w = B66Writer::new(
-        create(&p)?,
-        B66Header {
-            scrambling: Scrambling::Scrambled,
-            scrambler_state: Some(e.scrambler_state),
-        },
-    )
-    .map_err(output(&p))?;
-    w.comment(made_by).map_err(output(&p))?;
-    for b in &g.line {
-        w.write(*b).map_err(output(&p))?;
+    if g.slips.is_empty() {
+        let mut w = B66Writer::new(
+            create(&p)?,
+            B66Header {
+                scrambling: Scrambling::Scrambled,
+                scrambler_state: Some(e.scrambler_state),
+            },
+        )
+        .map_err(output(&p))?;
+        w.comment(made_by).map_err(output(&p))?;
+        for b in &g.line {
+            w.write(*b).map_err(output(&p))?;
+        }
+        w.finish().map_err(output(&p))?;
+    } else if p.exists() {
+        std::fs::remove_file(&p).map_err(output(&p))?;
     }
-    w.finish().map_err(output(&p))?;
 
-    // stream.bits: `bit_offset` bits (ones), then the line, bit 0 first.
+    // stream.bits: `bit_offset` bits (ones), then the line with its slips, bit 0 first.
     let p = dir.join("stream.bits");
-    let mut bits = BitWriter::default();
-    bits.push(u64::MAX, bit_offset.min(64));
-    bits.push(1, bit_offset.saturating_sub(64));
-    for b in &g.line {
-        bits.push(u64::from(b.sync.to_bits()), 2);
-        bits.push(b.payload, 64);
-    }
-    std::fs::write(&p, bits.finish()).map_err(output(&p))?;
+    std::fs::write(&p, g.serial(bit_offset)).map_err(output(&p))?;
 
     let p = dir.join("expected.json");
     report::write_json(&p, e).map_err(output(&p))?;
@@ -212,35 +232,54 @@ fn write_files(dir: &Path, g: &Generated, made_by: &str, bit_offset: u32) -> Res
     Ok(())
 }
 
-/// Bits to octets, bit 0 first.
-#[derive(Default)]
-struct BitWriter {
-    out: Vec<u8>,
-    acc: u128,
-    n: u32,
-}
-
-impl BitWriter {
-    /// The low `n` (<= 64) bits of `v`.
-    fn push(&mut self, v: u64, n: u32) {
-        if n == 0 {
-            return;
-        }
-        let v = if n == 64 { v } else { v & ((1 << n) - 1) };
-        self.acc |= u128::from(v) << self.n;
-        self.n += n;
-        while self.n >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.n -= 8;
-        }
+/// `baser gen --test-pattern`.
+fn test_pattern(
+    a: &GenArgs,
+    pattern: baser_engine::gen::TestPattern,
+    bit_offset: u32,
+    out: Output,
+) -> Result<Verdict, Error> {
+    let (line, e) = baser_engine::gen::test_pattern(pattern, a.blocks, a.errors, a.seed);
+    let made_by = format!(
+        "made by baser {} gen --seed {} --test-pattern {} --blocks {} --errors {} (generator {})",
+        env!("CARGO_PKG_VERSION"),
+        a.seed,
+        serde_json::to_value(pattern)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        a.blocks,
+        a.errors,
+        baser_engine::gen::GENERATOR
+    );
+    let p = a.out.join("stream.b66");
+    let mut w = B66Writer::new(
+        create(&p)?,
+        B66Header {
+            scrambling: Scrambling::Unscrambled,
+            scrambler_state: None,
+        },
+    )
+    .map_err(output(&p))?;
+    w.comment(&made_by).map_err(output(&p))?;
+    w.comment("a test pattern: the line blocks as sent")
+        .map_err(output(&p))?;
+    for b in &line {
+        w.write(*b).map_err(output(&p))?;
     }
-
-    /// The octets, the last one zero padded.
-    fn finish(mut self) -> Vec<u8> {
-        if self.n > 0 {
-            self.out.push(self.acc as u8);
-        }
-        self.out
+    w.finish().map_err(output(&p))?;
+    let p = a.out.join("stream.bits");
+    std::fs::write(&p, baser_engine::gen::serial(&line, &[], bit_offset)).map_err(output(&p))?;
+    let p = a.out.join("expected.json");
+    report::write_json(&p, &e).map_err(output(&p))?;
+    if !out.quiet {
+        println!(
+            "baser gen: {} blocks of a test pattern, {} bits flipped: a checker counts {} errors -> {}",
+            e.blocks,
+            e.flipped_bits.len(),
+            e.errors,
+            a.out.display()
+        );
     }
+    Ok(Verdict::Pass)
 }
