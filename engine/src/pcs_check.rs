@@ -69,6 +69,51 @@ impl PcsCheckCounts {
 }
 
 /// The streaming checker.
+/// One block of the window around the first divergence: the model's and the DUT's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowBlock {
+    /// Block index (= input transfer index).
+    pub block: u64,
+    /// 1-based line of the DUT file (0: the DUT's stream had ended).
+    pub dut_line: u64,
+    /// The input transfer.
+    pub input: XgmiiWord,
+    /// The model's block (unscrambled).
+    pub model: Block,
+    /// The DUT's block, descrambled (`None`: its stream had ended); the block that trained
+    /// the descrambler carries the model's payload (only its header is judged).
+    pub dut: Option<Block>,
+}
+
+/// Blocks kept before and after the first divergent one ([`PcsChecker::keep_window`]).
+pub const WINDOW_BLOCKS: usize = 3;
+
+/// The blocks around the first divergence, as they are compared.
+#[derive(Clone, Debug, Default)]
+struct Window {
+    kept: std::collections::VecDeque<WindowBlock>,
+    /// Blocks still to keep after the first divergence (`None`: none seen yet).
+    after: Option<usize>,
+}
+
+impl Window {
+    fn push(&mut self, w: WindowBlock, divergent: bool) {
+        if self.after == Some(0) {
+            return;
+        }
+        self.kept.push_back(w);
+        match self.after.as_mut() {
+            Some(n) => *n -= 1,
+            None if divergent => self.after = Some(WINDOW_BLOCKS),
+            None => {
+                if self.kept.len() > WINDOW_BLOCKS {
+                    self.kept.pop_front();
+                }
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct PcsChecker {
     encoder: Encoder,
@@ -81,6 +126,7 @@ pub struct PcsChecker {
     pub counts: PcsCheckCounts,
     /// The first divergences, at most `max_report`.
     pub divergences: Vec<BlockDivergence>,
+    window: Option<Window>,
 }
 
 impl PcsChecker {
@@ -101,6 +147,22 @@ impl PcsChecker {
             index: 0,
             counts: PcsCheckCounts::default(),
             divergences: Vec::new(),
+            window: None,
+        }
+    }
+
+    /// Keeps the blocks around the first divergence ([`PcsChecker::take_window`]): for a
+    /// report that shows them lane by lane.
+    pub fn keep_window(&mut self) {
+        self.window = Some(Window::default());
+    }
+
+    /// The blocks kept around the first divergence (empty when none diverged, or when
+    /// [`PcsChecker::keep_window`] was not called).
+    pub fn take_window(&mut self) -> Vec<WindowBlock> {
+        match self.window.take() {
+            Some(w) if w.after.is_some() => w.kept.into(),
+            _ => Vec::new(),
         }
     }
 
@@ -132,6 +194,8 @@ impl PcsChecker {
     /// `dut_line` names the DUT's block in reports.
     pub fn push(&mut self, word: XgmiiWord, dut: Option<Block>, dut_line: u64) {
         let ev = self.encoder.step_event(word);
+        let divergent_before = self.counts.blocks_divergent;
+        let mut seen = None;
         match dut {
             None => self.counts.dut_missing_blocks += 1,
             Some(b) => {
@@ -144,6 +208,7 @@ impl PcsChecker {
                     d.payload = ev.block.payload;
                 }
                 self.counts.blocks_compared += 1;
+                seen = Some(d);
                 if d != ev.block {
                     self.counts.blocks_divergent += 1;
                     if self.divergences.len() < self.max_report {
@@ -170,6 +235,18 @@ impl PcsChecker {
                     }
                 }
             }
+        }
+        if let Some(w) = self.window.as_mut() {
+            w.push(
+                WindowBlock {
+                    block: self.index,
+                    dut_line,
+                    input: word,
+                    model: ev.block,
+                    dut: seen,
+                },
+                self.counts.blocks_divergent > divergent_before,
+            );
         }
         self.index += 1;
     }
@@ -581,6 +658,33 @@ mod tests {
         }
         assert_eq!(chk.counts.trained_at, Some(0));
         assert!(chk.counts.passed());
+    }
+
+    #[test]
+    fn the_window_holds_the_blocks_around_the_first_divergence() {
+        let words = [XgmiiWord::IDLE; 12];
+        let mut enc = Encoder::new(Default::default());
+        let mut blocks: Vec<Block> = words.iter().map(|w| enc.step_event(*w).block).collect();
+        blocks[5].payload ^= 1 << 9;
+        blocks[9].payload ^= 1 << 9;
+        let mut c = PcsChecker::new(Profile::Ieee, false, None, 10);
+        c.keep_window();
+        for (i, (w, b)) in words.iter().zip(&blocks).enumerate() {
+            c.push(*w, Some(*b), i as u64 + 1);
+        }
+        let w = c.take_window();
+        assert_eq!(
+            w.iter().map(|x| x.block).collect::<Vec<_>>(),
+            [2, 3, 4, 5, 6, 7, 8]
+        );
+        assert_eq!(w[3].dut, Some(blocks[5]));
+        assert_ne!(w[3].dut, Some(w[3].model));
+        assert_eq!((w[0].dut_line, w[0].dut), (3, Some(w[0].model)));
+        // No divergence, no window; no keep_window, no window.
+        let mut c = PcsChecker::new(Profile::Ieee, false, None, 10);
+        c.keep_window();
+        c.push(XgmiiWord::IDLE, Some(Block::IDLE), 1);
+        assert!(c.take_window().is_empty());
     }
 
     #[test]

@@ -5,15 +5,13 @@ use crate::format::b66::{B66Reader, Scrambling};
 use crate::format::xgmii::XgmiiReader;
 use crate::format::InputError;
 use crate::report::Case;
+pub use baser_engine::pcs_check::WindowBlock;
 use baser_engine::pcs_check::{
     find_latency, latency_starts, BlockDivergence, PcsCheckCounts, PcsChecker,
 };
 use baser_engine::Profile;
-use pcs_core::encode::Encoder;
-use pcs_core::scramble::{Descrambler, DEFAULT_STATE};
 use pcs_core::{Block, XgmiiWord};
 use serde::Serialize;
-use std::collections::VecDeque;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
@@ -68,108 +66,6 @@ pub struct PcsCheckReport {
     /// JSON).
     #[serde(skip)]
     pub window: Vec<WindowBlock>,
-}
-
-/// One block of the window around the first divergence: the model's and the DUT's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WindowBlock {
-    /// Block index (= input transfer index).
-    pub block: u64,
-    /// 1-based line of the DUT file (0: the DUT's stream had ended).
-    pub dut_line: u64,
-    /// The input transfer.
-    pub input: XgmiiWord,
-    /// The model's block (unscrambled).
-    pub model: Block,
-    /// The DUT's block, descrambled (`None`: its stream had ended).
-    pub dut: Option<Block>,
-}
-
-/// Blocks compared before and after the first divergent one in [`PcsCheckReport::window`].
-pub const WINDOW_BLOCKS: usize = 3;
-
-/// Follows the check to keep [`WindowBlock`]s around its first divergence: the model's blocks
-/// from an encoder of its own (fed what the checker is fed), the DUT's descrambled.
-struct WindowKeeper {
-    encoder: Encoder,
-    descrambler: Option<Descrambler>,
-    /// The last blocks, then the window.
-    kept: VecDeque<WindowBlock>,
-    /// Blocks still to keep after the first divergence (`None`: none seen yet).
-    after: Option<usize>,
-}
-
-impl WindowKeeper {
-    fn new(profile: Profile, scrambled: bool, state: Option<u64>) -> Self {
-        Self {
-            encoder: Encoder::new(profile.encoder()),
-            descrambler: scrambled.then(|| Descrambler::new(state.unwrap_or(DEFAULT_STATE))),
-            kept: VecDeque::new(),
-            after: None,
-        }
-    }
-
-    /// A DUT block the checker skipped.
-    fn skip_dut(&mut self, b: Block) {
-        self.descramble(b);
-    }
-
-    fn descramble(&mut self, b: Block) -> Block {
-        match self.descrambler.as_mut() {
-            Some(d) => Block {
-                sync: b.sync,
-                payload: d.descramble(b.payload),
-            },
-            None => b,
-        }
-    }
-
-    /// What the checker was given for `block`, and whether it found it divergent; the block
-    /// that trained the descrambler is compared by its header (as the checker does).
-    fn push(
-        &mut self,
-        block: u64,
-        input: XgmiiWord,
-        dut: Option<(Block, u64)>,
-        divergent: bool,
-        trained: bool,
-    ) {
-        if self.after == Some(0) {
-            return;
-        }
-        let model = self.encoder.step(input);
-        let dut_block = dut.map(|(b, _)| {
-            let mut d = self.descramble(b);
-            if trained {
-                d.payload = model.payload;
-            }
-            d
-        });
-        self.kept.push_back(WindowBlock {
-            block,
-            dut_line: dut.map_or(0, |(_, l)| l),
-            input,
-            model,
-            dut: dut_block,
-        });
-        match self.after.as_mut() {
-            Some(n) => *n -= 1,
-            None if divergent => self.after = Some(WINDOW_BLOCKS),
-            None => {
-                if self.kept.len() > WINDOW_BLOCKS {
-                    self.kept.pop_front();
-                }
-            }
-        }
-    }
-
-    /// The window (empty when no block diverged).
-    fn finish(self) -> Vec<WindowBlock> {
-        match self.after {
-            Some(_) => self.kept.into(),
-            None => Vec::new(),
-        }
-    }
 }
 
 /// Input transfers (and DUT blocks beyond them) read ahead to find the DUT's latency.
@@ -244,9 +140,9 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
     );
     check.allow_shortfall(offset);
     check.skip_input(in_skip as u64);
-    let mut keeper = opt
-        .window
-        .then(|| WindowKeeper::new(opt.profile, scrambled, header.scrambler_state));
+    if opt.window {
+        check.keep_window();
+    }
     let mut dut_blocks = ahead_dut.into_iter().map(Ok).chain(std::iter::from_fn(|| {
         dut.next().map(|b| b.map(|b| (b, dut.line_no())))
     }));
@@ -254,32 +150,16 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
         match dut_blocks.next() {
             None => break,
             Some(b) => {
-                let b = b?.0;
-                check.skip_dut(b);
-                if let Some(k) = keeper.as_mut() {
-                    k.skip_dut(b);
-                }
+                check.skip_dut(b?.0);
             }
         }
     }
     let words = ahead_in.into_iter().skip(in_skip).map(Ok).chain(input);
     for word in words {
         let word = word?;
-        let dut = dut_blocks.next().transpose()?;
-        let (block, divergent) = (check.transfers(), check.counts.blocks_divergent);
-        match dut {
+        match dut_blocks.next().transpose()? {
             Some((b, line)) => check.push(word, Some(b), line),
             None => check.push(word, None, 0),
-        }
-        if let Some(k) = keeper.as_mut() {
-            let trained = check.counts.trained_at == Some(block);
-            k.push(
-                block,
-                word,
-                dut,
-                check.counts.blocks_divergent > divergent,
-                trained,
-            );
         }
     }
     for b in dut_blocks {
@@ -343,8 +223,8 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
         dut_offset: offset,
         dut_offset_found: found,
         dut_reset_fill_blocks: fill,
+        window: check.take_window(),
         divergences: check.divergences,
-        window: keeper.map(WindowKeeper::finish).unwrap_or_default(),
     };
     Ok((rep, cases))
 }
