@@ -531,6 +531,31 @@ static NO_SUMMARY: PcsSummary = PcsSummary {
 
 // ---------------------------------------------------------------------------------- check
 
+/// A frame a DUT delivered as octets (DA through FCS, no preamble), as the model's MAC
+/// receiver classifies it: it is framed (`/S/`, preamble, SFD, the octets, `/T/`) and
+/// received by the RX chain with `opt`, so a test bench's own sink and the stream's frames
+/// are judged by one MAC.
+pub fn received_from_octets(data: &[u8], opt: &RxOptions) -> ReceivedFrame {
+    let mut mac = crate::fcs::MacTx::with_engine(mac_core::tx::TxConfig::default());
+    let mut words = vec![XgmiiWord::IDLE; mac.words_needed(data.len()) + 4];
+    let n = mac.encode_frame_with_fcs(data, &mut words).unwrap_or(0);
+    words.truncate(n);
+    words.extend_from_slice(&[XgmiiWord::IDLE; 2]);
+    let mut rx = RxChain::new(opt, RxInput::Xgmii, Vec::<ReceivedFrame>::new());
+    rx.push_xgmii(&words);
+    let mut frames = rx.finish().map(|(_, _, f)| f).unwrap_or_default();
+    frames.pop().unwrap_or(ReceivedFrame {
+        index: 0,
+        class: mac_core::rx::RxClass::Truncated,
+        data: data.to_vec(),
+        len: data.len(),
+        fcs_ok: false,
+        start: Placement::default(),
+        gap_octets: None,
+        link_down: false,
+    })
+}
+
 /// The DUT block of the first octet where a received frame whose content is right differs
 /// from the frame the model sends: its FCS, or its end.
 fn fcs_difference(e: &Expected, f: &ReceivedFrame) -> Option<u64> {
@@ -745,19 +770,33 @@ impl LiveCheck {
             self.diverged(block, None, what);
         }
         while let Some(f) = self.rx.frames().pop_front() {
-            let before = self.count;
-            self.judge(&f);
-            // In order, good, and nothing before it went wrong: settled.
-            if self.count == before && self.count == 0 && self.next == 1 && self.received.is_empty()
-            {
-                if let Some(e) = self.expected.pop_front() {
-                    self.settled.push((e.data.len(), f.start));
-                    self.next = 0;
-                    continue;
-                }
-            }
-            self.received.push(f);
+            self.take(f);
         }
+        (self.count - before) as usize
+    }
+
+    /// One received frame: judged, then kept for the final judge (or settled).
+    fn take(&mut self, f: ReceivedFrame) {
+        let before = self.count;
+        self.judge(&f);
+        // In order, good, and nothing before it went wrong: settled.
+        if self.count == before && self.count == 0 && self.next == 1 && self.received.is_empty() {
+            if let Some(e) = self.expected.pop_front() {
+                self.settled.push((e.data.len(), f.start));
+                self.next = 0;
+                return;
+            }
+        }
+        self.received.push(f);
+    }
+
+    /// A frame a DUT delivered by other means (a test bench's own sink: a scoreboard),
+    /// judged as the frames of the stream are; returns the divergences it revealed. Its
+    /// `index` is set to its arrival order.
+    pub fn push_frame(&mut self, mut f: ReceivedFrame) -> usize {
+        let before = self.count;
+        f.index = self.settled.len() as u64 + self.received.len() as u64;
+        self.take(f);
         (self.count - before) as usize
     }
 
@@ -1260,5 +1299,48 @@ mod tests {
             );
             prop_assert_eq!(live.summary.expected, lens.len());
         }
+    }
+
+    /// Frames given by a test bench (a scoreboard) are judged as the stream's are.
+    #[test]
+    fn frames_pushed_directly_are_judged_and_reported() {
+        let mut chk = LiveCheck::new(&rx_opt(), RxInput::Xgmii, ("e".into(), "d".into()));
+        let frames: Vec<Vec<u8>> = (0..4).map(|i| frame(80 + i, i as u8)).collect();
+        for f in &frames {
+            chk.expect(f);
+        }
+        let rf = |data: &[u8], ok: bool| {
+            let mut d = data.to_vec();
+            let fcs = mac_core::frame::fcs_padded_with::<crate::fcs::FastFcs>(data, 0);
+            d.extend_from_slice(&(if ok { fcs } else { !fcs }).to_le_bytes());
+            ReceivedFrame {
+                index: 0,
+                class: if ok {
+                    mac_core::rx::RxClass::Ok
+                } else {
+                    mac_core::rx::RxClass::FrameCheckSequenceError
+                },
+                len: d.len(),
+                data: d,
+                fcs_ok: ok,
+                start: crate::tx::Placement::default(),
+                gap_octets: None,
+                link_down: false,
+            }
+        };
+        // The MAC's classification of octets: good, a bad FCS, a runt.
+        let good = received_from_octets(&rf(&frames[0], true).data, &rx_opt());
+        assert_eq!((good.class, good.len), (mac_core::rx::RxClass::Ok, 84));
+        let bad = received_from_octets(&rf(&frames[0], false).data, &rx_opt());
+        assert_eq!(bad.class, mac_core::rx::RxClass::FrameCheckSequenceError);
+        let short = received_from_octets(&rf(&frames[0][..40], true).data, &rx_opt());
+        assert_eq!(short.class, mac_core::rx::RxClass::Runt);
+        assert_eq!(chk.push_frame(rf(&frames[0], true)), 0);
+        assert_eq!(chk.push_frame(rf(&frames[2], true)), 1, "frame 1 missing");
+        assert_eq!(chk.push_frame(rf(&frames[3], false)), 1, "a bad FCS");
+        let (rep, _) = chk.finish().unwrap();
+        assert_eq!(rep.verdict, "fail");
+        assert_eq!((rep.summary.matched, rep.summary.missing), (3, 1));
+        assert_eq!(rep.summary.bad_class, 1);
     }
 }

@@ -361,6 +361,37 @@ def test_rx_model_status_is_live():
     assert rx.status["errored_blocks"] == 1
 
 
+def test_scoreboard_judges_as_check_does():
+    import zlib
+
+    frames = [bytes([i + 1]) * (60 + 40 * i) for i in range(5)]
+
+    def fcs(f):
+        return f + zlib.crc32(f).to_bytes(4, "little")
+
+    sb = baser.Scoreboard(name="t")
+    for f in frames:
+        sb.expect(f)
+    assert sb.push(fcs(frames[0])) == []
+    assert sb.push(frames[1], fcs_included=False) == []
+    bad = bytearray(fcs(frames[3]))
+    bad[70] ^= 0x10
+    msgs = sb.push(bytes(bad))  # frame 2 missing, frame 3 corrupted
+    assert any("expected frame 2 missing" in m for m in msgs) or any("differs" in m for m in msgs), msgs
+    assert sb.divergences >= 1 and sb.first
+    with pytest.raises(AssertionError, match="baser scoreboard: FAIL"):
+        sb.check()
+    with pytest.raises(RuntimeError, match="finished"):
+        sb.push(fcs(frames[4]))
+    # all in order: pass, and the document is check's
+    sb = baser.Scoreboard()
+    for f in frames:
+        sb.expect(f)
+        assert sb.push(fcs(f)) == []
+    doc = json.loads(sb.check())
+    assert doc["verdict"] == "pass" and doc["summary"]["matched"] == 5
+
+
 def test_import_needs_no_cocotb():
     code = (
         "import sys; sys.modules['cocotb'] = None\n"
