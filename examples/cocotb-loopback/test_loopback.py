@@ -11,7 +11,8 @@ equal, with a good FCS, and each one's SFD arrives STAGES + 1 clocks after it wa
 test_bit_offset: the source's stream moved by 29 bits: the sink finds the boundary, and
 no frame is lost to block lock.
 test_planted_fault_is_caught: on the build with FAULT_BLOCK (one flipped line bit), exactly
-one frame comes back with a bad FCS, and the sink names it.
+one frame comes back with a bad FCS, and the sink names it; the Scoreboard fails the test
+with that frame's first differing octet, where on the good build it passes.
 """
 
 import logging
@@ -24,7 +25,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, with_timeout
 from cocotbext.eth import XgmiiFrame
 
-from baser import BaseRSerdesSink, BaseRSerdesSource
+from baser import BaseRSerdesSink, BaseRSerdesSource, Scoreboard
 
 warnings.filterwarnings("ignore", category=DeprecationWarning, module="cocotbext")
 
@@ -76,6 +77,16 @@ class TB:
         return got
 
 
+def scoreboard(frames, got):
+    """The expected frames and what the sink received, in a baser Scoreboard."""
+    sb = Scoreboard(name="loopback", max_frame_length=9218)  # the 9214-octet frames + FCS
+    for f in frames:
+        sb.expect(f)
+    for rx in got:
+        sb.push(bytes(rx.get_payload(strip_fcs=False)))
+    return sb
+
+
 @cocotb.test()
 async def test_loopback(dut):
     tb = TB(dut)
@@ -90,6 +101,7 @@ async def test_loopback(dut):
         latency = rx.sim_time_sfd - tx.sim_time_sfd
         assert abs(latency - (STAGES + 1) * period) <= 10, f"frame {i}: SFD latency {latency} ps"
     assert tb.sink.empty() and tb.source.idle()
+    scoreboard(frames, got).check()  # raises AssertionError on any divergence
     pcs = tb.sink.finish()["pcs"]
     assert pcs["lock_acquired"] is not None
     assert pcs["invalid_headers"] == 0 and pcs["errored_blocks"] == 0, pcs
@@ -118,5 +130,13 @@ async def test_planted_fault_is_caught(dut):
     rx = got[bad[0]]
     assert not rx.check_fcs() and rx.baser_class == "fcs_error"
     tb.log.info("planted fault caught: frame %d, class %s", bad[0], rx.baser_class)
+    sb = scoreboard(frames, got)
+    try:
+        sb.check()
+    except AssertionError as e:
+        assert f"expected frame {bad[0]}" in str(e) and "first at octet" in str(e), str(e)
+        tb.log.info("scoreboard: %s", e)
+    else:
+        raise AssertionError("the scoreboard passed a corrupted frame")
     summary = tb.sink.finish()
     assert summary["verdict"] == "fail" and summary["frames"]["by_class"]["fcs_error"] == 1
