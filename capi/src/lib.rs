@@ -225,6 +225,8 @@ fn fcs_split(data: &[u8], fcs_included: i32) -> Result<(&[u8], Option<[u8; 4]>),
 struct Parsed {
     opt: Options,
     dic: Option<DicMode>,
+    /// `scrambled=` (a TX model hands out unscrambled blocks with 0).
+    scrambled: bool,
     input: RxInput,
     name: String,
     dut: String,
@@ -293,8 +295,9 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
         },
         name: "expected".into(),
         dut: "dut".into(),
+        scrambled: true,
     };
-    let (mut scrambled, mut state, mut input) = (true, None, "blocks");
+    let (mut state, mut input) = (None, "blocks");
     for word in s.split([' ', ',', '\t', '\n']).filter(|w| !w.is_empty()) {
         let (k, v) = word
             .split_once('=')
@@ -328,7 +331,7 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
             "pad" => p.opt.pad = flag(k, v)?,
             "seed" => p.opt.seed = state58(k, v)?,
             "idle" => p.opt.idle_blocks = number(k, v)?,
-            "scrambled" => scrambled = flag(k, v)?,
+            "scrambled" => p.scrambled = flag(k, v)?,
             "descrambler_state" => state = Some(state58(k, v)?),
             "strict_start" => p.opt.strict_start = flag(k, v)?,
             "max_frame_length" => p.opt.max_frame_length = small(k, v)?,
@@ -347,7 +350,7 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
             }
         }
     }
-    if !scrambled && state.is_some() {
+    if !p.scrambled && state.is_some() {
         return Err(Fail::arg(
             "option descrambler_state: the blocks are not scrambled (scrambled=0)",
         ));
@@ -356,17 +359,10 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
         "serial" => RxInput::Serial,
         "xgmii" => RxInput::Xgmii,
         _ => RxInput::Blocks {
-            scrambled,
+            scrambled: p.scrambled,
             descrambler_state: state,
         },
     };
-    // A TX model's scrambled=0 is kept in the dic slot's neighbour: see TxHandle.
-    if keys == TX_KEYS {
-        p.input = RxInput::Blocks {
-            scrambled,
-            descrambler_state: None,
-        };
-    }
     Ok(p)
 }
 
@@ -435,16 +431,9 @@ pub unsafe extern "C" fn baser_tx_new(options: *const c_char) -> *mut baser_tx {
         || {
             // SAFETY: the caller's contract.
             let p = parse(unsafe { text(options) }?, TX_KEYS)?;
-            let scrambled = !matches!(
-                p.input,
-                RxInput::Blocks {
-                    scrambled: false,
-                    ..
-                }
-            );
             Ok(Box::into_raw(Box::new(baser_tx {
                 live: LiveTx::new(&tx_options(&p)),
-                scrambled,
+                scrambled: p.scrambled,
                 building: Vec::new(),
                 serial: None,
             })))

@@ -590,28 +590,7 @@ mod tests {
     use pcs_core::decode::{Decoder, DecoderConfig, RxLink};
     use std::collections::BTreeSet;
 
-    /// A block of each `R_TYPE`.
-    fn rx_block(class: char) -> Block {
-        let control = |payload| Block {
-            sync: SyncHeader::CONTROL,
-            payload,
-        };
-        match class {
-            'C' => Block::IDLE,
-            // S0: type 0x78, preamble
-            'S' => control(0xd555_5555_5555_5578),
-            'D' => Block {
-                sync: SyncHeader::DATA,
-                payload: 0x0102_0304_0506_0708,
-            },
-            // T0: type 0x87, idles after it
-            'T' => control(0x87),
-            _ => Block {
-                sync: SyncHeader::from_bits(0),
-                payload: 0,
-            },
-        }
-    }
+    use crate::gen::{block_of as rx_block, word_of as tx_word};
 
     /// Blocks that take a fresh decoder to each state (the state after the last one).
     fn to_state(s: &str) -> Vec<Block> {
@@ -652,30 +631,6 @@ mod tests {
         }
         let plan: BTreeSet<_> = RX_ARROWS.iter().copied().collect();
         assert_eq!(seen, plan);
-    }
-
-    /// A transfer of each `T_TYPE`.
-    fn tx_word(class: char) -> XgmiiWord {
-        match class {
-            'C' => XgmiiWord::IDLE,
-            'S' => XgmiiWord {
-                data: 0xd555_5555_5555_55fb,
-                ctrl: 0x01,
-            },
-            'D' => XgmiiWord {
-                data: 0x0102_0304_0506_0708,
-                ctrl: 0,
-            },
-            'T' => XgmiiWord {
-                data: 0x0707_0707_0707_07fd,
-                ctrl: 0xff,
-            },
-            // /S/ in lane 2: no block format has it
-            _ => XgmiiWord {
-                data: 0x0000_0000_00fb_0707,
-                ctrl: 0x07,
-            },
-        }
     }
 
     #[test]

@@ -217,27 +217,7 @@ pub fn serial(blocks: &[Block], slips: &[(u64, i32)], bit_offset: u32) -> Vec<u8
 /// The version of the generator's scenario rules.
 pub const GENERATOR: &str = "baser-gen 1";
 
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next() % (hi - lo + 1)
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
+use crate::inject::SplitMix as Rng;
 
 /// Idle transfers before the first item: a receiver locks (64 headers) and trains.
 const LEAD_IN: u64 = 128;
@@ -286,11 +266,11 @@ fn control_frame(opcode: u16, rng: &mut Rng) -> Vec<u8> {
     ];
     f.extend_from_slice(&opcode.to_be_bytes());
     if opcode == 0x0001 {
-        f.extend_from_slice(&(rng.next() as u16).to_be_bytes()); // pause quanta
+        f.extend_from_slice(&(rng.next_u64() as u16).to_be_bytes()); // pause quanta
     } else {
         f.extend_from_slice(&0x00ffu16.to_be_bytes()); // class enable vector
         for _ in 0..8 {
-            f.extend_from_slice(&(rng.next() as u16).to_be_bytes());
+            f.extend_from_slice(&(rng.next_u64() as u16).to_be_bytes());
         }
     }
     f.resize(60, 0);
@@ -311,7 +291,7 @@ impl Builder {
     }
 
     fn payload(&mut self, len: usize, ether_type: Option<u16>) -> Vec<u8> {
-        let mut f: Vec<u8> = (0..len).map(|_| self.rng.next() as u8).collect();
+        let mut f: Vec<u8> = (0..len).map(|_| self.rng.next_u64() as u8).collect();
         if let Some(d) = f.get_mut(0) {
             *d &= 0xfe; // unicast destination
         }
@@ -508,7 +488,7 @@ impl Builder {
             _ => {
                 // A signal ordered set (/Fsig/ in lane 0, idles in column 1): no link fault.
                 let w = XgmiiWord {
-                    data: 0x5c | u64::from(self.rng.next() as u16) << 8 | IDLE_COL << 32,
+                    data: 0x5c | u64::from(self.rng.next_u64() as u16) << 8 | IDLE_COL << 32,
                     ctrl: 0xf1,
                 };
                 self.events
@@ -740,8 +720,33 @@ pub fn test_pattern(
     (line, expectation)
 }
 
-/// Blocks of one class, for the cover stream's block edits.
-fn block_of(class: char) -> Block {
+/// A transfer of each `T_TYPE` (`C`, `S`, `D`, `T`, `E`: `/S/` in lane 2, which no block
+/// format has), for the cover stream's anomalies.
+pub(crate) fn word_of(class: char) -> XgmiiWord {
+    match class {
+        'S' => XgmiiWord {
+            data: 0xd555_5555_5555_55fb,
+            ctrl: 0x01,
+        },
+        'D' => XgmiiWord {
+            data: 0x0102_0304_0506_0708,
+            ctrl: 0,
+        },
+        'T' => XgmiiWord {
+            data: 0x0707_0707_0707_07fd,
+            ctrl: 0xff,
+        },
+        'E' => XgmiiWord {
+            data: 0x0000_0000_00fb_0707,
+            ctrl: 0x07,
+        },
+        _ => XgmiiWord::IDLE,
+    }
+}
+
+/// A block of each `R_TYPE` (`C`, `S`, `D`, `T`, `E`: a reserved type), for the cover
+/// stream's block edits.
+pub(crate) fn block_of(class: char) -> Block {
     let control = |payload| Block {
         sync: SyncHeader::CONTROL,
         payload,
@@ -924,18 +929,7 @@ impl Builder {
         self.idle(AFTER_SEQUENCE);
         // XGMII-level anomalies: the transmit diagram's error arrows, a frame cut by an idle
         // (truncated at the XGMII), /LI/ without EEE.
-        let d = XgmiiWord {
-            data: 0x0102_0304_0506_0708,
-            ctrl: 0,
-        };
-        let t = XgmiiWord {
-            data: 0x0707_0707_0707_07fd,
-            ctrl: 0xff,
-        };
-        let e = XgmiiWord {
-            data: 0x0000_0000_00fb_0707,
-            ctrl: 0x07,
-        };
+        let (d, t, e) = (word_of('D'), word_of('T'), word_of('E'));
         let li = XgmiiWord::splat(pcs_core::ControlChar::LPI);
         let i = XgmiiWord::IDLE;
         let mut frame = self.raw_frame(200);
@@ -1028,27 +1022,7 @@ pub fn cover(opt: &GenOptions) -> (Generated, Vec<(char, Vec<XgmiiWord>)>) {
     b.cover();
     let starts = ['S', 'D', 'T', 'E']
         .into_iter()
-        .map(|c| {
-            let w = match c {
-                'S' => XgmiiWord {
-                    data: 0xd555_5555_5555_55fb,
-                    ctrl: 0x01,
-                },
-                'D' => XgmiiWord {
-                    data: 0x0102_0304_0506_0708,
-                    ctrl: 0,
-                },
-                'T' => XgmiiWord {
-                    data: 0x0707_0707_0707_07fd,
-                    ctrl: 0xff,
-                },
-                _ => XgmiiWord {
-                    data: 0x0000_0000_00fb_0707,
-                    ctrl: 0x07,
-                },
-            };
-            (c, vec![w, XgmiiWord::IDLE, XgmiiWord::IDLE])
-        })
+        .map(|c| (c, vec![word_of(c), XgmiiWord::IDLE, XgmiiWord::IDLE]))
         .collect();
     let mut g = finish(b);
     outcomes_by_decode(&mut g);

@@ -91,12 +91,13 @@ impl Fault {
     }
 }
 
-/// A small seeded generator (SplitMix64): reproducible error patterns without a dependency.
+/// A small seeded generator (SplitMix64): reproducible error patterns and stimulus
+/// (`gen.rs`) without a dependency, so no crate update changes a stream.
 #[derive(Clone, Debug)]
-struct SplitMix(u64);
+pub(crate) struct SplitMix(pub(crate) u64);
 
 impl SplitMix {
-    fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -107,6 +108,16 @@ impl SplitMix {
     /// Uniform in (0, 1].
     fn unit(&mut self) -> f64 {
         ((self.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub(crate) fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next_u64() % (hi - lo + 1)
+    }
+
+    /// True `percent` times in 100.
+    pub(crate) fn chance(&mut self, percent: u64) -> bool {
+        self.next_u64() % 100 < percent
     }
 }
 

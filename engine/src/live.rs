@@ -363,8 +363,9 @@ pub struct LiveStatus {
 pub struct LiveRx {
     chain: Option<RxChain<FrameQueue>>,
     input: RxInput,
-    summary: Option<PcsSummary>,
-    counts: Option<crate::rx::FrameCounts>,
+    /// The summary and counts at the end (set by [`LiveRx::finish`]).
+    summary: PcsSummary,
+    counts: crate::rx::FrameCounts,
     /// The frames delivered, once finished.
     tail: VecDeque<ReceivedFrame>,
 }
@@ -376,8 +377,8 @@ impl LiveRx {
         Self {
             chain: Some(RxChain::new(opt, input, FrameQueue::default())),
             input,
-            summary: None,
-            counts: None,
+            summary: PcsSummary::default(),
+            counts: crate::rx::FrameCounts::default(),
             tail: VecDeque::new(),
         }
     }
@@ -449,20 +450,14 @@ impl LiveRx {
 
     /// What the PCS saw so far (after [`LiveRx::finish`]: the whole summary).
     pub fn pcs(&self) -> &PcsSummary {
-        match (&self.chain, &self.summary) {
-            (Some(c), _) => c.pcs(),
-            (None, Some(s)) => s,
-            (None, None) => &NO_SUMMARY,
-        }
+        self.chain.as_ref().map_or(&self.summary, RxChain::pcs)
     }
 
     /// Frames received so far, by class.
     pub fn counts(&self) -> crate::rx::FrameCounts {
         self.chain
             .as_ref()
-            .map(RxChain::counts)
-            .or_else(|| self.counts.clone())
-            .unwrap_or_default()
+            .map_or_else(|| self.counts.clone(), RxChain::counts)
     }
 
     /// The receiver now.
@@ -500,34 +495,12 @@ impl LiveRx {
         let chain = self.chain.take().ok_or(LiveError::Finished)?;
         // The sink keeps frames in memory: it cannot fail.
         let (pcs, counts, queue) = chain.finish().map_err(|_| LiveError::Finished)?;
-        self.summary = Some(pcs.clone());
-        self.counts = Some(counts.clone());
+        self.summary = pcs.clone();
+        self.counts = counts.clone();
         self.tail = queue.frames;
         Ok((pcs, counts))
     }
 }
-
-static NO_SUMMARY: PcsSummary = PcsSummary {
-    input: crate::rx::StreamKind::Bits,
-    blocks: 0,
-    lock_acquired: None,
-    lock_losses: Vec::new(),
-    hi_ber_episodes: Vec::new(),
-    hi_ber_before_lock: Vec::new(),
-    hi_ber_clears: Vec::new(),
-    relocks: Vec::new(),
-    invalid_headers: 0,
-    errored_blocks: 0,
-    e_transitions: Vec::new(),
-    link_fault: LinkStatus(mac_core::fault::LinkFault::Ok),
-    link_fault_changes: Vec::new(),
-    starts: 0,
-    receiver_lock: None,
-    reset_fill_blocks: 0,
-    descrambler_trained_at: None,
-    frames_while_link_down: 0,
-    hints: Vec::new(),
-};
 
 // ---------------------------------------------------------------------------------- check
 
