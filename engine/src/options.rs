@@ -6,7 +6,7 @@ use crate::rx::RxOptions;
 use crate::tx::TxOptions;
 use mac_core::frame::{MaxFrameLength, Padding};
 use mac_core::rx::RxConfig;
-use mac_core::tx::{DicMode, TxConfig};
+use mac_core::tx::{DicMode, StartLanes, TxConfig};
 
 /// The model's settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +29,8 @@ pub struct Options {
     pub strict_start: bool,
     /// PCS events kept in detail (all are counted).
     pub max_events: usize,
+    /// The lanes a `/S/` may go in (every start in lane 4: a test-bench stress mode).
+    pub start_lanes: StartLanes,
 }
 
 impl Default for Options {
@@ -43,6 +45,7 @@ impl Default for Options {
             max_frame_length: 1518,
             strict_start: false,
             max_events: 20,
+            start_lanes: StartLanes::Both,
         }
     }
 }
@@ -63,6 +66,7 @@ impl Options {
                 } else {
                     Padding::Off
                 },
+                start_lanes: self.start_lanes,
             },
             profile: self.profile,
             seed: self.seed,
@@ -108,11 +112,13 @@ mod tests {
             max_frame_length: 9018,
             strict_start: true,
             max_events: 7,
+            start_lanes: StartLanes::Lane4,
         };
         let (tx, rx) = (o.tx(), o.rx());
         assert_eq!(tx.mac.ifg_octets, 9);
         assert_eq!(tx.mac.dic, DicMode::Off);
         assert_eq!(tx.mac.padding, Padding::Off);
+        assert_eq!(tx.mac.start_lanes, StartLanes::Lane4);
         assert_eq!((tx.seed, tx.idle_blocks), (5, 3));
         assert_eq!(tx.profile, Profile::VerilogEthernet);
         assert_eq!(rx.mac.max_frame_length, MaxFrameLength::Octets(9018));

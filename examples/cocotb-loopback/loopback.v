@@ -2,6 +2,10 @@
 // ({data, header}) come out STAGES clocks later, unchanged. What the cocotb test bench of
 // this folder loops baser's BaseRSerdesSource into and its BaseRSerdesSink out of.
 //
+// A second pipeline does the same for a 32-bit interface (a block over two clocks, the header
+// with the first, marked by hdr_valid) with its data_valid, and the 64-bit one carries a
+// data_valid too (gearbox stall cycles have it low).
+//
 // FAULT_BLOCK >= 0 plants a fault: the first data block (header 2) that enters at or after
 // clock FAULT_BLOCK has payload bit 20 flipped (one line bit: three descrambled bit errors,
 // a frame with a bad FCS), as a broken datapath would.
@@ -14,10 +18,23 @@ module loopback #(
     input  wire        clk,
     input  wire [63:0] rx_data,
     input  wire [1:0]  rx_hdr,
+    input  wire        rx_valid,
     output wire [63:0] tx_data,
-    output wire [1:0]  tx_hdr
+    output wire [1:0]  tx_hdr,
+    output wire        tx_valid,
+
+    input  wire [31:0] rx_data32,
+    input  wire [1:0]  rx_hdr32,
+    input  wire        rx_hdr_valid32,
+    input  wire        rx_valid32,
+    output wire [31:0] tx_data32,
+    output wire [1:0]  tx_hdr32,
+    output wire        tx_hdr_valid32,
+    output wire        tx_valid32
 );
     reg [65:0] pipe [0:STAGES-1];
+    reg [STAGES-1:0] valid = 0;
+    reg [35:0] pipe32 [0:STAGES-1];
     integer cycle = 0;
     reg planted = 1'b0;
     integer i;
@@ -26,7 +43,10 @@ module loopback #(
 
     initial begin
         for (i = 0; i < STAGES; i = i + 1)
+        begin
             pipe[i] = 66'd0;
+            pipe32[i] = 36'd0;
+        end
     end
 
     always @(posedge clk) begin
@@ -34,10 +54,19 @@ module loopback #(
         if (hit)
             planted <= 1'b1;
         pipe[0] <= {rx_data ^ (hit ? 64'h0000_0000_0010_0000 : 64'd0), rx_hdr};
-        for (i = 1; i < STAGES; i = i + 1)
+        valid <= {valid, rx_valid === 1'b1};
+        pipe32[0] <= {rx_data32, rx_hdr32, rx_hdr_valid32 === 1'b1, rx_valid32 === 1'b1};
+        for (i = 1; i < STAGES; i = i + 1) begin
             pipe[i] <= pipe[i-1];
+            pipe32[i] <= pipe32[i-1];
+        end
     end
 
     assign tx_data = pipe[STAGES-1][65:2];
     assign tx_hdr = pipe[STAGES-1][1:0];
+    assign tx_valid = valid[STAGES-1];
+    assign tx_data32 = pipe32[STAGES-1][35:4];
+    assign tx_hdr32 = pipe32[STAGES-1][3:2];
+    assign tx_hdr_valid32 = pipe32[STAGES-1][1];
+    assign tx_valid32 = pipe32[STAGES-1][0];
 endmodule

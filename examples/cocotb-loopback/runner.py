@@ -2,7 +2,8 @@
 """Build loopback.v with Icarus Verilog and run test_loopback.py with cocotb's runner API.
 
 Two builds, each in its own sim_build/<case>/:
-  good   the pipeline as written        -> test_loopback, test_bit_offset
+  good   the pipeline as written        -> test_loopback, test_bit_offset, test_lane4_starts_and_frame_times,
+                                           test_narrow_interface, test_gearbox_stalls
   fault  FAULT_BLOCK=300 (one bit flip) -> test_planted_fault_is_caught
 Prints "N passed, M failed" last; exits 1 if any test failed or fewer ran than expected.
 """
@@ -19,7 +20,8 @@ except ImportError:  # cocotb 1.9
 HERE = Path(__file__).resolve().parent
 
 CASES = [
-    ("good", {}, "test_loopback,test_bit_offset", 2),
+    ("good", {}, "test_loopback,test_bit_offset,test_lane4_starts_and_frame_times,"
+     "test_narrow_interface,test_gearbox_stalls", 5),
     ("fault", {"FAULT_BLOCK": 300}, "test_planted_fault_is_caught", 1),
 ]
 

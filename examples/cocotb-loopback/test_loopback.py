@@ -10,6 +10,14 @@ equal, with a good FCS, and each one's SFD arrives STAGES + 1 clocks after it wa
 (sim_time_sfd on both sides); the PCS saw no error.
 test_bit_offset: the source's stream moved by 29 bits: the sink finds the boundary, and
 no frame is lost to block lock.
+test_lane4_starts_and_frame_times: force_offset_start puts every /S/ in lane 4 and the frames
+come back; frame times follow the originals' rule (the edge of the block, plus a lane's share
+of the period): a lane-4 start is half a period after its edge, and the first octet after
+the SFD is one period after the /S/.
+test_narrow_interface: the same frames over a 32-bit interface (a block over two clocks,
+hdr_valid with the first) with data_valid.
+test_gearbox_stalls: taxi's gearbox sequence (66 clocks, 2 without a block) on the 64-bit
+interface, data_valid low in the stalls; the sink skips them.
 test_planted_fault_is_caught: on the build with FAULT_BLOCK (one flipped line bit), exactly
 one frame comes back with a bad FCS, and the sink names it; the Scoreboard fails the test
 with that frame's first differing octet, where on the good build it passes.
@@ -23,6 +31,11 @@ import warnings
 import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, with_timeout
+
+try:  # cocotb 2
+    from cocotb.simtime import get_sim_time
+except ImportError:  # cocotb 1.9
+    from cocotb.utils import get_sim_time
 from cocotbext.eth import XgmiiFrame
 
 from baser import BaseRSerdesSink, BaseRSerdesSource, Scoreboard
@@ -54,12 +67,12 @@ def payloads(rng, n=24):
 
 
 class TB:
-    def __init__(self, dut):
+    def __init__(self, dut, source=None, sink=None):
         self.dut = dut
         self.log = logging.getLogger("cocotb.tb")
         start_clock(dut)
-        self.source = BaseRSerdesSource(dut.rx_data, dut.rx_hdr, dut.clk)
-        self.sink = BaseRSerdesSink(dut.tx_data, dut.tx_hdr, dut.clk)
+        self.source = source or BaseRSerdesSource(dut.rx_data, dut.rx_hdr, dut.clk)
+        self.sink = sink or BaseRSerdesSink(dut.tx_data, dut.tx_hdr, dut.clk)
         self.sent = []
 
     def _sent(self, frame):
@@ -67,6 +80,7 @@ class TB:
 
     async def run(self, frames):
         await ClockCycles(self.dut.clk, 4)
+        self.edge = get_sim_time()  # the clock's edges are this plus whole periods
         for f in frames:
             await self.source.send(XgmiiFrame.from_payload(f, tx_complete=self._sent))
         got = []
@@ -75,6 +89,14 @@ class TB:
         await self.source.wait()
         await ClockCycles(self.dut.clk, 8)
         return got
+
+
+def clean_after_leftovers(pcs):
+    """No PCS error but in the first blocks: the pipeline still holds the last STAGES
+    blocks of the previous test's stream (another scrambler state) when a test starts."""
+    late = [e for e in pcs["e_transitions"] if e["block"] > STAGES + 1]
+    assert pcs["invalid_headers"] <= STAGES and not late, pcs
+    return pcs
 
 
 def scoreboard(frames, got):
@@ -118,6 +140,72 @@ async def test_bit_offset(dut):
     assert all(rx.check_fcs() for rx in got)
     lock = tb.sink.finish()["pcs"]["lock_acquired"]
     assert lock["bit_offset"] % 66 == 29, lock
+
+
+@cocotb.test()
+async def test_lane4_starts_and_frame_times(dut):
+    tb = TB(dut)
+    period = round(PERIOD_NS * 1000)
+    frames = payloads(random.Random(SEED + 2), n=12)
+    got = await tb.run(frames)
+    # Without forcing, both lanes occur; a lane-4 start is half a period after its edge.
+    lanes = {tx.start_lane for tx in tb.sent}
+    assert lanes == {0, 4}, lanes
+    for tx, rx in zip(tb.sent, got):
+        for f in (tx, rx):
+            phase = (f.sim_time_start - tb.edge) % period
+            assert phase == f.start_lane * period // 8, (f.start_lane, phase)
+            assert f.sim_time_sfd - f.sim_time_start == period
+            assert f.sim_time_end > f.sim_time_sfd
+    tb.sent.clear()
+    tb.source.force_offset_start = True
+    got = await tb.run(frames)
+    assert [bytes(rx.get_payload()) for rx in got] == frames
+    assert all(tx.start_lane == 4 for tx in tb.sent)
+    assert all(rx.start_lane == 4 for rx in got)
+    for tx, rx in zip(tb.sent, got):
+        assert rx.sim_time_sfd - tx.sim_time_sfd == (STAGES + 1) * period
+        assert rx.sim_time_end - tx.sim_time_end == (STAGES + 1) * period
+    clean_after_leftovers(tb.sink.finish()["pcs"])
+
+
+@cocotb.test()
+async def test_narrow_interface(dut):
+    source = BaseRSerdesSource(
+        data=dut.rx_data32, hdr=dut.rx_hdr32, clock=dut.clk,
+        data_valid=dut.rx_valid32, hdr_valid=dut.rx_hdr_valid32,
+    )
+    sink = BaseRSerdesSink(
+        data=dut.tx_data32, hdr=dut.tx_hdr32, clock=dut.clk,
+        data_valid=dut.tx_valid32, hdr_valid=dut.tx_hdr_valid32,
+    )
+    assert source.byte_lanes == 4 and sink.byte_lanes == 4
+    tb = TB(dut, source, sink)
+    period = round(PERIOD_NS * 1000)
+    frames = payloads(random.Random(SEED + 3), n=10)
+    got = await tb.run(frames)
+    assert [bytes(rx.get_payload()) for rx in got] == frames
+    assert all(rx.check_fcs() and rx.baser_class == "ok" for rx in got)
+    for tx, rx in zip(tb.sent, got):
+        assert rx.start_lane == tx.start_lane
+        # a block is two clocks: the source times it at its first, the sink at its last
+        assert rx.sim_time_sfd - tx.sim_time_sfd == (STAGES + 2) * period
+    clean_after_leftovers(tb.sink.finish()["pcs"])
+
+
+@cocotb.test()
+async def test_gearbox_stalls(dut):
+    source = BaseRSerdesSource(
+        data=dut.rx_data, hdr=dut.rx_hdr, clock=dut.clk, data_valid=dut.rx_valid,
+        gbx_cfg=(66, [64, 65]),
+    )
+    sink = BaseRSerdesSink(dut.tx_data, dut.tx_hdr, dut.clk, data_valid=dut.tx_valid)
+    tb = TB(dut, source, sink)
+    frames = payloads(random.Random(SEED + 4), n=10)
+    got = await tb.run(frames)
+    assert [bytes(rx.get_payload()) for rx in got] == frames
+    pcs = clean_after_leftovers(tb.sink.finish()["pcs"])
+    assert pcs["blocks"] > 66  # the run crossed whole gearbox sequences
 
 
 @cocotb.test()

@@ -40,4 +40,4 @@ pub use fault::{FaultKind, LinkFault, LinkFaultMonitor, Rs, TransmitMode};
 pub use frame::{FrameView, MaxFrameLength, Padding, FCS};
 pub use rx::{MacRx, RxClass, RxConfig, RxFrame};
 pub use stats::{RxStats, TxStats};
-pub use tx::{DicMode, EncodeFrameError, MacTx, TxConfig};
+pub use tx::{DicMode, EncodeFrameError, MacTx, StartLanes, TxConfig};

@@ -64,6 +64,23 @@ pub enum DicMode {
     ResetOnIdle,
 }
 
+/// The lanes a `/S/` may go in.
+///
+/// Spec: IEEE 802.3 §46.3.1.2 (a start in lane 0 or lane 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum StartLanes {
+    /// Lane 0 or lane 4, as the gap and the deficit idle count give (the standard).
+    #[default]
+    Both,
+    /// Every `/S/` in lane 4: a start the gap puts in lane 0 is moved 4 octets on. A stress
+    /// mode of test-bench models (`force_offset_start` of cocotbext-eth and the verilog-ethernet
+    /// and taxi serdes models); still a valid stream, with a longer gap.
+    // reading: the 4 idles inserted count as inserted idles for the deficit idle count (it
+    // drops to 0), as those models do.
+    Lane4,
+}
+
 /// Transmitter configuration.
 ///
 /// Spec: IEEE 802.3 §4.2.3.2, §4.2.3.3, §46.3.1.4.
@@ -76,6 +93,8 @@ pub struct TxConfig {
     pub dic: DicMode,
     /// Padding of short frames before the FCS.
     pub padding: Padding,
+    /// The lanes a `/S/` may go in.
+    pub start_lanes: StartLanes,
 }
 
 impl Default for TxConfig {
@@ -84,6 +103,7 @@ impl Default for TxConfig {
             ifg_octets: 12,
             dic: DicMode::Strict,
             padding: Padding::default(),
+            start_lanes: StartLanes::Both,
         }
     }
 }
@@ -344,7 +364,17 @@ impl<E: FcsEngine> MacTx<E> {
     /// Spec: IEEE 802.3 §46.3.1.4.
     #[must_use]
     pub const fn next_start_lane(&self) -> usize {
-        self.owed_idle_octets % 8
+        self.start_owed() % 8
+    }
+
+    /// The idle octets before the next `/S/`: those owed, and 4 more when the start must go in
+    /// lane 4 and the owed gap ends at a transfer boundary.
+    const fn start_owed(&self) -> usize {
+        let owed = self.owed_idle_octets;
+        match self.config.start_lanes {
+            StartLanes::Lane4 if owed % 8 == 0 => owed + 4,
+            _ => owed,
+        }
     }
 
     /// The gap (octets, `/T/` included) chosen after the last frame.
@@ -378,8 +408,9 @@ impl<E: FcsEngine> MacTx<E> {
     }
 
     fn words_for_stream(&self, stream_octets: usize) -> usize {
-        let lead = self.owed_idle_octets / 8;
-        let start = self.owed_idle_octets % 8;
+        let owed = self.start_owed();
+        let lead = owed / 8;
+        let start = owed % 8;
         lead.saturating_add(stream_octets.saturating_add(start).div_ceil(8))
     }
 
@@ -504,8 +535,13 @@ impl<E: FcsEngine> MacTx<E> {
 
     /// Writes the owed idles and the frame; the caller has checked the buffer.
     fn emit(&mut self, body: &[u8], ending: Ending, out: &mut [XgmiiWord]) -> usize {
-        let lead = self.owed_idle_octets / 8;
-        let start = self.owed_idle_octets % 8;
+        let owed = self.start_owed();
+        if owed != self.owed_idle_octets {
+            // 4 idles inserted to move the start to lane 4 (StartLanes::Lane4).
+            self.deficit_idle_count = 0;
+        }
+        let lead = owed / 8;
+        let start = owed % 8;
         let mut e = Emitter::new(out);
         for _ in 0..lead {
             e.put(XgmiiWord::IDLE);
@@ -954,5 +990,96 @@ mod tests {
             let (starts, _) = starts_and_gaps(&words);
             prop_assert_eq!(starts.len(), frames.len());
         }
+    }
+
+    /// Start (transfer, lane) of each frame sent back to back, by the counter rule of the
+    /// test-bench models (cocotbext-eth's XGMII source and the verilog-ethernet serdes source),
+    /// written from their description, not from this file: after the /T/ in lane k,
+    /// `ifg_cnt = max(ifg - (8 - k), 0)`; an idle transfer goes out while
+    /// `ifg_cnt + deficit > 7`, paying 8 (an overdraw below 0 is taken from the deficit); a
+    /// start goes in lane 4 when `ifg_cnt > 3 - deficit` (or always, when forced), paying 4;
+    /// what is left of `ifg_cnt` is added to the deficit (at least 0).
+    fn counter_model_starts(lens: &[usize], ifg: i64, force: bool) -> Vec<(usize, usize)> {
+        let (mut word, mut ifg_cnt, mut deficit) = (0usize, 0i64, 0i64);
+        let mut starts = Vec::new();
+        for &len in lens {
+            while ifg_cnt + deficit > 7 {
+                ifg_cnt -= 8;
+                if ifg_cnt < 0 {
+                    deficit = (deficit + ifg_cnt).max(0);
+                    ifg_cnt = 0;
+                }
+                word += 1;
+            }
+            let mut lane = 0;
+            if ifg_cnt > 3 - deficit || force {
+                ifg_cnt -= 4;
+                lane = 4;
+            }
+            deficit = (deficit + ifg_cnt).max(0);
+            starts.push((word, lane));
+            // /S/ + 6 preamble + SFD + frame + FCS, then /T/.
+            let t = lane + 8 + len + 4;
+            word += t / 8;
+            let k = (t % 8) as i64;
+            ifg_cnt = (ifg - (8 - k)).max(0);
+            word += 1;
+        }
+        starts
+    }
+
+    fn starts_of(words: &[XgmiiWord]) -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            for lane in [0, 4] {
+                if w.is_control(lane) && w.octet(lane) == S {
+                    v.push((i, lane));
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn starts_follow_the_test_bench_counter_rule_and_lane4_forces_every_start_into_lane_4() {
+        for (force, lanes) in [(false, StartLanes::Both), (true, StartLanes::Lane4)] {
+            for len in 60..92usize {
+                let lens = [len; 10];
+                let mut tx = MacTx::new(TxConfig {
+                    start_lanes: lanes,
+                    ..TxConfig::default()
+                });
+                let mut words = Vec::new();
+                for &n in &lens {
+                    words.extend(encode(&mut tx, &vec![0x5a; n]));
+                }
+                let got = starts_of(&words);
+                assert_eq!(
+                    got,
+                    counter_model_starts(&lens, 12, force),
+                    "len {len} {lanes:?}"
+                );
+                if force {
+                    assert!(got.iter().all(|&(_, l)| l == 4), "len {len}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_forced_lane4_start_at_initialisation_and_after_idle_inserts_four_idles() {
+        let mut tx = MacTx::new(TxConfig {
+            start_lanes: StartLanes::Lane4,
+            ..TxConfig::default()
+        });
+        assert_eq!(tx.next_start_lane(), 4);
+        let first = encode(&mut tx, &[1u8; 60]);
+        assert_eq!(first[0], START_LANE4_WORD);
+        let mut idle = [XgmiiWord::default(); 4];
+        tx.idle(&mut idle);
+        assert_eq!(tx.next_start_lane(), 4);
+        let again = encode(&mut tx, &[2u8; 60]);
+        assert_eq!(again[0], START_LANE4_WORD);
+        assert_eq!(tx.deficit_idle_count(), 0);
     }
 }

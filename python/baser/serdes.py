@@ -2,11 +2,18 @@
 
 ``BaseRSerdesSource`` and ``BaseRSerdesSink`` take the constructor arguments and offer the
 methods and attributes of the ``tb/baser.py`` models of verilog-ethernet and taxi, so a test
-bench that deletes its local ``baser.py`` runs against these. Per clock edge each makes one
-call into the Rust model: the source takes the next 66-bit block of the engine's TX chain
-(MAC with IFG and deficit idle count, PCS encoder, scrambler), the sink pushes the 66 bits it
-sampled into the engine's RX chain (block lock from any bit offset, descrambler, Clause 49
-receive state machine, BER monitor, MAC receiver). Frames are cocotbext-eth ``XgmiiFrame``s.
+bench that deletes its local ``baser.py`` runs against these. Per 66-bit block each makes one
+call into the Rust model: the source takes the next block of the engine's TX chain (MAC with
+IFG and deficit idle count, PCS encoder, scrambler), the sink pushes the 66 bits it sampled
+into the engine's RX chain (block lock from any bit offset, descrambler, Clause 49 receive
+state machine, BER monitor, MAC receiver). Frames are cocotbext-eth ``XgmiiFrame``s.
+
+Interfaces 8, 16, 32 or 64 bits wide (a block over 8 / width clocks, the header with the
+first), optional ``data_valid`` / ``hdr_valid``, and the taxi gearbox sequence
+(``gbx_cfg=(length, stall cycles)``) are taken as the originals take them; frame times
+(``sim_time_start``, ``sim_time_sfd``, ``sim_time_end``) are computed as theirs: the time of
+the clock edge of the block plus ``period // byte_lanes`` per lane, less (source) or plus
+(sink) the gearbox delay.
 
 Differences from the originals: docs/python.md.
 """
@@ -41,15 +48,63 @@ def _value(signal):
         return 0
 
 
-def _reverse(data, header):
-    return int(f"{data:064b}"[::-1], 2), ((header & 1) << 1) | (header >> 1)
+def _rev(value, width):
+    """``value``'s low ``width`` bits in reverse order."""
+    return int(f"{value & ((1 << width) - 1):0{width}b}"[::-1], 2)
+
+
+def _pick(name, given, alias, alias_name):
+    """The signal given as ``name`` or under its other name (``hdr`` / ``header``)."""
+    if given is not None and alias is not None:
+        raise TypeError(f"give {name} or {alias_name}, not both")
+    value = given if given is not None else alias
+    if value is None:
+        raise TypeError(f"missing the {name} signal")
+    return value
+
+
+class _Gearbox:
+    """The taxi models' gearbox sequence: ``length`` clocks of which the ``stall`` ones carry
+    no block (a GT's 64b/66b gearbox), with the delay the buffered bits add to frame times."""
+
+    def __init__(self, log, length, stall, source):
+        stall = sorted(set(stall))
+        for x in stall:
+            if not 0 <= x < length:
+                raise ValueError(f"gearbox stall cycle {x}: expected 0..{length - 1}")
+        blocks = length - len(stall)
+        if (66 * blocks) % length:
+            raise ValueError(f"gearbox of {length} clocks with {len(stall)} stalls: not a whole ratio")
+        self.length = length
+        self.stall = set(stall)
+        self.seq = 0
+        self.seq_gen = 0
+        self.bits = 66 * blocks // length  # per clock on the narrow side
+        self.count = 0
+        self.source = source
+        log.info("  Gearbox: %d clocks, stalls at %s (%d:66)", length, stall, self.bits)
+        # The steady-state fill of the buffer, as the originals start it.
+        for k in range(length):
+            if source:
+                self.count += self.bits
+                if k in self.stall:
+                    continue
+                self.count = max(self.count - 66, 0)
+            else:
+                self.count = max(self.count - self.bits, 0)
+                if k in self.stall:
+                    continue
+                self.count += 66
 
 
 class BaseRSerdesSource:
-    """Drives ``data`` (64 bits) and ``header`` (2 bits) with one 66-bit block per rising edge
-    of ``clock`` (when ``enable`` is high, if given). ``slip``: while high, the stream moves
-    one bit per clock (as ``bit_offset += 1``). ``scramble=False`` sends the encoder's blocks
-    unscrambled; ``reverse`` bit-reverses data and header.
+    """Drives ``data`` and ``hdr`` (2 bits) with one 66-bit block per rising edge of
+    ``clock`` (when ``enable`` is high, if given), or over ``8 // byte_lanes`` edges for a
+    narrower ``data`` (the header with the first part, ``hdr_valid`` high then). ``slip``:
+    while high, the stream moves one bit per block (as ``bit_offset += 1``).
+    ``scramble=False`` sends the encoder's blocks unscrambled; ``reverse`` bit-reverses data
+    and header. ``data_valid``, ``hdr_valid``, ``gbx_sync`` and ``gbx_cfg`` are taxi's.
+    ``header=`` is accepted for ``hdr`` (verilog-ethernet's name).
 
     Beyond the originals (keyword only): ``profile`` (``"ieee"``, ``"verilog-ethernet"``),
     ``dic_mode`` (``"reset-on-idle"``, the originals' and the default; ``"strict"``;
@@ -59,13 +114,18 @@ class BaseRSerdesSource:
     def __init__(
         self,
         data,
-        header,
-        clock,
+        hdr=None,
+        clock=None,
         enable=None,
         slip=None,
+        data_valid=None,
+        hdr_valid=None,
+        gbx_sync=None,
         scramble=True,
         reverse=False,
+        gbx_cfg=None,
         *args,
+        header=None,
         profile="ieee",
         dic_mode="reset-on-idle",
         seed=None,
@@ -73,10 +133,16 @@ class BaseRSerdesSource:
     ):
         self.log = logging.getLogger(f"cocotb.{data._path}")
         self.data = data
-        self.header = header
+        self.hdr = _pick("hdr", hdr, header, "header")
+        self.header = self.hdr
+        if clock is None:
+            raise TypeError("missing the clock signal")
         self.clock = clock
         self.enable = enable
         self.slip = slip
+        self.data_valid = data_valid
+        self.hdr_valid = hdr_valid
+        self.gbx_sync = gbx_sync
         self.scramble = scramble
         self.reverse = reverse
         self.profile = profile
@@ -95,7 +161,7 @@ class BaseRSerdesSource:
 
         self.enable_dic = True
         self.ifg = 12
-        self._force_offset_start = False
+        self.force_offset_start = False
 
         self.bit_offset = 0
 
@@ -107,13 +173,19 @@ class BaseRSerdesSource:
 
         self.width = len(self.data)
         self.byte_size = 8
-        self.byte_lanes = 8
-
-        assert self.width == self.byte_lanes * self.byte_size
+        self.byte_lanes = self.width // self.byte_size
+        if self.byte_lanes not in (1, 2, 4, 8) or self.width != self.byte_lanes * 8:
+            raise ValueError(f"data is {self.width} bits wide: expected 8, 16, 32 or 64")
+        self._parts = 8 // self.byte_lanes
+        self._mask = (1 << self.width) - 1
 
         self.log.info("  Data width: %d bits (%d bytes)", self.width, self.byte_lanes)
         self.log.info("  Enable scrambler: %s", self.scramble)
         self.log.info("  Bit reverse: %s", self.reverse)
+
+        self._gbx = None
+        if gbx_cfg:
+            self.set_gbx_cfg(*gbx_cfg)
 
         self._seed = seed
         self._model = None
@@ -121,25 +193,49 @@ class BaseRSerdesSource:
         self._queued = {}  # id -> frame given to the model, not started
         self._started = {}  # id -> frame started, not ended
 
-        self.data.value = 0
-        self.header.value = 0
+        self.data.setimmediatevalue(0)
+        self.hdr.setimmediatevalue(0)
+        for s in (self.data_valid, self.hdr_valid, self.gbx_sync):
+            if s is not None:
+                s.setimmediatevalue(0)
 
         self._run_cr = cocotb.start_soon(self._run())
 
     # -- the originals' API
 
-    @property
-    def force_offset_start(self):
-        return self._force_offset_start
+    def set_gbx_cfg(self, seq_len=None, seq_stall=None):
+        """The gearbox sequence: ``seq_len`` clocks, of which ``seq_stall`` carry no block
+        (``None``: no gearbox)."""
+        if seq_len is None:
+            self._gbx = None
+            return
+        self._gbx = _Gearbox(self.log, seq_len, seq_stall or (), source=True)
 
-    @force_offset_start.setter
-    def force_offset_start(self, value):
-        if value and not self._force_offset_start:
-            self.log.warning(
-                "force_offset_start: not supported by the baser model yet (frames start in "
-                "lane 0 or 4 as the IFG and deficit idle count give); ignored"
+    @property
+    def gbx_seq(self):
+        return self._gbx.seq if self._gbx else 0
+
+    def set_xgmii_rep_count(self, rep=0):
+        if int(rep):
+            raise NotImplementedError(
+                "xgmii_rep_count (USXGMII rate replication) is not modelled by baser: "
+                "use the original model for sub-10G rates"
             )
-        self._force_offset_start = bool(value)
+
+    def get_xgmii_rep_count(self):
+        return 0
+
+    def set_seq_os(self, os=None):
+        self.set_os(os, False)
+
+    def set_sig_os(self, os=None):
+        self.set_os(os, True)
+
+    def set_os(self, os=None, sig=False):
+        if os is not None:
+            raise NotImplementedError(
+                "ordered sets in place of idles are not sent by the baser source model yet"
+            )
 
     async def send(self, frame):
         while self.full():
@@ -187,16 +283,23 @@ class BaseRSerdesSource:
     # -- the model
 
     def _wanted(self):
-        return (self.ifg, bool(self.enable_dic), self.reverse, self.scramble)
+        return (
+            self.ifg,
+            bool(self.enable_dic),
+            bool(self.force_offset_start),
+            self.reverse and self._parts == 1,
+            self.scramble,
+        )
 
     def _ensure_model(self):
-        """A model with the current settings; a change of ifg or enable_dic takes effect when
-        no frame is under way (the scrambler state carries over)."""
+        """A model with the current settings; a change of ``ifg``, ``enable_dic`` or
+        ``force_offset_start`` takes effect when no frame is under way (the scrambler state
+        carries over)."""
         wanted = self._wanted()
         if self._model is not None and (wanted == self._config or self._model.pending):
             return
         seed = self._seed if self._model is None else self._model.scrambler_state
-        ifg, dic, reverse, scramble = wanted
+        ifg, dic, lane4, reverse, scramble = wanted
         if not 0 <= ifg <= 0xFFFF:
             raise ValueError(f"ifg {ifg}: expected 0..65535 octets")
         model = _baser.TxModel(
@@ -207,6 +310,7 @@ class BaseRSerdesSource:
             seed=seed,
             scrambled=scramble,
             reverse=reverse,
+            lane4_starts=lane4,
         )
         if self._model is not None:
             model.bit_offset = self._model.bit_offset
@@ -232,14 +336,92 @@ class BaseRSerdesSource:
         self.queue_occupancy_bytes += len(frame)
         self.queue_occupancy_frames += 1
 
+    def _drive(self, data, hdr, first):
+        self.data.value = data
+        if self.data_valid is not None:
+            self.data_valid.value = 1
+        self.hdr.value = hdr
+        if self.hdr_valid is not None:
+            self.hdr_valid.value = 1 if first else 0
+
+    def _events(self, events, base, step):
+        for kind, fid, lane in events:
+            if kind == _EV_START:
+                frame = self._queued.pop(fid, None)
+                if frame is None:
+                    continue
+                self.queue_occupancy_bytes -= len(frame)
+                self.queue_occupancy_frames -= 1
+                self.dequeue_event.set()
+                frame.sim_time_start = base + step * lane
+                frame.sim_time_sfd = None
+                frame.sim_time_end = None
+                frame.start_lane = lane
+                self.log.info("TX frame: %s", frame)
+                self._started[fid] = frame
+                self.current_frame = frame
+                # The octet after the SFD is 8 on: next block, same lane.
+                self._sfd_next.append((frame, lane))
+            elif kind == _EV_END:
+                frame = self._started.pop(fid, None)
+                if frame is not None:
+                    frame.sim_time_end = base + step * lane
+                    if self.current_frame is frame:
+                        self.current_frame = None
+                    frame.handle_tx_complete()
+        self.active = bool(self._started)
+        if not self.active and not self._queued:
+            self.idle_event.set()
+
     async def _run(self):
         self.active = False
+        self._sfd_next = []
         edge = RisingEdge(self.clock)
+        period = 0
+        last = 0
+        left = 0  # parts of the current block still to drive
+        block = 0
         while True:
             await edge
 
+            now = get_sim_time()
+            if last:
+                period = now - last
+            last = now
+
             if self.enable is not None and not self.enable.value:
                 continue
+
+            delay = 0
+            gbx = self._gbx
+            if gbx is not None:
+                gbx.seq = (gbx.seq + 1) % gbx.length
+                if self.gbx_sync is not None:
+                    self.gbx_sync.value = 1 if gbx.seq == 0 else 0
+                gbx.count += gbx.bits
+                if gbx.seq in gbx.stall:
+                    self.data.value = 0
+                    self.hdr.value = 0
+                    if self.data_valid is not None:
+                        self.data_valid.value = 0
+                    if self.hdr_valid is not None:
+                        self.hdr_valid.value = 0
+                    continue
+                gbx.count = max(gbx.count - 66, 0)
+                delay = (gbx.count * period) // gbx.bits
+            elif self.gbx_sync is not None:
+                self.gbx_sync.value = 0
+
+            if left:
+                # The next part of a block wider than the interface.
+                part = self._parts - left
+                left -= 1
+                out = (block >> (self.width * part)) & self._mask
+                if self.reverse:
+                    out = _rev(out, self.width)
+                self._drive(out, 0, False)
+                continue
+
             if self._model is None or (not self._started and not self._queued):
                 self._ensure_model()
             model = self._model
@@ -251,73 +433,76 @@ class BaseRSerdesSource:
                 model.bit_offset = self.bit_offset
 
             header, data, events = model.next()
+            base = now - delay
+            step = period // self.byte_lanes
+            if self._sfd_next:
+                for frame, lane in self._sfd_next:
+                    frame.sim_time_sfd = base + step * lane
+                self._sfd_next = []
             if events:
-                now = get_sim_time()
-                for kind, fid, lane in events:
-                    if kind == _EV_START:
-                        frame = self._queued.pop(fid, None)
-                        if frame is None:
-                            continue
-                        self.queue_occupancy_bytes -= len(frame)
-                        self.queue_occupancy_frames -= 1
-                        self.dequeue_event.set()
-                        frame.sim_time_start = now
-                        frame.sim_time_sfd = None
-                        frame.sim_time_end = None
-                        frame.start_lane = lane
-                        self.log.info("TX frame: %s", frame)
-                        self._started[fid] = frame
-                        self.current_frame = frame
-                    elif kind == _EV_SFD:
-                        frame = self._started.get(fid)
-                        if frame is not None:
-                            frame.sim_time_sfd = now
-                    elif kind == _EV_END:
-                        frame = self._started.pop(fid, None)
-                        if frame is not None:
-                            frame.sim_time_end = now
-                            if self.current_frame is frame:
-                                self.current_frame = None
-                            frame.handle_tx_complete()
-                self.active = bool(self._started)
-                if not self.active and not self._queued:
-                    self.idle_event.set()
+                self._events(events, base, step)
 
-            self.data.value = data
-            self.header.value = header
+            if self._parts == 1:
+                self._drive(data, header, True)
+            else:
+                block = data
+                left = self._parts - 1
+                out = data & self._mask
+                if self.reverse:
+                    out = _rev(out, self.width)
+                    header = _rev(header, 2)
+                self._drive(out, header, True)
 
 
 class BaseRSerdesSink:
-    """Samples ``data`` and ``header`` at each rising edge of ``clock`` (when ``enable`` is
-    high, if given) and receives frames with the baser RX chain: block lock from any bit
-    offset (the bits before lock are held and decoded once the boundary is found, so no frame
-    is lost to lock), descrambler, Clause 49 receive state machine, BER monitor, MAC. With
-    ``scramble=False`` the blocks are taken at their boundaries, unscrambled.
+    """Samples ``data`` and ``hdr`` at each rising edge of ``clock`` (when ``enable`` is
+    high, if given; a clock with ``data_valid`` low or a gearbox stall carries nothing) and
+    receives frames with the baser RX chain: block lock from any bit offset (the bits before
+    lock are held and decoded once the boundary is found, so no frame is lost to lock),
+    descrambler, Clause 49 receive state machine, BER monitor, MAC. A ``data`` narrower than
+    64 bits is gathered over ``8 // byte_lanes`` clocks (a new block where ``hdr_valid`` is
+    high, if given). With ``scramble=False`` the blocks are taken at their boundaries,
+    unscrambled. ``header=`` is accepted for ``hdr``.
 
     Beyond the originals (keyword only): ``profile``, ``max_frame_length`` (octets with FCS;
     default 16384: jumbo frames are received as ok). Each received frame also carries
     ``baser_class`` (``"ok"``, ``"fcs_error"``, ``"runt"``, ...), ``fcs_ok`` and
-    ``start_block``; :meth:`finish` gives the PCS summary.
+    ``start_block``; :meth:`finish` gives the PCS summary, :attr:`status` the receiver now.
     """
 
     def __init__(
         self,
         data,
-        header,
-        clock,
+        hdr=None,
+        clock=None,
         enable=None,
+        data_valid=None,
+        hdr_valid=None,
+        gbx_req_sync=None,
+        gbx_req_stall=None,
+        gbx_sync=None,
         scramble=True,
         reverse=False,
+        gbx_cfg=None,
         *args,
+        header=None,
         profile="ieee",
         max_frame_length=16384,
         **kwargs,
     ):
         self.log = logging.getLogger(f"cocotb.{data._path}")
         self.data = data
-        self.header = header
+        self.hdr = _pick("hdr", hdr, header, "header")
+        self.header = self.hdr
+        if clock is None:
+            raise TypeError("missing the clock signal")
         self.clock = clock
         self.enable = enable
+        self.data_valid = data_valid
+        self.hdr_valid = hdr_valid
+        self.gbx_req_sync = gbx_req_sync
+        self.gbx_req_stall = gbx_req_stall
+        self.gbx_sync = gbx_sync
         self.scramble = scramble
         self.reverse = reverse
 
@@ -334,13 +519,21 @@ class BaseRSerdesSink:
 
         self.width = len(self.data)
         self.byte_size = 8
-        self.byte_lanes = 8
-
-        assert self.width == self.byte_lanes * self.byte_size
+        self.byte_lanes = self.width // self.byte_size
+        if self.byte_lanes not in (1, 2, 4, 8) or self.width != self.byte_lanes * 8:
+            raise ValueError(f"data is {self.width} bits wide: expected 8, 16, 32 or 64")
+        self._parts = 8 // self.byte_lanes
 
         self.log.info("  Data width: %d bits (%d bytes)", self.width, self.byte_lanes)
         self.log.info("  Enable scrambler: %s", self.scramble)
         self.log.info("  Bit reverse: %s", self.reverse)
+
+        self._gbx = None
+        if gbx_cfg:
+            self.set_gbx_cfg(*gbx_cfg)
+        for s in (self.gbx_req_sync, self.gbx_req_stall):
+            if s is not None:
+                s.setimmediatevalue(0)
 
         self._model = _baser.RxModel(
             input="units" if scramble else "blocks",
@@ -348,10 +541,29 @@ class BaseRSerdesSink:
             max_frame_length=max_frame_length,
             scrambled=scramble,
         )
-        self._times = array.array("d")  # sim time of each clock pushed
+        self._times = array.array("q")  # per block pushed: its time (edge + gearbox delay)
+        self._step = 0  # period // byte_lanes at the last block
         self.summary = None
 
         self._run_cr = cocotb.start_soon(self._run())
+
+    def set_gbx_cfg(self, seq_len=None, seq_stall=None):
+        """The gearbox sequence: ``seq_len`` clocks, of which ``seq_stall`` carry no block
+        (``None``: no gearbox)."""
+        if seq_len is None:
+            self._gbx = None
+            return
+        self._gbx = _Gearbox(self.log, seq_len, seq_stall or (), source=False)
+
+    def set_xgmii_rep_count(self, rep=0):
+        if int(rep):
+            raise NotImplementedError(
+                "xgmii_rep_count (USXGMII rate replication) is not modelled by baser: "
+                "use the original model for sub-10G rates"
+            )
+
+    def get_xgmii_rep_count(self):
+        return 0
 
     def _recv(self, frame, compact=True):
         if self.queue.empty():
@@ -395,6 +607,12 @@ class BaseRSerdesSink:
         else:
             await self.active_event.wait()
 
+    @property
+    def status(self):
+        """The receiver now (block lock, hi_ber, link fault, counts so far): a PCS monitor a
+        test can poll every clock."""
+        return self._model.status
+
     def finish(self):
         """Ends reception: the frames the last blocks complete are queued, and the PCS summary
         is returned (the ``baser decode --json`` document: ``pcs`` has block lock, lock losses,
@@ -413,7 +631,8 @@ class BaseRSerdesSink:
         return self.summary
 
     def _queue_frames(self, frames):
-        for data, cls, fcs_ok, block, lane, start_clock, sfd_clock in frames or ():
+        step = self._step
+        for data, cls, fcs_ok, block, lane, start_clock, data_clock, end_clock in frames or ():
             body = bytearray(_PREAMBLE_SFD)
             body += data
             ctrl = [0] * len(body)
@@ -423,9 +642,11 @@ class BaseRSerdesSink:
                 ctrl.append(1)
             frame = XgmiiFrame(body, ctrl)
             frame.start_lane = lane
-            frame.sim_time_start = self._time(start_clock)
-            frame.sim_time_sfd = self._time(sfd_clock)
-            frame.sim_time_end = int(self._times[-1]) if self._times else None
+            frame.sim_time_start = self._time(start_clock, step * lane)
+            frame.sim_time_sfd = self._time(data_clock, step * lane)
+            frame.sim_time_end = self._time(end_clock, step * ((lane + len(data)) % 8))
+            if frame.sim_time_end is None and self._times:
+                frame.sim_time_end = self._times[-1]
             frame.baser_class = cls
             frame.fcs_ok = fcs_ok
             frame.start_block = block
@@ -436,24 +657,76 @@ class BaseRSerdesSink:
             self.queue.put_nowait(frame)
             self.active_event.set()
 
-    def _time(self, clock):
+    def _time(self, clock, offset):
         if 0 <= clock < len(self._times):
-            return int(self._times[clock])
+            return self._times[clock] + offset
         return None
 
     async def _run(self):
         edge = RisingEdge(self.clock)
         model = self._model
+        parts = self._parts
+        width = self.width
+        period = 0
+        last = 0
+        got = 0  # parts of the current block gathered
+        data = 0
+        header = 0
         while True:
             await edge
 
+            now = get_sim_time()
+            if last:
+                period = now - last
+            last = now
+
             if self.enable is not None and not self.enable.value:
                 continue
-            data = _value(self.data)
-            header = _value(self.header)
+
+            delay = 0
+            gbx = self._gbx
+            if gbx is not None:
+                gbx.seq_gen = (gbx.seq_gen + 1) % gbx.length
+                if self.gbx_req_sync is not None:
+                    self.gbx_req_sync.value = 1 if gbx.seq_gen == 0 else 0
+                if self.gbx_req_stall is not None:
+                    self.gbx_req_stall.value = 1 if gbx.seq_gen in gbx.stall else 0
+                gbx.seq = (gbx.seq + 1) % gbx.length
+                if self.gbx_sync is not None and _value(self.gbx_sync):
+                    gbx.seq = 0
+                gbx.count = max(gbx.count - gbx.bits, 0)
+                if gbx.seq in gbx.stall:
+                    continue
+                gbx.count += 66
+                delay = (gbx.count * period) // gbx.bits
+            elif self.gbx_sync is not None:
+                self.gbx_sync.value = 1
+
+            if self.data_valid is not None and not _value(self.data_valid):
+                continue
+
+            d = _value(self.data)
+            h = _value(self.hdr)
             if self.reverse:
-                data, header = _reverse(data, header)
-            self._times.append(get_sim_time())
-            frames = model.push(header, data)
+                d = _rev(d, width)
+                h = _rev(h, 2)
+
+            if parts > 1:
+                if self.hdr_valid is not None and _value(self.hdr_valid):
+                    data, header, got = d, h, 1
+                    continue
+                if got == 0:
+                    data, header = d, h
+                else:
+                    data |= d << (width * got)
+                got += 1
+                if got < parts:
+                    continue
+                got = 0
+                d, h = data, header
+
+            self._times.append(now + delay)
+            self._step = period // self.byte_lanes
+            frames = model.push(h, d)
             if frames:
                 self._queue_frames(frames)

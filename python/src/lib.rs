@@ -20,8 +20,9 @@ use baser_engine::rx::{
 };
 use baser_engine::tx::TxChain;
 use baser_engine::{Options, Profile};
-use mac_core::tx::DicMode;
+use mac_core::tx::{DicMode, StartLanes};
 use pcs_core::gearbox::TxGearbox;
+use pcs_core::xgmii::ControlChar;
 use pcs_core::{Block, SyncHeader, XgmiiWord};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -606,7 +607,7 @@ impl TxModel {
 impl TxModel {
     #[new]
     #[pyo3(signature = (*, profile="ieee", ifg=12, dic=true, dic_mode=None, pad=true,
-                        seed=None, scrambled=true, reverse=false))]
+                        seed=None, scrambled=true, reverse=false, lane4_starts=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         profile: &str,
@@ -617,6 +618,7 @@ impl TxModel {
         seed: Option<u64>,
         scrambled: bool,
         reverse: bool,
+        lane4_starts: bool,
     ) -> PyResult<Self> {
         let p = self::profile(profile)?;
         let mut opt = Options {
@@ -626,6 +628,11 @@ impl TxModel {
             pad,
             seed: self::seed(seed)?,
             idle_blocks: 0,
+            start_lanes: if lane4_starts {
+                StartLanes::Lane4
+            } else {
+                StartLanes::Both
+            },
             ..Options::default()
         }
         .tx();
@@ -661,7 +668,7 @@ impl TxModel {
 
     /// The next block (one clock): `(header, payload, events)`; `events` is `None` or a list
     /// of `(kind, id, lane)`: kind 0 = the frame's `/S/` is in this block (lane: its lane),
-    /// 1 = its SFD, 2 = its `/T/` (the frame is sent).
+    /// 1 = its SFD, 2 = its `/T/` (the frame is sent; lane: the `/T/`'s).
     fn next(&mut self) -> PyResult<(u8, u64, Events)> {
         guard(|| {
             let c = self.live.clock().map_err(|e| value_err(e.to_string()))?;
@@ -676,7 +683,14 @@ impl TxModel {
                 events.get_or_insert_with(Vec::new).push((EV_SFD, id, lane));
             }
             if let Some(id) = c.end {
-                events.get_or_insert_with(Vec::new).push((EV_END, id, 0));
+                // /T/ and /S/ never share a block: the first /T/ in it is the frame's.
+                let lane = (0..8u8)
+                    .find(|&l| {
+                        c.word.is_control(usize::from(l))
+                            && c.word.octet(usize::from(l)) == ControlChar::TERMINATE.0
+                    })
+                    .unwrap_or(7);
+                events.get_or_insert_with(Vec::new).push((EV_END, id, lane));
             }
             let b = if self.scrambled {
                 c.line
@@ -769,8 +783,11 @@ struct RxModel {
 }
 
 /// A received frame as the Python side takes it: octets (DA through FCS), class, FCS good,
-/// `/S/` block and lane, and the clocks at which its `/S/` and SFD blocks were complete.
-type RxFrameOut = (Py<PyBytes>, &'static str, bool, u64, u8, u64, u64);
+/// `/S/` block and lane, and the clocks at which its `/S/` block and the block after it (which
+/// holds the first octet after the SFD, in the `/S/`'s lane) were complete.
+/// And the clock of the block that holds the octet after its last (where its `/T/` is, for a
+/// frame ended by one).
+type RxFrameOut = (Py<PyBytes>, &'static str, bool, u64, u8, u64, u64, u64);
 
 impl RxModel {
     /// The stream bit index of the last bit of block `n` (serial input).
@@ -826,7 +843,13 @@ impl RxModel {
                         f.start.block,
                         f.start.lane,
                         self.clock_of(f.start.block),
-                        self.clock_of(f.start.sfd_block()),
+                        // The octet after the SFD (the DA's first) is 8 octets after the /S/:
+                        // in the next block, in the /S/'s lane.
+                        self.clock_of(f.start.block + 1),
+                        self.clock_of(
+                            (f.start.block * 8 + u64::from(f.start.lane) + 8 + f.data.len() as u64)
+                                / 8,
+                        ),
                     )
                 })
                 .collect(),
@@ -930,7 +953,9 @@ impl RxModel {
 
     /// One clock of 66 bits (or one block, for input "blocks"); returns the frames it
     /// completed, or `None`. A frame: `(data, class, fcs_ok, start_block, start_lane,
-    /// start_clock, sfd_clock)`; data runs from DA through the FCS as received; a clock is the
+    /// start_clock, data_clock, end_clock)` (`data_clock`: the clock of the block after the `/S/`
+    /// block, which holds the first octet after the SFD in lane `start_lane`; `end_clock`: the
+    /// clock of the block holding the octet after the frame's last); data runs from DA through the FCS as received; a clock is the
     /// index of the push that completed that block (0 = the first push).
     fn push(
         &mut self,

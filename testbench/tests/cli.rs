@@ -319,6 +319,40 @@ fn encode_round_trips_through_decode() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
 }
 
+#[test]
+fn lane4_starts_put_every_start_in_lane_4_and_the_frames_still_check() {
+    let s = Scratch::new("lane4");
+    // (starts in lane 0, starts in lane 4) of an .xgmii file: `CTRL DATA` lines, DATA printed
+    // lane 7 first.
+    let starts = |path: &str| {
+        let t = std::fs::read_to_string(path).unwrap();
+        let (mut l0, mut l4) = (0, 0);
+        for line in t.lines().filter(|l| !l.starts_with('#')) {
+            let (c, d) = line.split_once(' ').unwrap();
+            let (c, d) = (
+                u8::from_str_radix(c, 16).unwrap(),
+                u64::from_str_radix(d, 16).unwrap(),
+            );
+            l0 += usize::from(c & 1 != 0 && d & 0xff == 0xfb);
+            l4 += usize::from(c & 0x10 != 0 && (d >> 32) & 0xff == 0xfb);
+        }
+        (l0, l4)
+    };
+    let input = "vectors/terminate-lanes/frames.pcap";
+    for (flag, want_lane0) in [(None, true), (Some("--lane4-starts"), false)] {
+        let (xg, b66) = (s.path("o.xgmii"), s.path("o.b66"));
+        let mut args = vec!["encode", input, "--xgmii", &xg, "--b66", &b66, "-q"];
+        args.extend(flag);
+        let o = baser(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+        let (l0, l4) = starts(&xg);
+        assert_eq!(l0 > 0, want_lane0, "{flag:?}: {l0} starts in lane 0");
+        assert!(l4 > 0);
+        let o = baser(&["check", "--frames", input, "--dut", &b66, "-q"]);
+        assert_eq!(o.status.code(), Some(0), "{flag:?}: {}", text(&o).0);
+    }
+}
+
 /// Runs `baser` and expects exit 2 with `message` in stderr.
 fn refused(args: &[&str], message: &str) {
     let o = baser(args);

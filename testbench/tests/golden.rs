@@ -253,6 +253,7 @@ fn generate(case: &Case, dir: &Path) {
         vcd: None,
         ifg: 12,
         no_dic: false,
+        lane4_starts: false,
         seed: None,
         fcs_included: false,
         idle_blocks: 128,

@@ -13,7 +13,7 @@ use baser_engine::inject::{Fault, FaultChannel};
 use baser_engine::tx::{TxBatch, TxChain, TxForms, TxOptions, TxSink};
 use baser_engine::Profile;
 use mac_core::frame::Padding;
-use mac_core::tx::{DicMode, TxConfig};
+use mac_core::tx::{DicMode, StartLanes, TxConfig};
 use pcs_core::gearbox::PartialWord;
 use std::fs::File;
 use std::io::BufWriter;
@@ -45,6 +45,10 @@ pub struct EncodeArgs {
     /// Deficit idle count off: the gap is rounded up to the next column start.
     #[arg(long)]
     pub no_dic: bool,
+    /// Every /S/ in lane 4 (a start the gap puts in lane 0 waits 4 more octets): a stress mode,
+    /// as cocotbext-eth's `force_offset_start`.
+    #[arg(long)]
+    pub lane4_starts: bool,
     /// Scrambler state before the first block (hex, 58 bits; bit 57 = newest line bit).
     #[arg(long, value_parser = command::parse_seed)]
     pub seed: Option<u64>,
@@ -135,6 +139,7 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         let mac_flags = [
             (a.ifg != 12, "--ifg"),
             (a.no_dic, "--no-dic"),
+            (a.lane4_starts, "--lane4-starts"),
             (a.no_pad, "--no-pad"),
             (a.fcs_included, "--fcs-included"),
             (a.idle_blocks != 128, "--idle-blocks"),
@@ -156,6 +161,7 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
     let mut options = String::new();
     for (on, flag) in [
         (a.no_dic, " --no-dic"),
+        (a.lane4_starts, " --lane4-starts"),
         (a.no_pad, " --no-pad"),
         (a.fcs_included, " --fcs-included"),
     ] {
@@ -228,6 +234,11 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
                 Padding::Off
             } else {
                 Padding::default()
+            },
+            start_lanes: if a.lane4_starts {
+                StartLanes::Lane4
+            } else {
+                StartLanes::Both
             },
         },
         profile: a.profile,
