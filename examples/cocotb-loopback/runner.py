@@ -5,6 +5,8 @@ Two builds, each in its own sim_build/<case>/:
   good   the pipeline as written        -> test_loopback, test_bit_offset, test_lane4_starts_and_frame_times,
                                            test_narrow_interface, test_gearbox_stalls
   fault  FAULT_BLOCK=300 (one bit flip) -> test_planted_fault_is_caught
+  xgmii  the pipeline as written        -> test_xgmii.py: the XGMII source and sink against
+                                           cocotbext-eth's
 Prints "N passed, M failed" last; exits 1 if any test failed or fewer ran than expected.
 """
 
@@ -20,9 +22,11 @@ except ImportError:  # cocotb 1.9
 HERE = Path(__file__).resolve().parent
 
 CASES = [
-    ("good", {}, "test_loopback,test_bit_offset,test_lane4_starts_and_frame_times,"
+    ("good", {}, "test_loopback", "test_loopback,test_bit_offset,test_lane4_starts_and_frame_times,"
      "test_narrow_interface,test_gearbox_stalls", 5),
-    ("fault", {"FAULT_BLOCK": 300}, "test_planted_fault_is_caught", 1),
+    ("fault", {"FAULT_BLOCK": 300}, "test_loopback", "test_planted_fault_is_caught", 1),
+    ("xgmii", {}, "test_xgmii", "test_source_equals_cocotbext,test_sink_equals_cocotbext,"
+     "test_narrow_xgmii,test_reset_abandons_the_frame_under_way", 4),
 ]
 
 
@@ -30,7 +34,7 @@ def main():
     runner = get_runner("icarus")
     passed = failed = 0
     expected = 0
-    for name, parameters, testcase, n in CASES:
+    for name, parameters, module, testcase, n in CASES:
         expected += n
         build_dir = HERE / "sim_build" / name
         runner.build(
@@ -44,7 +48,7 @@ def main():
         results = build_dir / "results.xml"
         try:
             runner.test(
-                test_module="test_loopback",
+                test_module=module,
                 hdl_toplevel="loopback",
                 testcase=testcase.split(","),
                 build_dir=build_dir,

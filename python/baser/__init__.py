@@ -11,7 +11,8 @@ The model from Python (the same Rust engine as the ``baser`` command):
 
 Drop-in cocotb models (imported lazily: this package imports without cocotb):
 
-    from baser import BaseRSerdesSource, BaseRSerdesSink
+    from baser import BaseRSerdesSource, BaseRSerdesSink   # verilog-ethernet / taxi tb/baser.py
+    from baser import XgmiiSource, XgmiiSink               # cocotbext-eth's, on the MAC model
 
 Blocks are ``(header, payload)`` pairs: the sync header as a 2-bit integer whose bit 0 is the
 first bit on the wire (2 = data, 1 = control), and the 64-bit payload, bit 0 first. XGMII
@@ -38,6 +39,8 @@ __all__ = [
     "Scoreboard",
     "BaseRSerdesSource",
     "BaseRSerdesSink",
+    "XgmiiSource",
+    "XgmiiSink",
     "read_pcap",
     "write_pcap",
     "read_b66",
@@ -212,4 +215,8 @@ def __getattr__(name):
         from . import serdes
 
         return getattr(serdes, name)
+    if name in ("XgmiiSource", "XgmiiSink"):
+        from . import xgmii
+
+        return getattr(xgmii, name)
     raise AttributeError(f"module 'baser' has no attribute {name!r}")

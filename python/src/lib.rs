@@ -603,6 +603,31 @@ impl TxModel {
     }
 }
 
+/// The frame events of one clock, as Python takes them.
+fn events_of(c: &baser_engine::live::TxClock) -> Events {
+    let mut events: Events = None;
+    if let Some((id, lane)) = c.start {
+        events
+            .get_or_insert_with(Vec::new)
+            .push((EV_START, id, lane));
+    }
+    if let Some(id) = c.sfd {
+        let lane = c.start.map_or(0, |(_, l)| l);
+        events.get_or_insert_with(Vec::new).push((EV_SFD, id, lane));
+    }
+    if let Some(id) = c.end {
+        // /T/ and /S/ never share a block: the first /T/ in it is the frame's.
+        let lane = (0..8u8)
+            .find(|&l| {
+                c.word.is_control(usize::from(l))
+                    && c.word.octet(usize::from(l)) == ControlChar::TERMINATE.0
+            })
+            .unwrap_or(7);
+        events.get_or_insert_with(Vec::new).push((EV_END, id, lane));
+    }
+    events
+}
+
 #[pymethods]
 impl TxModel {
     #[new]
@@ -672,33 +697,22 @@ impl TxModel {
     fn next(&mut self) -> PyResult<(u8, u64, Events)> {
         guard(|| {
             let c = self.live.clock().map_err(|e| value_err(e.to_string()))?;
-            let mut events: Events = None;
-            if let Some((id, lane)) = c.start {
-                events
-                    .get_or_insert_with(Vec::new)
-                    .push((EV_START, id, lane));
-            }
-            if let Some(id) = c.sfd {
-                let lane = c.start.map_or(0, |(_, l)| l);
-                events.get_or_insert_with(Vec::new).push((EV_SFD, id, lane));
-            }
-            if let Some(id) = c.end {
-                // /T/ and /S/ never share a block: the first /T/ in it is the frame's.
-                let lane = (0..8u8)
-                    .find(|&l| {
-                        c.word.is_control(usize::from(l))
-                            && c.word.octet(usize::from(l)) == ControlChar::TERMINATE.0
-                    })
-                    .unwrap_or(7);
-                events.get_or_insert_with(Vec::new).push((EV_END, id, lane));
-            }
             let b = if self.scrambled {
                 c.line
             } else {
                 c.unscrambled
             };
             let (h, p) = self.out(b);
-            Ok((h, p, events))
+            Ok((h, p, events_of(&c)))
+        })
+    }
+
+    /// The next XGMII transfer (one clock of a 64-bit XGMII): `(data, ctrl, events)`, lane 0
+    /// in the low octet and bit; events as [`TxModel::next`].
+    fn xgmii(&mut self) -> PyResult<(u64, u8, Events)> {
+        guard(|| {
+            let c = self.live.clock().map_err(|e| value_err(e.to_string()))?;
+            Ok((c.word.data, c.word.ctrl, events_of(&c)))
         })
     }
 
@@ -922,9 +936,10 @@ impl RxModel {
                     descrambler_state: d.state,
                 }),
             ),
+            "xgmii" => (Width::Units, Some(RxInput::Xgmii)),
             o => {
                 return Err(value_err(format!(
-                    "unknown input `{o}`: expected units, words or blocks"
+                    "unknown input `{o}`: expected units, words, blocks or xgmii"
                 )))
             }
         };
@@ -967,6 +982,9 @@ impl RxModel {
         if self.width != Width::Units {
             return Err(value_err("this RxModel takes 64-bit words (push_word)"));
         }
+        if self.blocks_input == Some(RxInput::Xgmii) {
+            return Err(value_err("this RxModel takes XGMII transfers (push_xgmii)"));
+        }
         let b = block(self.clocks as usize, (header, payload))?;
         guard(|| {
             self.clocks += 1;
@@ -997,6 +1015,29 @@ impl RxModel {
             } else {
                 self.held_words.push(word);
                 self.after_push(&word.to_le_bytes());
+            }
+            Ok(self.frames(py, self.received.take()))
+        })
+    }
+
+    /// One XGMII transfer (input "xgmii"): 64 data bits, lane 0 in the low octet, and the 8
+    /// control bits; as [`RxModel::push`].
+    fn push_xgmii(
+        &mut self,
+        py: Python<'_>,
+        data: u64,
+        ctrl: u8,
+    ) -> PyResult<Option<Vec<RxFrameOut>>> {
+        self.check_open()?;
+        if self.blocks_input != Some(RxInput::Xgmii) {
+            return Err(value_err(
+                "this RxModel takes serial input or blocks (made without input=\"xgmii\")",
+            ));
+        }
+        guard(|| {
+            self.clocks += 1;
+            if let Some(c) = self.chain.as_mut() {
+                c.push_xgmii(&[XgmiiWord { data, ctrl }]);
             }
             Ok(self.frames(py, self.received.take()))
         })
