@@ -170,7 +170,21 @@ pub struct FaultChannel {
 impl FaultChannel {
     /// A channel with these faults.
     pub fn new(faults: &[Fault]) -> Self {
-        let mut c = Self {
+        let mut c = Self::empty();
+        for f in faults {
+            c.add_at(f, 0);
+        }
+        c
+    }
+
+    /// Adds a fault whose positions count from the next block the channel takes (block 0 =
+    /// that block, bit 0 = its first bit): a fault injected while a stream runs.
+    pub fn add(&mut self, f: &Fault) {
+        self.add_at(f, self.block);
+    }
+
+    fn empty() -> Self {
+        Self {
             flips: BTreeSet::new(),
             headers: BTreeSet::new(),
             slips: Vec::new(),
@@ -182,28 +196,39 @@ impl FaultChannel {
             out: Vec::new(),
             acc: 0,
             acc_bits: 0,
-        };
-        for f in faults {
-            match *f {
-                Fault::Flip(b) => {
-                    c.flips.insert(b);
-                }
-                Fault::Burst(b, n) => c.flips.extend(b..b + n as u64),
-                Fault::Ber(r, s) => c.ber.push(BerSource::new(r, s)),
-                Fault::Header(b) => {
-                    c.headers.insert(b);
-                }
-                Fault::Slip(b, n) => c.slips.push((b, n)),
-                Fault::Drop(b) => {
-                    c.drops.insert(b);
-                }
-                Fault::Duplicate(b) => {
-                    c.dups.insert(b);
-                }
+        }
+    }
+
+    /// Adds `f` with its positions moved on by `blocks` blocks.
+    fn add_at(&mut self, f: &Fault, blocks: u64) {
+        let bit = blocks.saturating_mul(66);
+        match *f {
+            Fault::Flip(b) => {
+                self.flips.insert(b.saturating_add(bit));
+            }
+            Fault::Burst(b, n) => {
+                let b = b.saturating_add(bit);
+                self.flips.extend(b..b.saturating_add(u64::from(n)));
+            }
+            Fault::Ber(r, s) => {
+                let mut src = BerSource::new(r, s);
+                src.next = src.next.saturating_add(bit);
+                self.ber.push(src);
+            }
+            Fault::Header(b) => {
+                self.headers.insert(b.saturating_add(blocks));
+            }
+            Fault::Slip(b, n) => {
+                self.slips.push((b.saturating_add(bit), n));
+                self.slips.sort_unstable();
+            }
+            Fault::Drop(b) => {
+                self.drops.insert(b.saturating_add(blocks));
+            }
+            Fault::Duplicate(b) => {
+                self.dups.insert(b.saturating_add(blocks));
             }
         }
-        c.slips.sort_unstable();
-        c
     }
 
     /// Blocks seen so far.
@@ -394,6 +419,61 @@ mod tests {
             .iter()
             .flat_map(|b| (0..8).map(move |i| b >> i & 1))
             .collect()
+    }
+
+    #[test]
+    fn a_fault_added_while_running_counts_from_the_next_block() {
+        // The same faults, given at the start with absolute positions and added after 5
+        // blocks with positions from there, give the same stream.
+        let blocks: Vec<Block> = (0..12u64).map(|i| Block::data(i * 0x0101_0101)).collect();
+        let later = [
+            Fault::Flip(70),
+            Fault::Burst(3, 4),
+            Fault::Header(2),
+            Fault::Slip(140, 2),
+            Fault::Drop(4),
+            Fault::Duplicate(5),
+            Fault::Ber(0.01, 3),
+        ];
+        let absolute: Vec<Fault> = later
+            .iter()
+            .map(|f| match *f {
+                Fault::Flip(b) => Fault::Flip(b + 5 * 66),
+                Fault::Burst(b, n) => Fault::Burst(b + 5 * 66, n),
+                Fault::Header(b) => Fault::Header(b + 5),
+                Fault::Slip(b, n) => Fault::Slip(b + 5 * 66, n),
+                Fault::Drop(b) => Fault::Drop(b + 5),
+                Fault::Duplicate(b) => Fault::Duplicate(b + 5),
+                Fault::Ber(..) => Fault::Flip(0), // not shiftable by hand; compared below
+            })
+            .collect();
+        let mut a = FaultChannel::new(&absolute[..6]);
+        let mut b = FaultChannel::new(&[]);
+        for (i, &blk) in blocks.iter().enumerate() {
+            if i == 5 {
+                for f in &later[..6] {
+                    b.add(f);
+                }
+            }
+            a.push(blk);
+            b.push(blk);
+        }
+        assert_eq!(a.finish(), b.finish());
+        assert_eq!(a.flipped, b.flipped);
+        // A BER source added later flips nothing before it and the same pattern after.
+        let mut c = FaultChannel::new(&[later[6].clone()]);
+        let mut d = FaultChannel::new(&[]);
+        for (i, &blk) in blocks.iter().enumerate() {
+            if i == 5 {
+                d.add(&later[6]);
+            }
+            c.push(blk);
+            d.push(blk);
+        }
+        assert!(d.flipped.iter().all(|&p| p >= 5 * 66));
+        let shifted: Vec<u64> = c.flipped.iter().map(|p| p + 5 * 66).collect();
+        assert_eq!(d.flipped, shifted[..d.flipped.len()]);
+        assert!(!d.flipped.is_empty());
     }
 
     #[test]

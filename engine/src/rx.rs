@@ -399,6 +399,8 @@ struct Back<K: RxSink> {
     sink: K,
     max_events: usize,
     error: Option<std::io::Error>,
+    /// The last errored block counted, and its event.
+    last_errored: Option<(u64, RxEvent)>,
 }
 
 impl<K: RxSink> Back<K> {
@@ -487,6 +489,7 @@ impl<K: RxSink> Back<K> {
         // decoder decodes while unlocked gives events there that no receiver counts).
         if e.is_errored() && !e.link_down && link_up {
             self.summary.errored_blocks += 1;
+            self.last_errored = Some((block, *e));
             if self.summary.e_transitions.len() < self.max_events {
                 self.summary.e_transitions.push(PcsEvent {
                     block,
@@ -618,6 +621,7 @@ impl<K: RxSink> RxChain<K> {
                 sink,
                 max_events: opt.max_events,
                 error: None,
+                last_errored: None,
             },
             locked: matches!(input, RxInput::SerialAligned { .. }),
             hi_ber: false,
@@ -678,6 +682,15 @@ impl<K: RxSink> RxChain<K> {
     /// `hi_ber` after the last block.
     pub fn hi_ber(&self) -> bool {
         self.hi_ber
+    }
+
+    /// The last errored block counted: its index and the receive state machine's arrow, in
+    /// the spec's terms (`RX_D --C--> RX_E`), however many were kept in the summary.
+    pub fn last_errored(&self) -> Option<PcsEvent> {
+        self.back.last_errored.map(|(block, e)| PcsEvent {
+            block,
+            what: e.to_string(),
+        })
     }
 
     /// The sink, for a live model that takes what it was given as it arrives.

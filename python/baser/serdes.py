@@ -108,7 +108,9 @@ class BaseRSerdesSource:
 
     Beyond the originals (keyword only): ``profile`` (``"ieee"``, ``"verilog-ethernet"``),
     ``dic_mode`` (``"reset-on-idle"``, the originals' and the default; ``"strict"``;
-    ``None``: the profile's), ``seed`` (scrambler state before the first block).
+    ``None``: the profile's), ``seed`` (scrambler state before the first block), ``inject``
+    (faults on the line from the first block, in ``baser encode --inject`` syntax: a string
+    or a list of them). :meth:`inject` adds one while the source runs.
     """
 
     def __init__(
@@ -129,6 +131,7 @@ class BaseRSerdesSource:
         profile="ieee",
         dic_mode="reset-on-idle",
         seed=None,
+        inject=None,
         **kwargs,
     ):
         self.log = logging.getLogger(f"cocotb.{data._path}")
@@ -192,6 +195,10 @@ class BaseRSerdesSource:
         self._config = None
         self._queued = {}  # id -> frame given to the model, not started
         self._started = {}  # id -> frame started, not ended
+        if inject:
+            self._ensure_model()
+            for spec in [inject] if isinstance(inject, str) else inject:
+                self._model.inject(spec)
 
         self.data.setimmediatevalue(0)
         self.hdr.setimmediatevalue(0)
@@ -247,6 +254,23 @@ class BaseRSerdesSource:
         if self.full():
             raise QueueFull()
         self._give(XgmiiFrame(frame))
+
+    # -- beyond the originals
+
+    def inject(self, spec):
+        """Adds a fault on the line, in ``baser encode --inject`` syntax (``flip:BIT``,
+        ``burst:BIT:LEN``, ``ber:RATE[:SEED]``, ``header:BLOCK``, ``slip:BIT:+N|-N``,
+        ``drop:BLOCK``, ``dup:BLOCK``), its positions counted from the next block sent
+        (``"header:0"``: the next block gets an invalid sync header). Raises ``ValueError``
+        with the syntax on a bad spec."""
+        self._ensure_model()
+        self._model.inject(spec)
+
+    @property
+    def flipped(self):
+        """Line bits the injected faults flipped so far (positions from the first block
+        through the fault channel)."""
+        return self._model.flipped if self._model is not None else []
 
     def count(self):
         return len(self._queued)
@@ -314,6 +338,7 @@ class BaseRSerdesSource:
         )
         if self._model is not None:
             model.bit_offset = self._model.bit_offset
+            model.take_faults(self._model)
         self._model, self._config = model, wanted
 
     def _give(self, frame):

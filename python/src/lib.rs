@@ -11,6 +11,7 @@
 
 use baser_engine::decode_report::DecodeReport;
 use baser_engine::frame_check::{frame_check, FrameCheckInput};
+use baser_engine::inject::{Fault, FaultChannel};
 use baser_engine::judge::{self, Expected};
 use baser_engine::live::{LiveCheck, LiveTx};
 use baser_engine::pcs_check::compare_frame_blocks;
@@ -580,12 +581,40 @@ struct TxModel {
     bit_offset: u32,
     last_unit: u128,
     reverse: bool,
+    /// Faults on the line (`inject`): the channel, and its bits not handed out yet.
+    faults: Option<(FaultChannel, BitQueue)>,
+}
+
+/// Bits in order, taken 66 at a time.
+#[derive(Default)]
+struct BitQueue {
+    bytes: std::collections::VecDeque<u8>,
+    acc: u128,
+    bits: u32,
+}
+
+impl BitQueue {
+    /// The next 66 bits, if that many are there.
+    fn take66(&mut self) -> Option<u128> {
+        while self.bits < 66 {
+            let b = self.bytes.pop_front()?;
+            self.acc |= u128::from(b) << self.bits;
+            self.bits += 8;
+        }
+        let unit = self.acc & ((1u128 << 66) - 1);
+        self.acc >>= 66;
+        self.bits -= 66;
+        Some(unit)
+    }
+}
+
+fn unit_of(b: Block) -> u128 {
+    u128::from(b.sync.to_bits()) | u128::from(b.payload) << 2
 }
 
 impl TxModel {
-    /// The 66 line bits of `b` moved by the bit offset, and bit reversed if asked.
-    fn out(&mut self, b: Block) -> Pair {
-        let unit = u128::from(b.sync.to_bits()) | u128::from(b.payload) << 2;
+    /// The 66 line bits of a unit moved by the bit offset, and bit reversed if asked.
+    fn out(&mut self, unit: u128) -> Pair {
         let mask = (1u128 << 66) - 1;
         let moved = if self.bit_offset == 0 {
             unit
@@ -632,7 +661,8 @@ fn events_of(c: &baser_engine::live::TxClock) -> Events {
 impl TxModel {
     #[new]
     #[pyo3(signature = (*, profile="ieee", ifg=12, dic=true, dic_mode=None, pad=true,
-                        seed=None, scrambled=true, reverse=false, lane4_starts=false))]
+                        seed=None, scrambled=true, reverse=false, lane4_starts=false,
+                        inject=Vec::new()))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         profile: &str,
@@ -644,6 +674,7 @@ impl TxModel {
         scrambled: bool,
         reverse: bool,
         lane4_starts: bool,
+        inject: Vec<String>,
     ) -> PyResult<Self> {
         let p = self::profile(profile)?;
         let mut opt = Options {
@@ -662,13 +693,50 @@ impl TxModel {
         }
         .tx();
         opt.mac.dic = self::dic_mode(dic_mode, dic, p)?;
-        Ok(Self {
+        let mut model = Self {
             live: LiveTx::new(&opt),
             scrambled,
             bit_offset: 0,
             last_unit: 0,
             reverse,
-        })
+            faults: None,
+        };
+        for spec in inject {
+            model.inject(&spec)?;
+        }
+        Ok(model)
+    }
+
+    /// Adds a fault on the line (the `--inject` syntax of `baser encode`: `flip:BIT`,
+    /// `burst:BIT:LEN`, `ber:RATE[:SEED]`, `header:BLOCK`, `slip:BIT:+N|-N`, `drop:BLOCK`,
+    /// `dup:BLOCK`), its positions counted from the next block this model sends (block 0 =
+    /// that block, bit 0 = its first line bit). Given to the constructor, from the first
+    /// block. Slips, drops and duplicates move the stream: a receiver must find lock again.
+    fn inject(&mut self, spec: &str) -> PyResult<()> {
+        let f = Fault::parse(spec).map_err(value_err)?;
+        let (channel, _) = self
+            .faults
+            .get_or_insert_with(|| (FaultChannel::new(&[]), BitQueue::default()));
+        channel.add(&f);
+        Ok(())
+    }
+
+    /// Takes over `other`'s fault channel (its faults, the blocks it has seen, its bits not
+    /// handed out yet): a model made with new settings carries the line's faults on.
+    fn take_faults(&mut self, mut other: PyRefMut<'_, TxModel>) {
+        if let Some(f) = other.faults.take() {
+            self.faults = Some(f);
+        }
+    }
+
+    /// Line bits the faults flipped so far (positions from the first block through the
+    /// channel).
+    #[getter]
+    fn flipped(&self) -> Vec<u64> {
+        self.faults
+            .as_ref()
+            .map(|(c, _)| c.flipped.clone())
+            .unwrap_or_default()
     }
 
     /// Gives the MAC a frame (DA to the end of the payload; with `fcs`, sent as is with that
@@ -696,14 +764,30 @@ impl TxModel {
     /// 1 = its SFD, 2 = its `/T/` (the frame is sent; lane: the `/T/`'s).
     fn next(&mut self) -> PyResult<(u8, u64, Events)> {
         guard(|| {
-            let c = self.live.clock().map_err(|e| value_err(e.to_string()))?;
-            let b = if self.scrambled {
-                c.line
-            } else {
-                c.unscrambled
+            let mut events: Events = None;
+            let unit = loop {
+                let c = self.live.clock().map_err(|e| value_err(e.to_string()))?;
+                if let Some(e) = events_of(&c) {
+                    events.get_or_insert_with(Vec::new).extend(e);
+                }
+                let b = if self.scrambled {
+                    c.line
+                } else {
+                    c.unscrambled
+                };
+                let Some((channel, queue)) = self.faults.as_mut() else {
+                    break unit_of(b);
+                };
+                channel.push(b);
+                queue.bytes.extend(channel.take_bytes());
+                // A dropped block (or deleted bits) leaves fewer than 66: the next block
+                // comes in the same clock.
+                if let Some(u) = queue.take66() {
+                    break u;
+                }
             };
-            let (h, p) = self.out(b);
-            Ok((h, p, events_of(&c)))
+            let (h, p) = self.out(unit);
+            Ok((h, p, events))
         })
     }
 
@@ -1057,8 +1141,9 @@ impl RxModel {
 
     /// The receiver now, as a dict: `blocks`, `block_lock`, `hi_ber`, `link_fault` (`Ok`,
     /// `Fault(LocalFault)`, ...), and the counts so far: `frames`, `invalid_headers`,
-    /// `errored_blocks`, `lock_losses`, `hi_ber_episodes` (a PCS monitor a test can poll every
-    /// clock). Before the chain runs (a serial stream without lock yet), the counts are 0.
+    /// `errored_blocks`, `lock_losses`, `hi_ber_episodes`, and `last_error`: `None` or the last
+    /// errored block and the receive state machine's arrow into RX_E, e.g. `(812, "RX_D --C-->
+    /// RX_E")` (a PCS monitor a test can poll every clock). Before the chain runs (a serial stream without lock yet), the counts are 0.
     #[getter]
     fn status(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let d = pyo3::types::PyDict::new(py);
@@ -1074,6 +1159,10 @@ impl RxModel {
                 d.set_item("errored_blocks", pcs.errored_blocks)?;
                 d.set_item("lock_losses", pcs.lock_losses.len())?;
                 d.set_item("hi_ber_episodes", pcs.hi_ber_episodes.len())?;
+                match c.last_errored() {
+                    Some(e) => d.set_item("last_error", (e.block, e.what))?,
+                    None => d.set_item("last_error", py.None())?,
+                }
             }
             None => {
                 d.set_item("blocks", 0)?;
@@ -1089,6 +1178,7 @@ impl RxModel {
                 ] {
                     d.set_item(k, 0)?;
                 }
+                d.set_item("last_error", py.None())?;
             }
         }
         Ok(d.into_any().unbind())

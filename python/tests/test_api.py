@@ -343,11 +343,54 @@ def test_rx_model_words_and_blocks():
         rx.push(1, 0)
 
 
+def _units_bits(units):
+    return [(h | p << 2) for h, p in units]
+
+
+def test_tx_model_injects_faults_on_the_line():
+    frames = [bytes([i]) * (60 + 70 * i) for i in range(10)]
+
+    def run(n=600, inject=(), later=None):
+        tx = baser.TxModel(inject=list(inject))
+        for f in frames:
+            tx.push(f)
+        out = []
+        for clock in range(n):
+            if later and clock == later[0]:
+                tx.inject(later[1])
+            out.append(tx.next()[:2])
+        return _units_bits(out), tx.flipped
+
+    clean, none = run()
+    assert none == []
+    # a flip at line bit 2000: unit 30, bit 20, and nothing else
+    flip, where = run(inject=["flip:2000"])
+    assert where == [2000]
+    assert [i for i, (a, b) in enumerate(zip(clean, flip)) if a != b] == [30]
+    assert clean[30] ^ flip[30] == 1 << 20
+    # added while running: positions count from the next block
+    hdr, _ = run(later=(100, "header:0"))
+    assert hdr[100] & 3 == 0 and clean[100] & 3 != 0
+    assert hdr[:100] == clean[:100] and hdr[101:] == clean[101:]
+    # a dropped block: the stream goes on with the block after it, one unit per clock
+    drop, _ = run(later=(50, "drop:1"))
+    assert drop[:51] == clean[:51] and drop[51:599] == clean[52:600]
+    # random errors: exactly the bits reported, at about the rate
+    ber, where = run(n=3000, inject=["ber:1e-3:5"])
+    clean3, _ = run(n=3000)
+    diff = [66 * i + b for i, (x, y) in enumerate(zip(clean3, ber)) for b in range(66) if (x ^ y) >> b & 1]
+    assert diff == sorted(where) and 120 < len(where) < 280
+    with pytest.raises(ValueError, match="expected flip:BIT"):
+        baser.TxModel(inject=["zap:1"])
+    with pytest.raises(ValueError, match="not a non-negative integer"):
+        baser.TxModel().inject("flip:x")
+
+
 def test_rx_model_status_is_live():
     frames = [bytes([i]) * (60 + 50 * i) for i in range(4)]
     e = baser.encode(frames, idle_blocks=2)
     rx = baser.RxModel(input="blocks")
-    assert rx.status["blocks"] == 0
+    assert rx.status["blocks"] == 0 and rx.status["last_error"] is None
     bad_at = len(e.blocks) // 2
     seen = []
     for i, (h, p) in enumerate(e.blocks):
@@ -359,6 +402,9 @@ def test_rx_model_status_is_live():
     assert seen.index(1) == bad_at and seen[-1] == 1
     assert rx.status["link_fault"] == "Ok"
     assert rx.status["errored_blocks"] == 1
+    # the arrow into RX_E, in the spec's letters, with its block
+    block, what = rx.status["last_error"]
+    assert block == bad_at and "--> RX_E: invalid sync header" in what and what.startswith("RX_")
 
 
 def test_scoreboard_judges_as_check_does():
