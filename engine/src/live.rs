@@ -185,6 +185,11 @@ impl LiveTx {
         &self.opt
     }
 
+    /// Sends `os` in place of idle columns from the next transfer made on (`None`: idles).
+    pub fn set_idle_fill(&mut self, os: Option<crate::tx::OrderedSet>) {
+        self.chain.set_idle_fill(os);
+    }
+
     /// Makes the next transfers: the next waiting frame, or one idle.
     fn refill(&mut self) -> Result<(), TxError> {
         // The queue is empty: its first block after the flush is the next one handed out.

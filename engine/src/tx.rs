@@ -196,6 +196,46 @@ pub struct TxChain<S: TxSink> {
     flushed: u64,
     frames: u64,
     error: Option<std::io::Error>,
+    /// Ordered set sent in place of idle columns (`None`: idles).
+    idle_fill: Option<OrderedSet>,
+}
+
+/// An ordered set: `/Q/` (sequence, 0x9c: link fault signalling) or `/Fsig/` (signal, 0x5c),
+/// and its three data octets as one 24-bit value (the first octet in bits 23..16).
+///
+/// Spec: IEEE 802.3 §46.3.4, Table 46-5; §49.2.4.4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OrderedSet {
+    /// A signal ordered set (`/Fsig/`) rather than a sequence ordered set (`/Q/`).
+    pub signal: bool,
+    /// The three octets after the control character.
+    pub value: u32,
+}
+
+impl OrderedSet {
+    /// `w`, or this ordered set in both columns if `w` is all idles (as cocotbext-eth's XGMII
+    /// source fills idle transfers; the idle columns of a transfer holding a `/T/` or a `/S/`
+    /// stay idles).
+    pub fn fill(self, w: XgmiiWord) -> XgmiiWord {
+        if w != XgmiiWord::IDLE {
+            return w;
+        }
+        let c = if self.signal {
+            ControlChar::SIGNAL.0
+        } else {
+            ControlChar::SEQUENCE.0
+        };
+        let v = self.value & 0xff_ffff;
+        // lane 0: the control character, lanes 1..3: the octets, first octet in lane 1
+        let column = u64::from(c)
+            | u64::from(v >> 16 & 0xff) << 8
+            | u64::from(v >> 8 & 0xff) << 16
+            | u64::from(v & 0xff) << 24;
+        XgmiiWord {
+            data: column | column << 32,
+            ctrl: 0x11,
+        }
+    }
 }
 
 impl<S: TxSink> TxChain<S> {
@@ -225,9 +265,19 @@ impl<S: TxSink> TxChain<S> {
             flushed: 0,
             frames: 0,
             error: None,
+            idle_fill: None,
         };
         c.idle(opt.idle_blocks);
         c
+    }
+
+    /// Sends `os` in place of idle columns from the next transfer on (`None`: idles again),
+    /// as an RS signalling a link fault does.
+    ///
+    /// Spec: IEEE 802.3 §46.3.4.
+    pub fn set_idle_fill(&mut self, os: Option<OrderedSet>) {
+        self.flush();
+        self.idle_fill = os;
     }
 
     /// Sends `n` idle transfers (the MAC pays the gap it owes first).
@@ -339,6 +389,11 @@ impl<S: TxSink> TxChain<S> {
         if n == 0 {
             return;
         }
+        if let Some(os) = self.idle_fill {
+            for w in self.words.get_mut(..n).unwrap_or_default() {
+                *w = os.fill(*w);
+            }
+        }
         let words = self.words.get(..n).unwrap_or_default();
         let line = self.line.get_mut(..n).unwrap_or_default();
         let unscrambled = if self.forms.unscrambled {
@@ -421,6 +476,46 @@ impl<S: TxSink> TxChain<S> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn an_ordered_set_fills_idle_transfers_only() {
+        // Local fault (Table 46-5): /Q/ 00 00 01 in each column, lane 0 and lane 4 control.
+        let lf = OrderedSet {
+            signal: false,
+            value: 0x00_0001,
+        };
+        let w = lf.fill(XgmiiWord::IDLE);
+        assert_eq!((w.data, w.ctrl), (0x0100_009c_0100_009c, 0x11));
+        let sig = OrderedSet {
+            signal: true,
+            value: 0xab_cdef,
+        };
+        assert_eq!(sig.fill(XgmiiWord::IDLE).data, 0xefcd_ab5c_efcd_ab5c);
+        // A transfer with a /T/ or a /S/ or data keeps its idles.
+        for w in [
+            XgmiiWord::new(0x0707_0707_0707_07fd, 0xff),
+            mac_core::tx::START_LANE4_WORD,
+            XgmiiWord::from_data(7),
+        ] {
+            assert_eq!(lf.fill(w), w);
+        }
+        // Through the chain: the idles sent after it are ordered sets, and a receiver's
+        // descrambler gives the block of two ordered sets (type 0x55, O codes 0).
+        let opt = TxOptions {
+            idle_blocks: 2,
+            ..TxOptions::default()
+        };
+        let mut c = TxChain::new(&opt, All::default());
+        c.set_idle_fill(Some(lf));
+        c.idle(3);
+        c.flush();
+        let sink = c.sink_mut();
+        assert_eq!(sink.words.get(..2), Some(&[XgmiiWord::IDLE; 2][..]));
+        assert_eq!(sink.words.get(2..), Some(&[w; 3][..]));
+        let mut d = pcs_core::scramble::Descrambler::new(opt.seed);
+        let payloads: Vec<u64> = sink.line.iter().map(|b| d.descramble(b.payload)).collect();
+        assert_eq!(payloads[2], 0x0100_0000_0100_0055);
+    }
 
     /// Keeps every form.
     #[derive(Default)]

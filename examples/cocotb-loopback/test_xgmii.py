@@ -8,6 +8,8 @@ test_sink_equals_cocotbext: both streams come back through the pipeline into bas
 XgmiiSink and cocotbext-eth's: the same frames, start lanes and times.
 test_narrow_xgmii: a 32-bit XGMII (a 64-bit transfer over two clocks): baser's source to
 baser's sink, frames equal, transfers equal to the 64-bit source's.
+test_ordered_sets: set_seq_os / set_sig_os fill idle transfers as cocotbext-eth's source does
+(equal transfers), and baser's sink reports the last one with get_os as cocotbext-eth's does.
 test_reset_abandons_the_frame_under_way: reset in the middle of a frame: it is flushed (as
 cocotbext-eth does) and the frames queued after it still go out whole.
 """
@@ -150,6 +152,31 @@ async def test_narrow_xgmii(dut):
     got = [await with_timeout(sink.recv(), 1, "ms") for _ in frames]
     assert [bytes(g.get_payload()) for g in got] == frames
     assert all(g.start_lane == 0 and g.check_fcs() for g in got)
+
+
+@cocotb.test()
+async def test_ordered_sets(dut):
+    start_clock(dut)
+    ours = XgmiiSource(dut.xa_d, dut.xa_c, dut.clk)
+    ref = RefSource(dut.xb_d, dut.xb_c, dut.clk)
+    sink = XgmiiSink(dut.xa_qd, dut.xa_qc, dut.clk)
+    ref_sink = RefSink(dut.xb_qd, dut.xb_qc, dut.clk)
+    for s in (ours, ref):
+        s.set_seq_os(0x000001)  # local fault
+    for f in payloads(17, 5):
+        ours.send_nowait(XgmiiFrame.from_payload(f))
+        ref.send_nowait(XgmiiFrame.from_payload(f))
+    a, b = await record(dut, [(dut.xa_d, dut.xa_c), (dut.xb_d, dut.xb_c)], 600)
+    assert first_difference(a, b) is None, first_difference(a, b)
+    assert sum(1 for d, c in a if c == 0x11 and d & 0xFF == 0x9C) > 100
+    assert sink.get_os() == ref_sink.get_os() == (1, False)
+    assert sink.get_os() == (None, False)  # taken
+    for s in (ours, ref):
+        s.set_sig_os(0xABCDEF)
+    await ClockCycles(dut.clk, 20)
+    assert sink.get_os() == ref_sink.get_os() == (0xABCDEF, True)
+    # the link fault monitor of the model's RS saw the local fault
+    assert sink.status["link_fault"] != "Ok"
 
 
 @cocotb.test()

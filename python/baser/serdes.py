@@ -165,6 +165,8 @@ class BaseRSerdesSource:
         self.enable_dic = True
         self.ifg = 12
         self.force_offset_start = False
+        self.os = None
+        self.os_sig = False
 
         self.bit_offset = 0
 
@@ -239,10 +241,14 @@ class BaseRSerdesSource:
         self.set_os(os, True)
 
     def set_os(self, os=None, sig=False):
-        if os is not None:
-            raise NotImplementedError(
-                "ordered sets in place of idles are not sent by the baser source model yet"
-            )
+        """Sends the ordered set ``os`` (its three octets as a 24-bit value, the first most
+        significant; ``sig``: signal rather than sequence) in place of idle columns from the
+        next block made on; ``None``: idles again. (A transfer holding a ``/T/`` keeps its
+        idles: no block holds a ``/T/`` and an ordered set.)"""
+        self.os = os
+        self.os_sig = bool(sig)
+        self._ensure_model()
+        self._model.set_ordered_set(os, bool(sig))
 
     async def send(self, frame):
         while self.full():
@@ -339,6 +345,8 @@ class BaseRSerdesSource:
         if self._model is not None:
             model.bit_offset = self._model.bit_offset
             model.take_faults(self._model)
+        if getattr(self, "os", None) is not None:
+            model.set_ordered_set(self.os, self.os_sig)
         self._model, self._config = model, wanted
 
     def _give(self, frame):
@@ -589,6 +597,22 @@ class BaseRSerdesSink:
 
     def get_xgmii_rep_count(self):
         return 0
+
+    def get_os(self):
+        """The last ordered set received and not taken yet, as ``(value, sig)``, or
+        ``(None, False)``; taking it clears it."""
+        os = self._model.take_ordered_set()
+        if os is None:
+            return (None, False)
+        return os
+
+    def get_os_match(self):
+        """The same ordered set came more than twice in a row."""
+        return self._model.ordered_set_runs[0] > 2
+
+    def get_idle_match(self):
+        """More than two all-control transfers in a row since the last ordered set."""
+        return self._model.ordered_set_runs[1] > 2
 
     def _recv(self, frame, compact=True):
         if self.queue.empty():

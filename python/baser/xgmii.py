@@ -93,6 +93,8 @@ class XgmiiSource(Reset):
         self.enable_dic = True
         self.ifg = 12
         self.force_offset_start = False
+        self.os = None
+        self.os_sig = False
 
         self.queue_occupancy_bytes = 0
         self.queue_occupancy_frames = 0
@@ -168,10 +170,13 @@ class XgmiiSource(Reset):
         self.set_os(os, True)
 
     def set_os(self, os=None, sig=False):
-        if os is not None:
-            raise NotImplementedError(
-                "ordered sets in place of idles are not sent by the baser XGMII source yet"
-            )
+        """Sends the ordered set ``os`` (24-bit value, first octet most significant; ``sig``:
+        signal rather than sequence) in place of idle columns from the next transfer made
+        on; ``None``: idles again."""
+        self.os = os
+        self.os_sig = bool(sig)
+        self._ensure_model()
+        self._model.set_ordered_set(os, bool(sig))
 
     # -- the model
 
@@ -195,6 +200,8 @@ class XgmiiSource(Reset):
             dic_mode=self.dic_mode if dic else None,
             lane4_starts=lane4,
         )
+        if self.os is not None:
+            self._model.set_ordered_set(self.os, self.os_sig)
         self._config = wanted
         waiting, self._queued = self._queued, {}
         for frame in waiting.values():
@@ -382,7 +389,12 @@ class XgmiiSink(Reset):
         self._init_reset(reset, reset_active_level)
 
     def get_os(self):
-        raise NotImplementedError("ordered sets are not reported by the baser XGMII sink yet")
+        """The last ordered set received and not taken yet, as ``(value, sig)``, or
+        ``(None, False)``; taking it clears it."""
+        os = self._model.take_ordered_set()
+        if os is None:
+            return (None, False)
+        return os
 
     def _recv(self, frame, compact=True):
         if self.queue.empty():

@@ -721,6 +721,21 @@ impl TxModel {
         Ok(())
     }
 
+    /// Sends an ordered set in place of idle columns from the next transfer made on: `value`
+    /// its three octets (first most significant), `signal` `/Fsig/` rather than `/Q/`
+    /// (sequence: link fault signalling); `value=None`: idles again.
+    #[pyo3(signature = (value=None, signal=false))]
+    fn set_ordered_set(&mut self, value: Option<u32>, signal: bool) -> PyResult<()> {
+        if value.is_some_and(|v| v > 0xff_ffff) {
+            return Err(value_err(
+                "an ordered set carries 3 octets: value 0..0xffffff",
+            ));
+        }
+        self.live
+            .set_idle_fill(value.map(|value| baser_engine::tx::OrderedSet { signal, value }));
+        Ok(())
+    }
+
     /// Takes over `other`'s fault channel (its faults, the blocks it has seen, its bits not
     /// handed out yet): a model made with new settings carries the line's faults on.
     fn take_faults(&mut self, mut other: PyRefMut<'_, TxModel>) {
@@ -962,9 +977,47 @@ impl RxModel {
     }
 }
 
-/// The RX model's sink: the frames received since the model last took them.
+/// The RX model's sink: the frames received since the model last took them, and the ordered
+/// sets seen (the test-bench models' `get_os`).
 #[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<ReceivedFrame>>>);
+struct Shared(Arc<Mutex<Vec<ReceivedFrame>>>, Arc<Mutex<OsSeen>>);
+
+/// Ordered sets received, as the taxi sink model reports them: the last one (value of its
+/// three octets, first octet most significant; signal or sequence) until taken, how many
+/// times in a row it repeated, and how many all-control transfers came in a row since the
+/// last ordered set.
+#[derive(Clone, Copy, Default)]
+struct OsSeen {
+    last: Option<(u32, bool)>,
+    same: u64,
+    idles: u64,
+}
+
+impl OsSeen {
+    fn word(&mut self, w: XgmiiWord) {
+        let mut any = false;
+        for col in [0usize, 4] {
+            let c = w.octet(col);
+            if w.is_control(col) && (c == ControlChar::SEQUENCE.0 || c == ControlChar::SIGNAL.0) {
+                let v = u32::from(w.octet(col + 1)) << 16
+                    | u32::from(w.octet(col + 2)) << 8
+                    | u32::from(w.octet(col + 3));
+                let os = (v, c == ControlChar::SIGNAL.0);
+                // as the originals: a repeat counts against the one not taken yet
+                if self.last == Some(os) {
+                    self.same += 1;
+                }
+                self.last = Some(os);
+                self.idles = 0;
+                any = true;
+            }
+        }
+        if !any && w.ctrl == 0xff {
+            self.same = 0;
+            self.idles += 1;
+        }
+    }
+}
 
 impl Shared {
     fn take(&self) -> Vec<ReceivedFrame> {
@@ -979,6 +1032,15 @@ impl RxSink for Shared {
     fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
         if let Ok(mut v) = self.0.lock() {
             v.push(f.to_owned());
+        }
+        Ok(())
+    }
+
+    fn words(&mut self, _: u64, words: &[XgmiiWord], _: Option<&[Block]>) -> std::io::Result<()> {
+        if let Ok(mut os) = self.1.lock() {
+            for &w in words {
+                os.word(w);
+            }
         }
         Ok(())
     }
@@ -1137,6 +1199,24 @@ impl RxModel {
     #[getter]
     fn aligned(&self) -> bool {
         self.chain.is_some()
+    }
+
+    /// The last ordered set received and not taken yet, as `(value, signal)` (value: its
+    /// three octets, the first most significant; signal: `/Fsig/` rather than `/Q/`), or
+    /// `None`; taking it clears it (the test-bench models' `get_os`).
+    fn take_ordered_set(&mut self) -> Option<(u32, bool)> {
+        self.received.1.lock().ok().and_then(|mut o| o.last.take())
+    }
+
+    /// `(same, idles)`: how many times in a row the last ordered set repeated, and how many
+    /// all-control transfers came in a row since an ordered set.
+    #[getter]
+    fn ordered_set_runs(&self) -> (u64, u64) {
+        self.received
+            .1
+            .lock()
+            .map(|o| (o.same, o.idles))
+            .unwrap_or_default()
     }
 
     /// The receiver now, as a dict: `blocks`, `block_lock`, `hi_ber`, `link_fault` (`Ok`,
