@@ -11,9 +11,10 @@ equal, with a good FCS, and each one's SFD arrives STAGES + 1 clocks after it wa
 test_bit_offset: the source's stream moved by 29 bits: the sink finds the boundary, and
 no frame is lost to block lock.
 test_lane4_starts_and_frame_times: force_offset_start puts every /S/ in lane 4 and the frames
-come back; frame times follow the originals' rule (the edge of the block, plus a lane's share
-of the period): a lane-4 start is half a period after its edge, and the first octet after
-the SFD is one period after the /S/.
+come back; with frame_times="lane" (taxi's convention: the edge of the block plus a lane's
+share of the period) a lane-4 start is half a period after its edge, and the first octet
+after the SFD one period after the /S/. (test_loopback checks verilog-ethernet's, the
+default: the edges of the blocks holding the /S/ and the SFD.)
 test_narrow_interface: the same frames over a 32-bit interface (a block over two clocks,
 hdr_valid with the first) with data_valid.
 test_gearbox_stalls: taxi's gearbox sequence (66 clocks, 2 without a block) on the 64-bit
@@ -127,6 +128,11 @@ async def test_loopback(dut):
         assert rx.start_lane == tx.start_lane
         latency = rx.sim_time_sfd - tx.sim_time_sfd
         assert abs(latency - (STAGES + 1) * period) <= 10, f"frame {i}: SFD latency {latency} ps"
+        # verilog-ethernet's convention (the default here): the edges of the blocks holding
+        # the /S/ and the SFD (the same block for a lane-0 start, the next for lane 4)
+        for f in (tx, rx):
+            assert (f.sim_time_start - tb.edge) % period == 0
+            assert f.sim_time_sfd - f.sim_time_start == (period if f.start_lane == 4 else 0)
     assert tb.sink.empty() and tb.source.idle()
     scoreboard(frames, got).check()  # raises AssertionError on any divergence
     pcs = tb.sink.finish()["pcs"]
@@ -149,7 +155,11 @@ async def test_bit_offset(dut):
 
 @cocotb.test()
 async def test_lane4_starts_and_frame_times(dut):
-    tb = TB(dut)
+    tb = TB(
+        dut,
+        BaseRSerdesSource(dut.rx_data, dut.rx_hdr, dut.clk, frame_times="lane"),
+        BaseRSerdesSink(dut.tx_data, dut.tx_hdr, dut.clk, frame_times="lane"),
+    )
     period = round(PERIOD_NS * 1000)
     frames = payloads(random.Random(SEED + 2), n=12)
     got = await tb.run(frames)

@@ -53,6 +53,29 @@ def _rev(value, width):
     return int(f"{value & ((1 << width) - 1):0{width}b}"[::-1], 2)
 
 
+_TAXI_ONLY = ("data_valid", "hdr_valid", "gbx_sync", "gbx_cfg", "gbx_req_sync", "gbx_req_stall")
+
+
+def _frame_times(choice, given):
+    """How frame times are stamped: ``"edge"`` (verilog-ethernet's tb/baser.py: the sim time
+    of the clock edge of the block holding the /S/, the SFD, the /T/) or ``"lane"`` (taxi's:
+    that edge plus ``period // byte_lanes`` per lane, the SFD time being the first octet after
+    it). ``None``: taxi's when the bench uses taxi's signals (``data_valid``, ``hdr_valid``,
+    a gearbox) or its test module or toplevel is taxi's, else verilog-ethernet's; the
+    ``BASER_FRAME_TIMES`` environment variable overrides."""
+    import os
+
+    choice = os.environ.get("BASER_FRAME_TIMES") or choice
+    if choice is None:
+        names = " ".join(
+            os.environ.get(k, "") for k in ("COCOTB_TEST_MODULES", "MODULE", "COCOTB_TOPLEVEL", "TOPLEVEL")
+        )
+        choice = "lane" if any(v is not None for v in given) or "taxi" in names else "edge"
+    if choice not in ("edge", "lane"):
+        raise ValueError(f"frame_times={choice!r}: expected 'edge' (verilog-ethernet) or 'lane' (taxi)")
+    return choice
+
+
 def _pick(name, given, alias, alias_name):
     """The signal given as ``name`` or under its other name (``hdr`` / ``header``)."""
     if given is not None and alias is not None:
@@ -132,11 +155,13 @@ class BaseRSerdesSource:
         dic_mode="reset-on-idle",
         seed=None,
         inject=None,
+        frame_times=None,
         **kwargs,
     ):
         self.log = logging.getLogger(f"cocotb.{data._path}")
         self.data = data
         self.hdr = _pick("hdr", hdr, header, "header")
+        self.frame_times = _frame_times(frame_times, (data_valid, hdr_valid, gbx_sync, gbx_cfg))
         self.header = self.hdr
         if clock is None:
             raise TypeError("missing the clock signal")
@@ -386,19 +411,26 @@ class BaseRSerdesSource:
                 self.queue_occupancy_bytes -= len(frame)
                 self.queue_occupancy_frames -= 1
                 self.dequeue_event.set()
-                frame.sim_time_start = base + step * lane
                 frame.sim_time_sfd = None
                 frame.sim_time_end = None
                 frame.start_lane = lane
+                if self.frame_times == "lane":
+                    frame.sim_time_start = base + step * lane
+                    # the octet after the SFD is 8 on: next block, same lane
+                    self._sfd_next.append((frame, lane))
+                else:
+                    frame.sim_time_start = base
+                    if lane == 0:  # the SFD is in the /S/ block (lane 7)
+                        frame.sim_time_sfd = base
+                    else:  # in the next block (lane 3)
+                        self._sfd_next.append((frame, 0))
                 self.log.info("TX frame: %s", frame)
                 self._started[fid] = frame
                 self.current_frame = frame
-                # The octet after the SFD is 8 on: next block, same lane.
-                self._sfd_next.append((frame, lane))
             elif kind == _EV_END:
                 frame = self._started.pop(fid, None)
                 if frame is not None:
-                    frame.sim_time_end = base + step * lane
+                    frame.sim_time_end = base + (step * lane if self.frame_times == "lane" else 0)
                     if self.current_frame is frame:
                         self.current_frame = None
                     frame.handle_tx_complete()
@@ -521,11 +553,15 @@ class BaseRSerdesSink:
         header=None,
         profile="ieee",
         max_frame_length=16384,
+        frame_times=None,
         **kwargs,
     ):
         self.log = logging.getLogger(f"cocotb.{data._path}")
         self.data = data
         self.hdr = _pick("hdr", hdr, header, "header")
+        self.frame_times = _frame_times(
+            frame_times, (data_valid, hdr_valid, gbx_req_sync, gbx_req_stall, gbx_sync, gbx_cfg)
+        )
         self.header = self.hdr
         if clock is None:
             raise TypeError("missing the clock signal")
@@ -691,9 +727,14 @@ class BaseRSerdesSink:
                 ctrl.append(1)
             frame = XgmiiFrame(body, ctrl)
             frame.start_lane = lane
-            frame.sim_time_start = self._time(start_clock, step * lane)
-            frame.sim_time_sfd = self._time(data_clock, step * lane)
-            frame.sim_time_end = self._time(end_clock, step * ((lane + len(data)) % 8))
+            if self.frame_times == "lane":
+                frame.sim_time_start = self._time(start_clock, step * lane)
+                frame.sim_time_sfd = self._time(data_clock, step * lane)
+                frame.sim_time_end = self._time(end_clock, step * ((lane + len(data)) % 8))
+            else:  # the edges of the blocks holding the /S/, the SFD and the /T/
+                frame.sim_time_start = self._time(start_clock, 0)
+                frame.sim_time_sfd = self._time(start_clock if lane == 0 else data_clock, 0)
+                frame.sim_time_end = self._time(end_clock, 0)
             if frame.sim_time_end is None and self._times:
                 frame.sim_time_end = self._times[-1]
             frame.baser_class = cls
