@@ -264,6 +264,10 @@ fn without_faults_every_frame_is_matched_vlan_tags_and_runts_included() {
     assert_eq!(j["capture_stopped"], "all expected frames seen");
     assert!(j["latency"]["frames"].as_u64().unwrap() == 500);
     assert!(j["latency"]["min_us"].as_f64().unwrap() >= 0.0);
+    // Both ends stamped by the kernel: sent from the socket error queue, received in the ring.
+    assert_eq!(j["latency"]["tx_clock"], "software", "{j}");
+    assert_eq!(j["latency"]["rx_clock"], "software");
+    assert!(j["warnings"].as_array().unwrap().is_empty(), "{j}");
     assert!(summary.contains("received 500, sent 500"), "{summary}");
     let xml = std::fs::read_to_string(&ju).unwrap();
     assert!(
@@ -292,7 +296,33 @@ fn every_transmit_path_delivers_every_frame_and_pinning_is_checked() {
             "{path}: {}",
             text(&o)
         );
+        // Kernel transmit stamps where frames leave through a socket; a ring's slots have
+        // none, which the report says.
+        let want = if path == "ring" {
+            "user (queued)"
+        } else {
+            "software"
+        };
+        assert_eq!(j["latency"]["tx_clock"], want, "{path}: {j}");
+        let warned = j["warnings"]
+            .to_string()
+            .contains("no per-frame transmit timestamps");
+        assert_eq!(warned, path == "ring", "{path}: {j}");
     }
+    // A veth has no hardware timestamping: asked for, it is refused by name and the run goes
+    // on with the kernel's stamps.
+    let js = l.path("hw.json");
+    let o = l.wire(&[&pcap, "--hw-timestamps", "--json", &js]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let j = json(&js);
+    assert!(
+        j["warnings"]
+            .to_string()
+            .contains("does not timestamp frames (SIOCSHWTSTAMP"),
+        "{j}"
+    );
+    assert_eq!(j["latency"]["tx_clock"], "software");
+    assert_eq!(counts(&j)[1], 300);
     // A CPU that does not exist is refused by name, before anything is sent.
     let js = l.path("bad.json");
     let o = l.wire(&[&pcap, "--pin", "0,4095", "--json", &js]);
@@ -303,7 +333,7 @@ fn every_transmit_path_delivers_every_frame_and_pinning_is_checked() {
         text(&o)
     );
     let summary = stop(r);
-    assert!(summary.contains("received 900, sent 900"), "{summary}");
+    assert!(summary.contains("received 1200, sent 1200"), "{summary}");
 }
 
 #[test]

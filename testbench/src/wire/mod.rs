@@ -115,7 +115,9 @@ pub struct WireArgs {
     /// Pin the sending thread and the capture thread to these CPUs, e.g. `--pin 0,1`.
     #[arg(long, value_name = "TX_CPU,RX_CPU", value_parser = parse_pin)]
     pub pin: Option<(usize, usize)>,
-    /// Ask for hardware receive timestamps (PACKET_TIMESTAMP; used where the NIC stamps).
+    /// Hardware timestamps: the NIC is told to stamp every frame (SIOCSHWTSTAMP, as ixgbe
+    /// can) and its stamps are used for both ends of the latency; where it cannot, a warning
+    /// says so and the kernel's software stamps are used.
     #[arg(long)]
     pub hw_timestamps: bool,
     /// Do not put the capture interface into promiscuous mode.
@@ -263,8 +265,11 @@ pub struct Latency {
     pub p99_us: f64,
     /// Maximum.
     pub max_us: f64,
-    /// Where the receive times come from: `software` or `hardware`.
+    /// Where the receive times come from: `software` (the kernel's) or `hardware` (the NIC's).
     pub rx_clock: &'static str,
+    /// Where the transmit times come from: `software` (the kernel's, from the socket error
+    /// queue), `hardware` (the NIC's), or `user (queued)` (when baser queued the frame).
+    pub tx_clock: &'static str,
 }
 
 /// The JSON report of `baser wire`.
@@ -472,6 +477,35 @@ enum Sender {
     Plain(sys::PacketSocket),
 }
 
+impl Sender {
+    /// The socket whose error queue carries transmit timestamps (not for a transmit ring, whose
+    /// frames leave from mapped slots).
+    fn stamped(&self) -> Option<&sys::PacketSocket> {
+        match self {
+            Self::Ring(_) => None,
+            Self::Mmsg(m) => Some(m.socket()),
+            Self::Plain(s) => Some(s),
+        }
+    }
+}
+
+/// The transmit timestamps of a run, and where they come from.
+struct TxStamps {
+    on: bool,
+    /// `(frame number, ns, from the NIC)`.
+    got: Vec<(u32, i64, bool)>,
+}
+
+impl TxStamps {
+    fn take(&mut self, sender: &Sender) {
+        if let (true, Some(s)) = (self.on, sender.stamped()) {
+            if s.tx_timestamps(&mut self.got).is_err() {
+                self.on = false;
+            }
+        }
+    }
+}
+
 /// Runs `baser wire`.
 ///
 /// # Errors
@@ -614,6 +648,48 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         txs.bind(false).map_err(|e| socket_error(&txi.name, &e))?;
         Sender::Plain(txs)
     };
+    // Hardware timestamps in the NIC(s), when asked for and the driver has them.
+    let mut hw_on = false;
+    if a.hw_timestamps {
+        let probe = sys::PacketSocket::open(txi.index).map_err(|e| socket_error(&txi.name, &e))?;
+        let mut names = vec![txi.name.clone()];
+        if rxi.name != txi.name {
+            names.push(rxi.name.clone());
+        }
+        hw_on = true;
+        for name in &names {
+            if let Err(e) = probe.enable_hw_timestamps(name) {
+                hw_on = false;
+                warnings.push(format!(
+                    "{name}: the NIC does not timestamp frames (SIOCSHWTSTAMP: {e}): software \
+                     timestamps are used"
+                ));
+            }
+        }
+    }
+    // Transmit times from the kernel (the socket error queue), in loopback where latency is
+    // measured.
+    let mut tx_stamps = TxStamps {
+        on: false,
+        got: Vec::new(),
+    };
+    if a.expect.is_none() {
+        match sender.stamped() {
+            Some(s) => match s.enable_tx_timestamps(hw_on) {
+                Ok(()) => tx_stamps.on = true,
+                Err(e) => warnings.push(format!(
+                    "{}: transmit timestamps refused (SO_TIMESTAMPING: {e}): latency counts \
+                     from when baser queued each frame",
+                    txi.name
+                )),
+            },
+            None => warnings.push(format!(
+                "{}: the transmit ring gives no per-frame transmit timestamps: latency counts \
+                 from when baser queued each frame (--tx-path sendmmsg for kernel times)",
+                txi.name
+            )),
+        }
+    }
     if let Some((tx, rx)) = a.pin {
         // Both CPUs are tried on this thread, which then stays on the sending one.
         for cpu in [rx, tx] {
@@ -700,6 +776,9 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             }
             Sender::Plain(s) => send_plain(s, frame, deadline),
         };
+        if p % 256 == 255 {
+            tx_stamps.take(&sender);
+        }
         if let Err(e) = r {
             send_error = Some(e);
             sent_ns.pop();
@@ -723,6 +802,17 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     }
     let send_seconds = t0.elapsed().as_secs_f64();
     let sent = sent_ns.len() as u64;
+    // The last transmit stamps arrive as the driver takes the frames.
+    let stamp_wait = Instant::now() + Duration::from_millis(500);
+    while tx_stamps.on {
+        tx_stamps.take(&sender);
+        if tx_stamps.got.len() as u64 >= sent * (1 + u64::from(hw_on))
+            || Instant::now() > stamp_wait
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
     shared.sent.store(sent, Ordering::Release);
     shared.done_ns.store(now_ns(), Ordering::Release);
     shared.done.store(true, Ordering::Release);
@@ -760,6 +850,35 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     } else {
         exp
     };
+    // Kernel transmit times replace the queue times when every frame has one from the clock
+    // the capture uses (the NIC's when it stamps received frames, else the kernel's).
+    let mut tx_clock = "user (queued)";
+    if tx_stamps.on {
+        let want_hw = cap.hardware_time;
+        let mut kernel: Vec<Option<i64>> = vec![None; sent_ns.len()];
+        for &(id, ns, hw) in &tx_stamps.got {
+            if hw == want_hw {
+                if let Some(k) = kernel.get_mut(id as usize) {
+                    *k = Some(ns);
+                }
+            }
+        }
+        let missing = kernel.iter().filter(|k| k.is_none()).count();
+        if missing == 0 {
+            for (s, k) in sent_ns.iter_mut().zip(&kernel) {
+                *s = k.unwrap_or(*s);
+            }
+            tx_clock = if want_hw { "hardware" } else { "software" };
+        } else {
+            warnings.push(format!(
+                "{}: {missing} of {} frames had no {} transmit timestamp: latency counts from \
+                 when baser queued each frame",
+                txi.name,
+                sent_ns.len(),
+                if want_hw { "hardware" } else { "software" }
+            ));
+        }
+    }
     let stamps: &[i64] = if a.expect.is_none() { &sent_ns } else { &[] };
     let j = judge::judge(
         &exp,
@@ -807,6 +926,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         } else {
             "software"
         },
+        tx_clock,
     });
     let rx_span = (cap.last_ns - cap.first_ns) as f64 / 1e9;
     let rep = WireReport {
@@ -1043,8 +1163,8 @@ fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bo
     if let Some(l) = &rep.latency {
         let _ = writeln!(
             o,
-            "  latency ({} clock, {} frames): min {:.1} us, median {:.1} us, p99 {:.1} us, max {:.1} us",
-            l.rx_clock, l.frames, l.min_us, l.median_us, l.p99_us, l.max_us
+            "  latency ({} frames; sent: {} clock, received: {} clock): min {:.1} us, median {:.1} us, p99 {:.1} us, max {:.1} us",
+            l.frames, l.tx_clock, l.rx_clock, l.min_us, l.median_us, l.p99_us, l.max_us
         );
     }
     for (ifname, d) in &rep.counters {

@@ -232,6 +232,166 @@ impl PacketSocket {
         setsockopt(&self.fd, libc::SOL_PACKET, libc::PACKET_TIMESTAMP, &v)
     }
 
+    /// Asks the NIC to timestamp every frame it sends and receives (SIOCSHWTSTAMP on
+    /// `ifname`: transmit on, receive all), as ixgbe and most PTP-capable drivers allow.
+    /// Returns the receive filter the driver took (it may widen the one asked for).
+    ///
+    /// # Errors
+    /// The driver has no hardware timestamping (EOPNOTSUPP, as a veth), or refused (EPERM
+    /// without CAP_NET_ADMIN, ERANGE for a mode it lacks).
+    pub fn enable_hw_timestamps(&self, ifname: &str) -> io::Result<i32> {
+        /// `struct hwtstamp_config` (linux/net_tstamp.h).
+        #[repr(C)]
+        struct HwTstampConfig {
+            flags: libc::c_int,
+            tx_type: libc::c_int,
+            rx_filter: libc::c_int,
+        }
+        const HWTSTAMP_TX_ON: libc::c_int = 1;
+        const HWTSTAMP_FILTER_ALL: libc::c_int = 1;
+        let mut cfg = HwTstampConfig {
+            flags: 0,
+            tx_type: HWTSTAMP_TX_ON,
+            rx_filter: HWTSTAMP_FILTER_ALL,
+        };
+        // SAFETY: ifreq is plain data; all-zero is a valid value.
+        let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
+        let name = ifname.as_bytes();
+        if name.len() >= req.ifr_name.len() {
+            return Err(io::Error::from_raw_os_error(libc::ENAMETOOLONG));
+        }
+        for (d, s) in req.ifr_name.iter_mut().zip(name) {
+            *d = *s as libc::c_char;
+        }
+        req.ifr_ifru.ifru_data = std::ptr::addr_of_mut!(cfg).cast();
+        // SAFETY: SIOCSHWTSTAMP reads an ifreq whose ifru_data points to a hwtstamp_config;
+        // both live on this stack frame for the duration of the call.
+        let r = unsafe {
+            libc::ioctl(
+                self.fd.as_raw_fd(),
+                libc::SIOCSHWTSTAMP as _,
+                std::ptr::addr_of_mut!(req),
+            )
+        };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(cfg.rx_filter)
+    }
+
+    /// Transmit timestamps: each frame sent is stamped by the kernel (software: when the
+    /// driver takes it; with `hardware`, also by the NIC) and the stamp is queued on the
+    /// socket's error queue with the frame's number on this socket (0 for the first frame
+    /// sent after this call), for [`PacketSocket::tx_timestamps`].
+    ///
+    /// # Errors
+    /// The kernel refused SO_TIMESTAMPING.
+    pub fn enable_tx_timestamps(&self, hardware: bool) -> io::Result<()> {
+        let mut flags = libc::SOF_TIMESTAMPING_TX_SOFTWARE
+            | libc::SOF_TIMESTAMPING_SOFTWARE
+            | libc::SOF_TIMESTAMPING_OPT_ID
+            | libc::SOF_TIMESTAMPING_OPT_TSONLY;
+        if hardware {
+            flags |= libc::SOF_TIMESTAMPING_TX_HARDWARE | libc::SOF_TIMESTAMPING_RAW_HARDWARE;
+        }
+        // Each stamp waiting in the error queue is charged to the receive buffer: room for a
+        // few thousand between two reads (FORCE as root, else up to rmem_max).
+        let room: libc::c_int = 32 << 20;
+        if setsockopt(&self.fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &room).is_err() {
+            let _ = setsockopt(&self.fd, libc::SOL_SOCKET, libc::SO_RCVBUF, &room);
+        }
+        setsockopt(
+            &self.fd,
+            libc::SOL_SOCKET,
+            libc::SO_TIMESTAMPING,
+            &(flags as libc::c_int),
+        )
+    }
+
+    /// Takes the transmit timestamps queued so far (see
+    /// [`PacketSocket::enable_tx_timestamps`]): `(frame number, ns since the epoch, from the
+    /// NIC)`, the NIC's stamp when there is one. Never blocks.
+    ///
+    /// # Errors
+    /// recvmsg failed for another reason than an empty queue.
+    pub fn tx_timestamps(&self, out: &mut Vec<(u32, i64, bool)>) -> io::Result<usize> {
+        let mut taken = 0;
+        loop {
+            let mut control = [0u64; 64];
+            let mut data = [0u8; 16];
+            let mut iov = libc::iovec {
+                iov_base: data.as_mut_ptr().cast(),
+                iov_len: data.len(),
+            };
+            // SAFETY: msghdr is plain data; all-zero is a valid empty header.
+            let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control.as_mut_ptr().cast();
+            msg.msg_controllen = std::mem::size_of_val(&control) as _;
+            // SAFETY: `msg` points to `iov`, `data` and `control`, all live for the call.
+            let r = unsafe {
+                libc::recvmsg(
+                    self.fd.as_raw_fd(),
+                    &mut msg,
+                    libc::MSG_ERRQUEUE | libc::MSG_DONTWAIT,
+                )
+            };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                return match e.raw_os_error() {
+                    Some(libc::EAGAIN | libc::EINTR) => Ok(taken),
+                    _ => Err(e),
+                };
+            }
+            let (mut id, mut stamp) = (None, None);
+            // SAFETY: the kernel filled `msg_control` up to `msg_controllen` with cmsghdrs;
+            // CMSG_FIRSTHDR/NXTHDR stay within it, and each payload is read unaligned at most
+            // as long as its cmsg_len says.
+            unsafe {
+                let mut c = libc::CMSG_FIRSTHDR(&msg);
+                while !c.is_null() {
+                    let (level, kind) = ((*c).cmsg_level, (*c).cmsg_type);
+                    let len = (*c).cmsg_len as usize;
+                    let body = libc::CMSG_DATA(c);
+                    if level == libc::SOL_SOCKET
+                        && kind == libc::SO_TIMESTAMPING
+                        && len
+                            >= libc::CMSG_LEN(3 * std::mem::size_of::<libc::timespec>() as u32)
+                                as usize
+                    {
+                        let ts: [libc::timespec; 3] = std::ptr::read_unaligned(body.cast());
+                        let ns = |t: &libc::timespec| {
+                            t.tv_sec
+                                .saturating_mul(1_000_000_000)
+                                .saturating_add(t.tv_nsec)
+                        };
+                        stamp = if ts[2].tv_sec != 0 || ts[2].tv_nsec != 0 {
+                            Some((ns(&ts[2]), true))
+                        } else {
+                            Some((ns(&ts[0]), false))
+                        };
+                    } else if ((level == libc::SOL_PACKET && kind == libc::PACKET_TX_TIMESTAMP)
+                        || (level == libc::SOL_IP && kind == libc::IP_RECVERR))
+                        && len
+                            >= libc::CMSG_LEN(std::mem::size_of::<libc::sock_extended_err>() as u32)
+                                as usize
+                    {
+                        let e: libc::sock_extended_err = std::ptr::read_unaligned(body.cast());
+                        if e.ee_origin == libc::SO_EE_ORIGIN_TIMESTAMPING {
+                            id = Some(e.ee_data);
+                        }
+                    }
+                    c = libc::CMSG_NXTHDR(&msg, c);
+                }
+            }
+            if let (Some(id), Some((ns, hw))) = (id, stamp) {
+                out.push((id, ns, hw));
+                taken += 1;
+            }
+        }
+    }
+
     /// Sends one frame (DA first).
     ///
     /// # Errors
@@ -548,6 +708,11 @@ impl MmsgSender {
     /// Frames queued and not yet sent.
     pub fn queued(&self) -> usize {
         self.frames.len()
+    }
+
+    /// The socket it sends on.
+    pub fn socket(&self) -> &PacketSocket {
+        &self.sock
     }
 
     /// Queues a copy of `frame`.
