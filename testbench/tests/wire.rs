@@ -563,15 +563,38 @@ fn delayed_frames_match_and_the_latency_shows_the_delay() {
         return;
     };
     let pcap = l.pcap("f.pcap", &frames(100, 100));
-    let js = l.path("r.json");
+    let (js, svg) = (l.path("r.json"), l.path("lat.svg"));
     let r = l.reflect(&["--delay-us", "3000"]);
-    let o = l.wire(&[&pcap, "--pps", "5000", "--json", &js]);
+    let o = l.wire(&[&pcap, "--pps", "5000", "--json", &js, "--latency-svg", &svg]);
     stop(r);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let j = json(&js);
     assert_eq!(counts(&j)[1], 100);
     // Latency is reported, not timed: only the sanity bound that it includes the delay.
-    assert!(j["latency"]["min_us"].as_f64().unwrap() >= 3000.0, "{j}");
+    let lat = &j["latency"];
+    assert!(lat["min_us"].as_f64().unwrap() >= 3000.0, "{j}");
+    // The histogram holds every frame, from a bin at or below the minimum.
+    let h = &lat["histogram"];
+    let bins: Vec<u64> = h["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    assert_eq!(bins.iter().sum::<u64>(), 100, "{h}");
+    assert!(bins.len() <= 60 && bins[0] > 0 && *bins.last().unwrap() > 0);
+    let (start, width) = (
+        h["start_us"].as_f64().unwrap(),
+        h["bin_us"].as_f64().unwrap(),
+    );
+    assert!(start <= lat["min_us"].as_f64().unwrap());
+    assert!(start + width * bins.len() as f64 >= lat["max_us"].as_f64().unwrap());
+    // ... and the picture draws one bar per non-empty bin, with the median marked.
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.starts_with("<svg"), "{}", &picture[..80]);
+    let bars = picture.matches(r#"class="bar""#).count();
+    assert_eq!(bars, bins.iter().filter(|&&c| c > 0).count());
+    assert!(picture.contains("median") && picture.contains("latency of 100 frames"));
 }
 
 #[test]

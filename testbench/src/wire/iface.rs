@@ -171,6 +171,55 @@ impl Counters {
     }
 }
 
+/// Counters sampled during a run: those of [`ERROR_COUNTERS`] and the drop counters (a
+/// frame the interface could not take or pass on).
+pub const WATCHED_COUNTERS: [&str; 12] = [
+    "sysfs:rx_crc_errors",
+    "sysfs:rx_length_errors",
+    "sysfs:rx_frame_errors",
+    "sysfs:rx_errors",
+    "sysfs:rx_missed_errors",
+    "sysfs:rx_over_errors",
+    "sysfs:rx_dropped",
+    "sysfs:tx_dropped",
+    "sysfs:tx_errors",
+    "ethtool:rx_crc_errors",
+    "ethtool:rx_length_errors",
+    "ethtool:rx_missed_errors",
+];
+
+/// A time span of a run in which watched counters of an interface moved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CounterMove {
+    /// Sample before the move, ns since the epoch.
+    pub from_ns: i64,
+    /// Sample after it.
+    pub to_ns: i64,
+    /// The watched counters that changed, by how much.
+    pub deltas: BTreeMap<String, i128>,
+}
+
+/// The spans between consecutive samples `(time, counters)` in which a counter of `watched`
+/// changed (a counter that appears only later counts from 0).
+pub fn counter_moves(samples: &[(i64, Counters)], watched: &[&str]) -> Vec<CounterMove> {
+    samples
+        .windows(2)
+        .filter_map(|w| {
+            let (a, b) = (&w[0], &w[1]);
+            let deltas: BTreeMap<String, i128> =
+                b.1.delta(&a.1)
+                    .into_iter()
+                    .filter(|(k, _)| watched.contains(&k.as_str()))
+                    .collect();
+            (!deltas.is_empty()).then_some(CounterMove {
+                from_ns: a.0,
+                to_ns: b.0,
+                deltas,
+            })
+        })
+        .collect()
+}
+
 /// Counters that mean frames arrived damaged (FCS, length, alignment, missed by the NIC).
 pub const ERROR_COUNTERS: [&str; 8] = [
     "sysfs:rx_crc_errors",
@@ -256,6 +305,17 @@ mod tests {
         let mut b = a.clone();
         b.sysfs.insert("rx_packets".into(), 15);
         b.ethtool.insert("rx_crc_errors".into(), 2);
+        let samples = [
+            (10, a.clone()),
+            (20, a.clone()),
+            (30, b.clone()),
+            (40, b.clone()),
+        ];
+        let moves = counter_moves(&samples, &WATCHED_COUNTERS);
+        assert_eq!(moves.len(), 1);
+        assert_eq!((moves[0].from_ns, moves[0].to_ns), (20, 30));
+        assert_eq!(moves[0].deltas["ethtool:rx_crc_errors"], 2);
+        assert!(counter_moves(&samples, &["sysfs:tx_dropped"]).is_empty());
         let d = b.delta(&a);
         assert_eq!(d.len(), 2);
         assert_eq!(d["sysfs:rx_packets"], 5);

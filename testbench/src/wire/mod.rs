@@ -11,6 +11,7 @@
 //! device, or plain `send()` (`--tx-path send`, and for `--tx-fcs`, which needs SO_NOFCS). The kernel strips VLAN tags from received frames; they are re-inserted from the
 //! ring's auxiliary data.
 
+pub mod histogram;
 pub mod iface;
 pub mod pace;
 pub mod reflect;
@@ -138,6 +139,9 @@ pub struct WireArgs {
     /// Write the JUnit XML report here.
     #[arg(long)]
     pub junit: Option<PathBuf>,
+    /// Draw the latency histogram (loopback) as an SVG picture here.
+    #[arg(long, value_name = "FILE")]
+    pub latency_svg: Option<PathBuf>,
 }
 
 /// Parses `1e9`, `2.5G`, `100M`, `10k` (bit/s).
@@ -270,6 +274,8 @@ pub struct Latency {
     /// Where the transmit times come from: `software` (the kernel's, from the socket error
     /// queue), `hardware` (the NIC's), or `user (queued)` (when baser queued the frame).
     pub tx_clock: &'static str,
+    /// Frames per latency bin (at most 60 bins of a 1-2-5 width, µs).
+    pub histogram: Option<histogram::Histogram>,
 }
 
 /// The JSON report of `baser wire`.
@@ -323,8 +329,29 @@ pub struct WireReport {
     pub unexpected: Vec<judge::Unexpected>,
     /// Interface counter deltas, `sysfs:NAME` / `ethtool:NAME`, per interface.
     pub counters: BTreeMap<String, BTreeMap<String, i128>>,
+    /// Spans of the run in which an interface's error or drop counters moved, with the
+    /// frames sent then.
+    pub counter_moves: Vec<CounterMoveReport>,
     /// What baser could not do as asked, and why.
     pub warnings: Vec<String>,
+}
+
+/// Watched counters of an interface that moved between two samples (taken every 100 ms),
+/// and the frames sent meanwhile.
+#[derive(Clone, Debug, Serialize)]
+pub struct CounterMoveReport {
+    /// The interface.
+    pub interface: String,
+    /// Seconds from the start of sending to the sample before the move.
+    pub from_s: f64,
+    /// ... and to the sample after it.
+    pub to_s: f64,
+    /// Counter (`sysfs:NAME`, `ethtool:NAME`) and by how much it moved.
+    pub counters: BTreeMap<String, i128>,
+    /// First and last frame sent in that span.
+    pub frames_sent: Option<(u64, u64)>,
+    /// Frames sent in that span that failed (at most 20).
+    pub failed: Vec<u64>,
 }
 
 struct Shared {
@@ -727,6 +754,35 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     let mut sent_ns: Vec<i64> = Vec::with_capacity(planned.min(1 << 26) as usize);
     let mut pacer = Pacer::new(pace);
     let deadline = Instant::now() + Duration::from_secs_f64(a.duration);
+    // The watched counters, sampled every 100 ms until the capture ends.
+    let sampling = Arc::new(AtomicBool::new(false));
+    let sampler = {
+        let stop = Arc::clone(&sampling);
+        let mut names = vec![txi.name.clone()];
+        if rxi.name != txi.name {
+            names.push(rxi.name.clone());
+        }
+        let first = [(now_ns(), before_tx.clone()), (now_ns(), before_rx.clone())];
+        std::thread::spawn(move || {
+            let mut samples: Vec<Vec<(i64, Counters)>> =
+                names.iter().zip(first).map(|(_, f)| vec![f]).collect();
+            loop {
+                let last = stop.load(Ordering::Acquire);
+                for (name, v) in names.iter().zip(&mut samples) {
+                    v.push((now_ns(), Counters::read(name)));
+                }
+                if last {
+                    break;
+                }
+                let until = Instant::now() + Duration::from_millis(100);
+                while Instant::now() < until && !stop.load(Ordering::Acquire) {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+            names.into_iter().zip(samples).collect::<Vec<_>>()
+        })
+    };
+    let t0_ns = now_ns();
     let t0 = Instant::now();
     let mut scratch = Vec::with_capacity(max_len);
     let mut wire_octets = 0u64;
@@ -840,6 +896,8 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         return Err(Error::Usage(msg));
     }
     let interrupted = sys::stop_requested();
+    sampling.store(true, Ordering::Release);
+    let samples = sampler.join().unwrap_or_default();
     let after_tx = Counters::read(&txi.name);
     let after_rx = Counters::read(&rxi.name);
     // Judge: in loopback only what was sent can come back.
@@ -927,7 +985,15 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             "software"
         },
         tx_clock,
+        histogram: histogram::histogram(&lat, 60),
     });
+    let failed_positions: Vec<u64> = j
+        .frames
+        .iter()
+        .filter(|f| f.failed())
+        .map(|f| f.position)
+        .collect();
+    let counter_moves = attribute_moves(&samples, &sent_ns, &failed_positions, t0_ns);
     let rx_span = (cap.last_ns - cap.first_ns) as f64 / 1e9;
     let rep = WireReport {
         frames_file: a.frames.display().to_string(),
@@ -980,6 +1046,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         duplicates: j.duplicates.iter().take(10_000).cloned().collect(),
         unexpected: j.unexpected.iter().take(10_000).cloned().collect(),
         counters,
+        counter_moves,
         warnings,
     };
     // Cases.
@@ -1049,11 +1116,74 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         max_report: a.max_report,
     };
     reports.write("baser wire", &rep, &cases)?;
+    if let Some(path) = &a.latency_svg {
+        let picture = rep.latency.as_ref().and_then(|l| {
+            l.histogram.as_ref().map(|h| {
+                histogram::svg(
+                    h,
+                    &format!(
+                        "baser wire {}: latency of {} frames (sent: {} clock, received: {} clock)",
+                        txi.name, l.frames, l.tx_clock, l.rx_clock
+                    ),
+                    &[
+                        ("median", l.median_us),
+                        ("p99", l.p99_us),
+                        ("max", l.max_us),
+                    ],
+                )
+            })
+        });
+        match picture {
+            Some(svg) => std::fs::write(path, svg).map_err(|e| Error::Output(path.clone(), e))?,
+            None => rep_warning_no_latency(path),
+        }
+    }
     let failed = cases.iter().any(Case::failed);
     if !out.quiet {
         print_summary(&rep, &cases, a.max_report, failed, out);
     }
     Ok(if failed { Verdict::Fail } else { Verdict::Pass })
+}
+
+/// The spans in which watched counters moved, each with the frames sent in it (`sent_ns[p]`:
+/// when frame `p` was sent, in order) and those of them that failed (`failed`: positions,
+/// ascending); times from `t0_ns`.
+fn attribute_moves(
+    samples: &[(String, Vec<(i64, Counters)>)],
+    sent_ns: &[i64],
+    failed: &[u64],
+    t0_ns: i64,
+) -> Vec<CounterMoveReport> {
+    let mut out = Vec::new();
+    for (name, v) in samples {
+        for m in iface::counter_moves(v, &iface::WATCHED_COUNTERS) {
+            let lo = sent_ns.partition_point(|&t| t < m.from_ns) as u64;
+            let hi = sent_ns.partition_point(|&t| t <= m.to_ns) as u64;
+            out.push(CounterMoveReport {
+                interface: name.clone(),
+                from_s: ((m.from_ns - t0_ns) as f64 / 1e9).max(0.0),
+                to_s: (m.to_ns - t0_ns) as f64 / 1e9,
+                counters: m.deltas,
+                frames_sent: (lo < hi).then(|| (lo, hi - 1)),
+                failed: failed
+                    .iter()
+                    .copied()
+                    .filter(|p| (lo..hi).contains(p))
+                    .take(20)
+                    .collect(),
+            });
+        }
+    }
+    out
+}
+
+/// `--latency-svg` without a latency to draw (expected-frames mode, or nothing came back).
+fn rep_warning_no_latency(path: &std::path::Path) {
+    eprintln!(
+        "baser wire: no latency to draw in {} (latency is measured in loopback, on frames that \
+         came back)",
+        path.display()
+    );
 }
 
 /// `--pin TX,RX`: two CPU numbers.
@@ -1182,6 +1312,31 @@ fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bo
             let _ = writeln!(o, "  {ifname} counters: {}", interesting.join(", "));
         }
     }
+    for m in &rep.counter_moves {
+        let moved: Vec<String> = m
+            .counters
+            .iter()
+            .map(|(k, v)| format!("{k} {v:+}"))
+            .collect();
+        let frames = match m.frames_sent {
+            Some((a, b)) => format!("frames {a}..{b} sent then"),
+            None => "no frame sent then".into(),
+        };
+        let failed = if m.failed.is_empty() {
+            String::new()
+        } else {
+            let list: Vec<String> = m.failed.iter().map(u64::to_string).collect();
+            format!("; failing among them: {}", list.join(", "))
+        };
+        let _ = writeln!(
+            o,
+            "  {}: {} between {:.2} s and {:.2} s ({frames}{failed})",
+            m.interface,
+            moved.join(", "),
+            m.from_s,
+            m.to_s
+        );
+    }
     for u in rep.unexpected.iter().take(max_report) {
         let _ = writeln!(
             o,
@@ -1197,4 +1352,44 @@ fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bo
     }
     let _ = report::write_failures(&mut o, cases, max_report.max(1));
     let _ = writeln!(o, "{}", if failed { "FAIL" } else { "PASS" });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counter_moves_name_the_frames_sent_meanwhile_and_their_failures() {
+        let base = Counters::default();
+        let mut dropped = base.clone();
+        dropped.sysfs.insert("tx_dropped".into(), 7);
+        let mut rx_only = dropped.clone();
+        rx_only.sysfs.insert("rx_packets".into(), 1000); // not watched
+                                                         // Samples at 0, 100, 200, 300 ms (t0 = 0); the drop counter moves between 100 and
+                                                         // 200 ms.
+        let ms = 1_000_000i64;
+        let samples = vec![(
+            "bsr0".to_string(),
+            vec![
+                (0, base.clone()),
+                (100 * ms, base),
+                (200 * ms, dropped),
+                (300 * ms, rx_only),
+            ],
+        )];
+        // Frame p sent at p ms: frames 100..=200 are in the span.
+        let sent: Vec<i64> = (0..300).map(|p| p * ms).collect();
+        let failed = [5, 120, 150, 199, 250];
+        let r = attribute_moves(&samples, &sent, &failed, 0);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].interface, "bsr0");
+        assert_eq!((r[0].from_s, r[0].to_s), (0.1, 0.2));
+        assert_eq!(r[0].counters["sysfs:tx_dropped"], 7);
+        assert_eq!(r[0].frames_sent, Some((100, 200)));
+        assert_eq!(r[0].failed, vec![120, 150, 199]);
+        // No frame sent in the span: none named.
+        let r = attribute_moves(&samples, &sent[..50], &failed, 0);
+        assert_eq!(r[0].frames_sent, None);
+        assert!(r[0].failed.is_empty());
+    }
 }

@@ -223,7 +223,7 @@ impl PacketSocket {
     }
 
     /// Asks for hardware receive timestamps in the ring (PACKET_TIMESTAMP); they appear only if
-    /// the NIC stamps (see [`enable_hw_timestamps`]).
+    /// the NIC stamps (see [`PacketSocket::enable_hw_timestamps`]).
     ///
     /// # Errors
     /// The kernel refused.
