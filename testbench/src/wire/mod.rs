@@ -272,8 +272,9 @@ pub struct Latency {
     /// Where the receive times come from: `software` (the kernel's) or `hardware` (the NIC's).
     pub rx_clock: &'static str,
     /// Where the transmit times come from: `software` (the kernel's, from the socket error
-    /// queue), `hardware` (the NIC's), or `user (queued)` (when baser queued the frame).
-    pub tx_clock: &'static str,
+    /// queue), `hardware` (the NIC's), or `user (queued)` (when baser queued the frame); at
+    /// top speed `(1 frame in 64)` follows: only those frames are stamped and measured.
+    pub tx_clock: String,
     /// Frames per latency bin (at most 60 bins of a 1-2-5 width, µs).
     pub histogram: Option<histogram::Histogram>,
 }
@@ -519,6 +520,8 @@ impl Sender {
 /// The transmit timestamps of a run, and where they come from.
 struct TxStamps {
     on: bool,
+    /// Every how many frames one is stamped (frame `k * every` has stamp number `k`).
+    every: u64,
     /// `(frame number, ns, from the NIC)`.
     got: Vec<(u32, i64, bool)>,
 }
@@ -698,19 +701,34 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     // measured.
     let mut tx_stamps = TxStamps {
         on: false,
+        every: 1,
         got: Vec::new(),
     };
     if a.expect.is_none() {
-        match sender.stamped() {
-            Some(s) => match s.enable_tx_timestamps(hw_on) {
-                Ok(()) => tx_stamps.on = true,
-                Err(e) => warnings.push(format!(
-                    "{}: transmit timestamps refused (SO_TIMESTAMPING: {e}): latency counts \
-                     from when baser queued each frame",
-                    txi.name
-                )),
+        // At top speed one frame in 64 is stamped (a stamp costs the kernel a message on the
+        // error queue per frame); paced, every frame.
+        let every = if pace == Pace::TopSpeed { 64 } else { 1 };
+        let refused = |e: std::io::Error| {
+            format!(
+                "{}: transmit timestamps refused (SO_TIMESTAMPING: {e}): latency counts from \
+                 when baser queued each frame",
+                txi.name
+            )
+        };
+        match &mut sender {
+            Sender::Mmsg(m) => match m.socket().enable_tx_timestamps(hw_on, true) {
+                Ok(()) => {
+                    m.stamp_every(hw_on, every);
+                    tx_stamps.on = true;
+                    tx_stamps.every = every;
+                }
+                Err(e) => warnings.push(refused(e)),
             },
-            None => warnings.push(format!(
+            Sender::Plain(s) => match s.enable_tx_timestamps(hw_on, false) {
+                Ok(()) => tx_stamps.on = true,
+                Err(e) => warnings.push(refused(e)),
+            },
+            Sender::Ring(_) => warnings.push(format!(
                 "{}: the transmit ring gives no per-frame transmit timestamps: latency counts \
                  from when baser queued each frame (--tx-path sendmmsg for kernel times)",
                 txi.name
@@ -910,10 +928,12 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     };
     // Kernel transmit times replace the queue times when every frame has one from the clock
     // the capture uses (the NIC's when it stamps received frames, else the kernel's).
-    let mut tx_clock = "user (queued)";
+    let mut tx_clock = "user (queued)".to_string();
     if tx_stamps.on {
         let want_hw = cap.hardware_time;
-        let mut kernel: Vec<Option<i64>> = vec![None; sent_ns.len()];
+        let every = tx_stamps.every as usize;
+        let stamped = sent_ns.len().div_ceil(every);
+        let mut kernel: Vec<Option<i64>> = vec![None; stamped];
         for &(id, ns, hw) in &tx_stamps.got {
             if hw == want_hw {
                 if let Some(k) = kernel.get_mut(id as usize) {
@@ -922,18 +942,26 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             }
         }
         let missing = kernel.iter().filter(|k| k.is_none()).count();
+        let clock = if want_hw { "hardware" } else { "software" };
         if missing == 0 {
-            for (s, k) in sent_ns.iter_mut().zip(&kernel) {
-                *s = k.unwrap_or(*s);
+            // Frames without a stamp get no latency (a time of 0 is none to the judge).
+            for (p, s) in sent_ns.iter_mut().enumerate() {
+                *s = if p % every == 0 {
+                    kernel.get(p / every).copied().flatten().unwrap_or(0)
+                } else {
+                    0
+                };
             }
-            tx_clock = if want_hw { "hardware" } else { "software" };
+            tx_clock = if every == 1 {
+                clock.to_string()
+            } else {
+                format!("{clock} (1 frame in {every})")
+            };
         } else {
             warnings.push(format!(
-                "{}: {missing} of {} frames had no {} transmit timestamp: latency counts from \
-                 when baser queued each frame",
+                "{}: {missing} of {stamped} frames had no {clock} transmit timestamp: latency \
+                 counts from when baser queued each frame",
                 txi.name,
-                sent_ns.len(),
-                if want_hw { "hardware" } else { "software" }
             ));
         }
     }

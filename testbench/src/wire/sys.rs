@@ -279,20 +279,23 @@ impl PacketSocket {
         Ok(cfg.rx_filter)
     }
 
-    /// Transmit timestamps: each frame sent is stamped by the kernel (software: when the
-    /// driver takes it; with `hardware`, also by the NIC) and the stamp is queued on the
-    /// socket's error queue with the frame's number on this socket (0 for the first frame
-    /// sent after this call), for [`PacketSocket::tx_timestamps`].
+    /// Transmit timestamps: each frame sent (or, `per_message`, each one a
+    /// [`MmsgSender`] marks) is stamped by the kernel (software: when the driver takes it; with
+    /// `hardware`, also by the NIC) and the stamp is queued on the socket's error queue with
+    /// the stamped frame's number on this socket (0 for the first one after this call), for
+    /// [`PacketSocket::tx_timestamps`].
     ///
     /// # Errors
     /// The kernel refused SO_TIMESTAMPING.
-    pub fn enable_tx_timestamps(&self, hardware: bool) -> io::Result<()> {
-        let mut flags = libc::SOF_TIMESTAMPING_TX_SOFTWARE
-            | libc::SOF_TIMESTAMPING_SOFTWARE
+    pub fn enable_tx_timestamps(&self, hardware: bool, per_message: bool) -> io::Result<()> {
+        let mut flags = libc::SOF_TIMESTAMPING_SOFTWARE
             | libc::SOF_TIMESTAMPING_OPT_ID
             | libc::SOF_TIMESTAMPING_OPT_TSONLY;
         if hardware {
-            flags |= libc::SOF_TIMESTAMPING_TX_HARDWARE | libc::SOF_TIMESTAMPING_RAW_HARDWARE;
+            flags |= libc::SOF_TIMESTAMPING_RAW_HARDWARE;
+        }
+        if !per_message {
+            flags |= tx_stamp_flags(hardware);
         }
         // Each stamp waiting in the error queue is charged to the receive buffer: room for a
         // few thousand between two reads (FORCE as root, else up to rmem_max).
@@ -681,14 +684,28 @@ impl RxRing {
     }
 }
 
+/// The flags that make the kernel (and with `hardware` the NIC) stamp a frame sent.
+fn tx_stamp_flags(hardware: bool) -> u32 {
+    libc::SOF_TIMESTAMPING_TX_SOFTWARE
+        | if hardware {
+            libc::SOF_TIMESTAMPING_TX_HARDWARE
+        } else {
+            0
+        }
+}
+
 /// Frames sent with one `sendmmsg()` per batch: each frame is copied into an arena, and the
 /// kernel copies it once more into a linear buffer (no page fragments, which a veth would have
 /// to copy again into freshly allocated pages, as it does for a transmit ring's frames).
 pub struct MmsgSender {
     sock: PacketSocket,
     arena: Vec<u8>,
-    /// (offset, length) of each queued frame in `arena`.
-    frames: Vec<(usize, usize)>,
+    /// (offset, length, stamped) of each queued frame in `arena`.
+    frames: Vec<(usize, usize, bool)>,
+    /// Per-frame transmit stamps: the flags, and every how many frames one is stamped.
+    stamping: Option<(u32, u64)>,
+    /// Frames pushed so far.
+    pushed: u64,
 }
 
 impl MmsgSender {
@@ -702,7 +719,16 @@ impl MmsgSender {
             sock,
             arena: Vec::with_capacity(1 << 20),
             frames: Vec::with_capacity(1024),
+            stamping: None,
+            pushed: 0,
         })
+    }
+
+    /// Asks for a transmit stamp on every `every`-th frame pushed from now on, the first one
+    /// included (the socket must have [`PacketSocket::enable_tx_timestamps`] per message).
+    pub fn stamp_every(&mut self, hardware: bool, every: u64) {
+        self.stamping = Some((tx_stamp_flags(hardware), every.max(1)));
+        self.pushed = 0;
     }
 
     /// Frames queued and not yet sent.
@@ -717,7 +743,11 @@ impl MmsgSender {
 
     /// Queues a copy of `frame`.
     pub fn push(&mut self, frame: &[u8]) {
-        self.frames.push((self.arena.len(), frame.len()));
+        let stamped = self
+            .stamping
+            .is_some_and(|(_, every)| self.pushed % every == 0);
+        self.pushed += 1;
+        self.frames.push((self.arena.len(), frame.len(), stamped));
         self.arena.extend_from_slice(frame);
     }
 
@@ -740,20 +770,39 @@ impl MmsgSender {
         let mut iovs: Vec<libc::iovec> = self
             .frames
             .iter()
-            .map(|&(off, len)| libc::iovec {
+            .map(|&(off, len, _)| libc::iovec {
                 // SAFETY: `off` is within the arena (it was pushed there); the arena is not
                 // touched until the iovecs are dropped at the end of this call.
                 iov_base: unsafe { base.add(off) }.cast(),
                 iov_len: len,
             })
             .collect();
+        // A control message asking for a transmit stamp, for the frames marked.
+        let flags = self.stamping.map_or(0, |(f, _)| f);
+        let mut controls: Vec<[u64; 4]> = vec![[0; 4]; self.frames.len()];
         let mut msgs: Vec<libc::mmsghdr> = iovs
             .iter_mut()
-            .map(|iov| {
+            .zip(controls.iter_mut())
+            .zip(&self.frames)
+            .map(|((iov, control), &(_, _, stamped))| {
                 // SAFETY: mmsghdr is plain data; all-zero is a valid empty header.
                 let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
                 m.msg_hdr.msg_iov = iov;
                 m.msg_hdr.msg_iovlen = 1;
+                if stamped {
+                    // SAFETY: `control` is 32 aligned bytes, more than CMSG_SPACE(4) = 24; the
+                    // header written by CMSG_FIRSTHDR and its 4-byte payload fit in it, and it
+                    // lives until the headers are dropped at the end of this call.
+                    unsafe {
+                        m.msg_hdr.msg_control = control.as_mut_ptr().cast();
+                        m.msg_hdr.msg_controllen = libc::CMSG_SPACE(4) as _;
+                        let c = libc::CMSG_FIRSTHDR(&m.msg_hdr);
+                        (*c).cmsg_level = libc::SOL_SOCKET;
+                        (*c).cmsg_type = libc::SO_TIMESTAMPING;
+                        (*c).cmsg_len = libc::CMSG_LEN(4) as _;
+                        std::ptr::write_unaligned(libc::CMSG_DATA(c).cast::<u32>(), flags);
+                    }
+                }
                 m
             })
             .collect();
