@@ -23,7 +23,8 @@ HERE = Path(__file__).resolve().parent
 
 CASES = [
     ("good", {}, "test_loopback", "test_loopback,test_bit_offset,test_lane4_starts_and_frame_times,"
-     "test_narrow_interface,test_gearbox_stalls,test_injected_faults,test_serdes_ordered_sets", 7),
+     "test_narrow_interface,test_gearbox_stalls,test_injected_faults,test_serdes_ordered_sets,"
+     "test_usxgmii_replication", 8),
     ("fault", {"FAULT_BLOCK": 300}, "test_loopback", "test_planted_fault_is_caught", 1),
     ("xgmii", {}, "test_xgmii", "test_source_equals_cocotbext,test_sink_equals_cocotbext,"
      "test_narrow_xgmii,test_ordered_sets,test_reset_abandons_the_frame_under_way", 5),

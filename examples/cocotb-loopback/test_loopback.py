@@ -24,6 +24,8 @@ line bit fails one frame's FCS; an invalid header injected while running shows i
 status with the arrow into RX_E; a slip makes the sink lose lock and find it again.
 test_serdes_ordered_sets: set_seq_os fills idle blocks with ordered sets; the sink's get_os,
 get_os_match and get_idle_match report them as taxi's sink does.
+test_usxgmii_replication: with set_xgmii_rep_count (USXGMII rate replication, 1 and 9) on
+both sides the frames come back whole and on time, stretched by the replication.
 test_planted_fault_is_caught: on the build with FAULT_BLOCK (one flipped line bit), exactly
 one frame comes back with a bad FCS, and the sink names it; the Scoreboard fails the test
 with that frame's first differing octet, where on the good build it passes.
@@ -277,6 +279,27 @@ async def test_serdes_ordered_sets(dut):
     frames = payloads(random.Random(SEED + 7), n=3)
     got = await tb.run(frames)
     assert [bytes(rx.get_payload()) for rx in got] == frames
+
+
+@cocotb.test()
+async def test_usxgmii_replication(dut):
+    for rep in (1, 9):  # 5 Gb/s and 1 Gb/s over the 10G line
+        tb = TB(dut)
+        tb.source.set_xgmii_rep_count(rep)
+        tb.sink.set_xgmii_rep_count(rep)
+        assert tb.source.get_xgmii_rep_count() == rep
+        frames = payloads(random.Random(SEED + 8 + rep), n=4)
+        frames = [f[:200] for f in frames]
+        got = await tb.run(frames)
+        assert [bytes(rx.get_payload()) for rx in got] == frames, rep
+        assert all(rx.check_fcs() and rx.baser_class == "ok" for rx in got)
+        period = round(PERIOD_NS * 1000)
+        for tx, rx in zip(tb.sent, got):
+            assert rx.sim_time_sfd - tx.sim_time_sfd == (STAGES + 1) * period, rep
+        # the line carried each column rep + 1 times: the frames took that much longer
+        span = got[-1].sim_time_end - got[0].sim_time_start
+        octets = sum(len(f) + 24 for f in frames)  # preamble, FCS, gap
+        assert span >= (rep + 1) * octets // 8 * period * 0.8, (rep, span)
 
 
 @cocotb.test()

@@ -19,6 +19,7 @@ Differences from the originals: docs/python.md.
 """
 
 import array
+import collections
 import logging
 
 import cocotb
@@ -192,6 +193,10 @@ class BaseRSerdesSource:
         self.force_offset_start = False
         self.os = None
         self.os_sig = False
+        self._rep = 0
+        self._cols = collections.deque()  # (data, ctrl, events) columns to send (replication)
+        self._col = 0  # MAC columns taken so far
+        self._col_events = {}  # MAC column -> events that fall in it
 
         self.bit_offset = 0
 
@@ -250,14 +255,54 @@ class BaseRSerdesSource:
         return self._gbx.seq if self._gbx else 0
 
     def set_xgmii_rep_count(self, rep=0):
-        if int(rep):
-            raise NotImplementedError(
-                "xgmii_rep_count (USXGMII rate replication) is not modelled by baser: "
-                "use the original model for sub-10G rates"
-            )
+        """USXGMII rate replication: each 4-octet column of the MAC's transfers is sent
+        ``rep + 1`` times (9 for 1 Gb/s, 99 for 100 Mb/s), as the originals do; the columns
+        then go through the PCS. 0: off."""
+        rep = int(rep)
+        if rep < 0:
+            raise ValueError(f"xgmii_rep_count {rep}: expected 0 or more")
+        self._rep = rep
 
     def get_xgmii_rep_count(self):
-        return 0
+        return self._rep
+
+    def _rep_block(self, model):
+        """The next block with replication: the MAC's columns, each ``rep + 1`` times, two a
+        block; each column's events ride on its first copy (lanes then count in the block)."""
+        cols = self._cols
+        while len(cols) < 2:
+            wd, wc, ev = model.xgmii()
+            per = ([], [])
+            for kind, fid, lane in ev or ():
+                if kind == _EV_SFD:
+                    continue  # timed from the /S/ below
+                per[lane // 4].append((kind, fid, lane % 4))
+                if kind == _EV_START:
+                    # the SFD octet is 7 on, the one after it 8 (2 columns, same lane)
+                    c = self._col + lane // 4
+                    at, ln = (c + 2, lane % 4) if self.frame_times == "lane" else (c + 1, 3)
+                    self._col_events.setdefault(at, []).append((_EV_SFD, fid, ln))
+            for half, (d, c) in enumerate(((wd & 0xFFFFFFFF, wc & 0xF), (wd >> 32, wc >> 4))):
+                evs = per[half] + self._col_events.pop(self._col, [])
+                self._col += 1
+                # The copies, as the originals make them: a /S/ becomes data 0xaa (only the
+                # first copy starts the frame), a column with a /T/ becomes idles (the frame
+                # has ended).
+                copy = (d, c)
+                for lane in range(4):
+                    o, is_c = (d >> (8 * lane)) & 0xFF, (c >> lane) & 1
+                    if is_c and o == 0xFB:
+                        copy = ((d & ~(0xFF << (8 * lane))) | (0xAA << (8 * lane)), c & ~(1 << lane))
+                    elif is_c and o == 0xFD:
+                        copy = (0x07070707, 0xF)
+                        break
+                cols.append((d, c, evs))
+                for _ in range(self._rep):
+                    cols.append((copy[0], copy[1], ()))
+        (d0, c0, e0), (d1, c1, e1) = cols.popleft(), cols.popleft()
+        header, data = model.encode_xgmii(d0 | d1 << 32, c0 | c1 << 4)
+        events = list(e0) + [(k, f, ln + 4) for k, f, ln in e1]
+        return header, data, events or None
 
     def set_seq_os(self, os=None):
         self.set_os(os, False)
@@ -414,7 +459,9 @@ class BaseRSerdesSource:
                 frame.sim_time_sfd = None
                 frame.sim_time_end = None
                 frame.start_lane = lane
-                if self.frame_times == "lane":
+                if self._rep:
+                    frame.sim_time_start = base + (step * lane if self.frame_times == "lane" else 0)
+                elif self.frame_times == "lane":
                     frame.sim_time_start = base + step * lane
                     # the octet after the SFD is 8 on: next block, same lane
                     self._sfd_next.append((frame, lane))
@@ -427,6 +474,10 @@ class BaseRSerdesSource:
                 self.log.info("TX frame: %s", frame)
                 self._started[fid] = frame
                 self.current_frame = frame
+            elif kind == _EV_SFD and self._rep:
+                frame = self._started.get(fid) or self._queued.get(fid)
+                if frame is not None:
+                    frame.sim_time_sfd = base + (step * lane if self.frame_times == "lane" else 0)
             elif kind == _EV_END:
                 frame = self._started.pop(fid, None)
                 if frame is not None:
@@ -497,7 +548,10 @@ class BaseRSerdesSource:
             if model.bit_offset != self.bit_offset:
                 model.bit_offset = self.bit_offset
 
-            header, data, events = model.next()
+            if self._rep:
+                header, data, events = self._rep_block(model)
+            else:
+                header, data, events = model.next()
             base = now - delay
             step = period // self.byte_lanes
             if self._sfd_next:
@@ -610,6 +664,10 @@ class BaseRSerdesSink:
             max_frame_length=max_frame_length,
             scrambled=scramble,
         )
+        self._profile = profile
+        self._max_len = max_frame_length
+        self._rep = 0
+        self._mac = None  # the MAC receiver of de-replicated transfers (USXGMII)
         self._times = array.array("q")  # per block pushed: its time (edge + gearbox delay)
         self._step = 0  # period // byte_lanes at the last block
         self.summary = None
@@ -625,14 +683,55 @@ class BaseRSerdesSink:
         self._gbx = _Gearbox(self.log, seq_len, seq_stall or (), source=False)
 
     def set_xgmii_rep_count(self, rep=0):
-        if int(rep):
-            raise NotImplementedError(
-                "xgmii_rep_count (USXGMII rate replication) is not modelled by baser: "
-                "use the original model for sub-10G rates"
-            )
+        """USXGMII rate replication: each 4-octet column the MAC sent arrives ``rep + 1`` times
+        (9 for 1 Gb/s, 99 for 100 Mb/s). The decoded transfers keep one column of each run,
+        re-synchronised on a ``/S/`` as the originals do, and go to a MAC receiver of their
+        own; frame times are those of the blocks that carried the kept columns. 0: off."""
+        rep = int(rep)
+        if rep < 0:
+            raise ValueError(f"xgmii_rep_count {rep}: expected 0 or more")
+        self._rep = rep
+        if rep and self._mac is None:
+            self._model.keep_words()
+            self._mac = _baser.RxModel(input="xgmii", profile=self._profile, max_frame_length=self._max_len)
+            self._lanes = []  # kept (octet, is control) not yet a whole transfer
+            self._origin = array.array("q")  # per lane given to the MAC: clock * 8 + lane
+            self._skip = 0
 
     def get_xgmii_rep_count(self):
-        return 0
+        return self._rep
+
+    def _derep(self):
+        """The decoded transfers since the last clock, de-replicated, to the MAC receiver."""
+        for clock, data, ctrl in self._model.take_words():
+            for k in range(8):
+                d = (data >> (8 * k)) & 0xFF
+                c = (ctrl >> k) & 1
+                if c and d == 0xFB:  # /S/: the runs start again here
+                    self._skip = 0
+                if self._skip:
+                    if k in (3, 7):
+                        self._skip -= 1
+                    continue
+                if k in (3, 7):
+                    self._skip = self._rep
+                self._lanes.append((d, c))
+                self._origin.append(clock * 8 + k)
+                if len(self._lanes) == 8:
+                    wd = sum(o << (8 * i) for i, (o, _) in enumerate(self._lanes))
+                    wc = sum(b << i for i, (_, b) in enumerate(self._lanes))
+                    self._lanes = []
+                    frames = self._mac.push_xgmii(wd, wc)
+                    if frames:
+                        self._queue_frames(frames, self._rep_time)
+
+    def _rep_time(self, position, _unused=0):
+        """The time of MAC lane ``position`` (transfer * 8 + lane): the block that carried it,
+        plus its lane's share in taxi's convention."""
+        if not 0 <= position < len(self._origin):
+            return None
+        clock, lane = divmod(self._origin[position], 8)
+        return self._time(clock, self._step * lane if self.frame_times == "lane" else 0)
 
     def get_os(self):
         """The last ordered set received and not taken yet, as ``(value, sig)``, or
@@ -711,11 +810,16 @@ class BaseRSerdesSink:
             else:
                 self._run_cr.cancel()
             doc, frames = self._model.finish()
-            self._queue_frames(frames)
+            if self._mac is not None:
+                self._derep()
+                _, frames = self._mac.finish()
+                self._queue_frames(frames, self._rep_time)
+            else:
+                self._queue_frames(frames)
             self.summary = json.loads(doc)
         return self.summary
 
-    def _queue_frames(self, frames):
+    def _queue_frames(self, frames, rep_time=None):
         step = self._step
         for data, cls, fcs_ok, block, lane, start_clock, data_clock, end_clock in frames or ():
             body = bytearray(_PREAMBLE_SFD)
@@ -727,7 +831,14 @@ class BaseRSerdesSink:
                 ctrl.append(1)
             frame = XgmiiFrame(body, ctrl)
             frame.start_lane = lane
-            if self.frame_times == "lane":
+            if rep_time is not None:
+                # De-replicated (USXGMII): each MAC lane's time is that of the block that
+                # carried it; clocks are transfers of the MAC receiver here.
+                s = block * 8 + lane
+                frame.sim_time_start = rep_time(s, 0)
+                frame.sim_time_sfd = rep_time(s + (8 if self.frame_times == "lane" else 7), 0)
+                frame.sim_time_end = rep_time(s + 8 + len(data), 0)
+            elif self.frame_times == "lane":
                 frame.sim_time_start = self._time(start_clock, step * lane)
                 frame.sim_time_sfd = self._time(data_clock, step * lane)
                 frame.sim_time_end = self._time(end_clock, step * ((lane + len(data)) % 8))
@@ -818,5 +929,7 @@ class BaseRSerdesSink:
             self._times.append(now + delay)
             self._step = period // self.byte_lanes
             frames = model.push(h, d)
-            if frames:
+            if self._mac is not None:
+                self._derep()  # the MAC frames come from the de-replicated transfers
+            elif frames:
                 self._queue_frames(frames)

@@ -583,6 +583,8 @@ struct TxModel {
     reverse: bool,
     /// Faults on the line (`inject`): the channel, and its bits not handed out yet.
     faults: Option<(FaultChannel, BitQueue)>,
+    /// A PCS of its own for transfers given from outside the MAC (`encode_xgmii`).
+    pcs: pcs_core::pcs::PcsTx,
 }
 
 /// Bits in order, taken 66 at a time.
@@ -700,6 +702,7 @@ impl TxModel {
             last_unit: 0,
             reverse,
             faults: None,
+            pcs: pcs_core::pcs::PcsTx::new(p.encoder(), opt.seed),
         };
         for spec in inject {
             model.inject(&spec)?;
@@ -812,6 +815,28 @@ impl TxModel {
         guard(|| {
             let c = self.live.clock().map_err(|e| value_err(e.to_string()))?;
             Ok((c.word.data, c.word.ctrl, events_of(&c)))
+        })
+    }
+
+    /// Encodes a transfer given from outside the MAC (one clock): through this model's second
+    /// PCS (encoder state machine and scrambler of its own, seeded as the first), the fault
+    /// channel, the bit offset and the bit reversal, as [`TxModel::next`]'s blocks are. For a
+    /// bench that shapes the MAC's transfers itself (USXGMII rate replication): take them
+    /// with [`TxModel::xgmii`], send them here.
+    fn encode_xgmii(&mut self, data: u64, ctrl: u8) -> PyResult<Pair> {
+        guard(|| {
+            let (line, ev) = self.pcs.step(XgmiiWord { data, ctrl });
+            let b = if self.scrambled { line } else { ev.block };
+            let unit = match self.faults.as_mut() {
+                None => unit_of(b),
+                Some((channel, queue)) => {
+                    channel.push(b);
+                    queue.bytes.extend(channel.take_bytes());
+                    // A dropped block leaves a short line: the clock carries what there is.
+                    queue.take66().unwrap_or(0)
+                }
+            };
+            Ok(self.out(unit))
         })
     }
 
@@ -980,7 +1005,15 @@ impl RxModel {
 /// The RX model's sink: the frames received since the model last took them, and the ordered
 /// sets seen (the test-bench models' `get_os`).
 #[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<ReceivedFrame>>>, Arc<Mutex<OsSeen>>);
+struct Shared(
+    Arc<Mutex<Vec<ReceivedFrame>>>,
+    Arc<Mutex<OsSeen>>,
+    /// Decoded transfers, kept when `Some`.
+    Arc<Mutex<Option<Vec<DecodedWord>>>>,
+);
+
+/// A decoded transfer: `(block index, data, ctrl)`.
+type DecodedWord = (u64, u64, u8);
 
 /// Ordered sets received, as the taxi sink model reports them: the last one (value of its
 /// three octets, first octet most significant; signal or sequence) until taken, how many
@@ -1036,10 +1069,25 @@ impl RxSink for Shared {
         Ok(())
     }
 
-    fn words(&mut self, _: u64, words: &[XgmiiWord], _: Option<&[Block]>) -> std::io::Result<()> {
+    fn words(
+        &mut self,
+        first: u64,
+        words: &[XgmiiWord],
+        _: Option<&[Block]>,
+    ) -> std::io::Result<()> {
         if let Ok(mut os) = self.1.lock() {
             for &w in words {
                 os.word(w);
+            }
+        }
+        if let Ok(mut kept) = self.2.lock() {
+            if let Some(v) = kept.as_mut() {
+                v.extend(
+                    words
+                        .iter()
+                        .enumerate()
+                        .map(|(i, w)| (first + i as u64, w.data, w.ctrl)),
+                );
             }
         }
         Ok(())
@@ -1206,6 +1254,29 @@ impl RxModel {
     /// `None`; taking it clears it (the test-bench models' `get_os`).
     fn take_ordered_set(&mut self) -> Option<(u32, bool)> {
         self.received.1.lock().ok().and_then(|mut o| o.last.take())
+    }
+
+    /// Keeps the decoded transfers from now on, for [`RxModel::take_words`].
+    fn keep_words(&mut self) {
+        if let Ok(mut k) = self.received.2.lock() {
+            k.get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// The decoded transfers since the last call (after [`RxModel::keep_words`]): `(clock,
+    /// data, ctrl)`, the clock being the push that completed the transfer's block.
+    fn take_words(&mut self) -> Vec<(u64, u64, u8)> {
+        let words = self
+            .received
+            .2
+            .lock()
+            .ok()
+            .and_then(|mut k| k.as_mut().map(std::mem::take))
+            .unwrap_or_default();
+        words
+            .into_iter()
+            .map(|(i, d, c)| (self.clock_of(i), d, c))
+            .collect()
     }
 
     /// `(same, idles)`: how many times in a row the last ordered set repeated, and how many
