@@ -278,9 +278,11 @@ class BaseRSerdesSource:
                     continue  # timed from the /S/ below
                 per[lane // 4].append((kind, fid, lane % 4))
                 if kind == _EV_START:
-                    # the SFD octet is 7 on, the one after it 8 (2 columns, same lane)
+                    # the SFD octet is 7 on, in the next column
+                    # taxi's time for it: the octet after the SFD's first copy, i.e. 4 lanes
+                    # after the start of that copy's column (the column's copy comes next)
                     c = self._col + lane // 4
-                    at, ln = (c + 2, lane % 4) if self.frame_times == "lane" else (c + 1, 3)
+                    at, ln = (c + 1, 4) if self.frame_times == "lane" else (c + 1, 3)
                     self._col_events.setdefault(at, []).append((_EV_SFD, fid, ln))
             for half, (d, c) in enumerate(((wd & 0xFFFFFFFF, wc & 0xF), (wd >> 32, wc >> 4))):
                 evs = per[half] + self._col_events.pop(self._col, [])
@@ -365,6 +367,8 @@ class BaseRSerdesSource:
         return self.empty() and not self.active
 
     def clear(self):
+        if self.os is not None:  # as taxi's: clearing also ends the ordered sets
+            self.set_os(None)
         if self._model is not None:
             self._model.drop_unstarted()
         for frame in self._queued.values():
@@ -666,6 +670,7 @@ class BaseRSerdesSink:
         )
         self._profile = profile
         self._max_len = max_frame_length
+        self._os_sig = False
         self._rep = 0
         self._mac = None  # the MAC receiver of de-replicated transfers (USXGMII)
         self._times = array.array("q")  # per block pushed: its time (edge + gearbox delay)
@@ -734,11 +739,12 @@ class BaseRSerdesSink:
         return self._time(clock, self._step * lane if self.frame_times == "lane" else 0)
 
     def get_os(self):
-        """The last ordered set received and not taken yet, as ``(value, sig)``, or
-        ``(None, False)``; taking it clears it."""
+        """The last ordered set received and not taken yet, as ``(value, sig)``, or ``(None,
+        sig)`` with the kind of the last one taken; taking it clears it."""
         os = self._model.take_ordered_set()
         if os is None:
-            return (None, False)
+            return (None, self._os_sig)
+        self._os_sig = os[1]
         return os
 
     def get_os_match(self):
@@ -833,8 +839,11 @@ class BaseRSerdesSink:
             frame.start_lane = lane
             if rep_time is not None:
                 # De-replicated (USXGMII): each MAC lane's time is that of the block that
-                # carried it; clocks are transfers of the MAC receiver here.
+                # carried it, and the start lane is the /S/'s lane on the line; clocks are
+                # transfers of the MAC receiver here.
                 s = block * 8 + lane
+                if 0 <= s < len(self._origin):
+                    frame.start_lane = self._origin[s] % 8
                 frame.sim_time_start = rep_time(s, 0)
                 frame.sim_time_sfd = rep_time(s + (8 if self.frame_times == "lane" else 7), 0)
                 frame.sim_time_end = rep_time(s + 8 + len(data), 0)
