@@ -23,11 +23,14 @@ import collections
 import logging
 
 import cocotb
-from cocotb.queue import Queue, QueueFull
-from cocotb.triggers import Event, First, RisingEdge, Timer
-from cocotbext.eth import XgmiiFrame
+from cocotb.queue import Queue
+from cocotb.triggers import Event, RisingEdge
 
 from . import _baser
+from ._queues import EV_END as _EV_END
+from ._queues import EV_SFD as _EV_SFD
+from ._queues import EV_START as _EV_START
+from ._queues import FrameSink, FrameSource
 
 try:  # cocotb 2
     from cocotb.simtime import get_sim_time
@@ -36,9 +39,6 @@ except ImportError:  # cocotb 1.9
 
 __all__ = ["BaseRSerdesSource", "BaseRSerdesSink"]
 
-_EV_START, _EV_SFD, _EV_END = 0, 1, 2
-_PREAMBLE_SFD = b"\x55" * 7 + b"\xd5"
-_ERROR = 0xFE  # XGMII /E/
 
 
 def _value(signal):
@@ -121,7 +121,7 @@ class _Gearbox:
                 self.count += 66
 
 
-class BaseRSerdesSource:
+class BaseRSerdesSource(FrameSource):
     """Drives ``data`` and ``hdr`` (2 bits) with one 66-bit block per rising edge of
     ``clock`` (when ``enable`` is high, if given), or over ``8 // byte_lanes`` edges for a
     narrower ``data`` (the header with the first part, ``hdr_valid`` high then). ``slip``:
@@ -322,17 +322,6 @@ class BaseRSerdesSource:
         self._ensure_model()
         self._model.set_ordered_set(os, bool(sig))
 
-    async def send(self, frame):
-        while self.full():
-            self.dequeue_event.clear()
-            await self.dequeue_event.wait()
-        self._give(XgmiiFrame(frame))
-
-    def send_nowait(self, frame):
-        if self.full():
-            raise QueueFull()
-        self._give(XgmiiFrame(frame))
-
     # -- beyond the originals
 
     def inject(self, spec):
@@ -350,39 +339,10 @@ class BaseRSerdesSource:
         through the fault channel)."""
         return self._model.flipped if self._model is not None else []
 
-    def count(self):
-        return len(self._queued)
-
-    def empty(self):
-        return not self._queued
-
-    def full(self):
-        if 0 < self.queue_occupancy_limit_bytes < self.queue_occupancy_bytes:
-            return True
-        if 0 < self.queue_occupancy_limit_frames < self.queue_occupancy_frames:
-            return True
-        return False
-
-    def idle(self):
-        return self.empty() and not self.active
-
     def clear(self):
         if self.os is not None:  # as taxi's: clearing also ends the ordered sets
             self.set_os(None)
-        if self._model is not None:
-            self._model.drop_unstarted()
-        for frame in self._queued.values():
-            frame.sim_time_end = None
-            frame.handle_tx_complete()
-        self._queued.clear()
-        self.dequeue_event.set()
-        if not self._started:
-            self.idle_event.set()
-        self.queue_occupancy_bytes = 0
-        self.queue_occupancy_frames = 0
-
-    async def wait(self):
-        await self.idle_event.wait()
+        super().clear()
 
     # -- the model
 
@@ -423,26 +383,6 @@ class BaseRSerdesSource:
             model.set_ordered_set(self.os, self.os_sig)
         self._model, self._config = model, wanted
 
-    def _give(self, frame):
-        data = bytes(frame.data)
-        try:
-            pre = data.index(0xD5) + 1
-        except ValueError:
-            raise ValueError("frame has no SFD (0xd5): give XgmiiFrame.from_payload(...)") from None
-        if pre != 8:
-            self.log.warning("frame with a %d-octet preamble: sent with the standard 8", pre)
-        if frame.ctrl and any(frame.ctrl):
-            self.log.warning("control characters inside a frame are not sent by the baser model")
-        body = data[pre:]
-        if len(body) < 4:
-            raise ValueError(f"frame of {len(body)} octets after the SFD: no room for an FCS")
-        self._ensure_model()
-        fid = self._model.push(body[:-4], body[-4:])
-        self._queued[fid] = frame
-        self.idle_event.clear()
-        self.queue_occupancy_bytes += len(frame)
-        self.queue_occupancy_frames += 1
-
     def _drive(self, data, hdr, first):
         self.data.value = data
         if self.data_valid is not None:
@@ -452,46 +392,32 @@ class BaseRSerdesSource:
             self.hdr_valid.value = 1 if first else 0
 
     def _events(self, events, base, step):
+        def at(lane):  # the time of a lane of this block, in the bench's convention
+            return base + (step * lane if self.frame_times == "lane" else 0)
+
         for kind, fid, lane in events:
             if kind == _EV_START:
-                frame = self._queued.pop(fid, None)
+                frame = self._start(fid, lane)
                 if frame is None:
                     continue
-                self.queue_occupancy_bytes -= len(frame)
-                self.queue_occupancy_frames -= 1
-                self.dequeue_event.set()
-                frame.sim_time_sfd = None
-                frame.sim_time_end = None
-                frame.start_lane = lane
+                frame.sim_time_start = at(lane)
                 if self._rep:
-                    frame.sim_time_start = base + (step * lane if self.frame_times == "lane" else 0)
+                    pass  # the SFD's time rides on its column (_rep_block)
                 elif self.frame_times == "lane":
-                    frame.sim_time_start = base + step * lane
                     # the octet after the SFD is 8 on: next block, same lane
                     self._sfd_next.append((frame, lane))
-                else:
-                    frame.sim_time_start = base
-                    if lane == 0:  # the SFD is in the /S/ block (lane 7)
-                        frame.sim_time_sfd = base
-                    else:  # in the next block (lane 3)
-                        self._sfd_next.append((frame, 0))
+                elif lane == 0:  # the SFD is in the /S/ block (lane 7)
+                    frame.sim_time_sfd = base
+                else:  # in the next block (lane 3)
+                    self._sfd_next.append((frame, 0))
                 self.log.info("TX frame: %s", frame)
-                self._started[fid] = frame
-                self.current_frame = frame
             elif kind == _EV_SFD and self._rep:
                 frame = self._started.get(fid) or self._queued.get(fid)
                 if frame is not None:
-                    frame.sim_time_sfd = base + (step * lane if self.frame_times == "lane" else 0)
+                    frame.sim_time_sfd = at(lane)
             elif kind == _EV_END:
-                frame = self._started.pop(fid, None)
-                if frame is not None:
-                    frame.sim_time_end = base + (step * lane if self.frame_times == "lane" else 0)
-                    if self.current_frame is frame:
-                        self.current_frame = None
-                    frame.handle_tx_complete()
-        self.active = bool(self._started)
-        if not self.active and not self._queued:
-            self.idle_event.set()
+                self._end(fid, at(lane))
+        self._settle()
 
     async def _run(self):
         self.active = False
@@ -577,7 +503,7 @@ class BaseRSerdesSource:
                 self._drive(out, header, True)
 
 
-class BaseRSerdesSink:
+class BaseRSerdesSink(FrameSink):
     """Samples ``data`` and ``hdr`` at each rising edge of ``clock`` (when ``enable`` is
     high, if given; a clock with ``data_valid`` low or a gearbox stall carries nothing) and
     receives frames with the baser RX chain: block lock from any bit offset (the bits before
@@ -728,24 +654,15 @@ class BaseRSerdesSink:
                     self._lanes = []
                     frames = self._mac.push_xgmii(wd, wc)
                     if frames:
-                        self._queue_frames(frames, self._rep_time)
+                        self._queue_frames(frames, replicated=True)
 
-    def _rep_time(self, position, _unused=0):
+    def _rep_time(self, position):
         """The time of MAC lane ``position`` (transfer * 8 + lane): the block that carried it,
         plus its lane's share in taxi's convention."""
         if not 0 <= position < len(self._origin):
             return None
         clock, lane = divmod(self._origin[position], 8)
         return self._time(clock, self._step * lane if self.frame_times == "lane" else 0)
-
-    def get_os(self):
-        """The last ordered set received and not taken yet, as ``(value, sig)``, or ``(None,
-        sig)`` with the kind of the last one taken; taking it clears it."""
-        os = self._model.take_ordered_set()
-        if os is None:
-            return (None, self._os_sig)
-        self._os_sig = os[1]
-        return os
 
     def get_os_match(self):
         """The same ordered set came more than twice in a row."""
@@ -754,54 +671,6 @@ class BaseRSerdesSink:
     def get_idle_match(self):
         """More than two all-control transfers in a row since the last ordered set."""
         return self._model.ordered_set_runs[1] > 2
-
-    def _recv(self, frame, compact=True):
-        if self.queue.empty():
-            self.active_event.clear()
-        self.queue_occupancy_bytes -= len(frame)
-        self.queue_occupancy_frames -= 1
-        if compact:
-            frame.compact()
-        return frame
-
-    async def recv(self, compact=True):
-        frame = await self.queue.get()
-        return self._recv(frame, compact)
-
-    def recv_nowait(self, compact=True):
-        frame = self.queue.get_nowait()
-        return self._recv(frame, compact)
-
-    def count(self):
-        return self.queue.qsize()
-
-    def empty(self):
-        return self.queue.empty()
-
-    def idle(self):
-        return not self.active
-
-    def clear(self):
-        while not self.queue.empty():
-            self.queue.get_nowait()
-        self.active_event.clear()
-        self.queue_occupancy_bytes = 0
-        self.queue_occupancy_frames = 0
-
-    async def wait(self, timeout=0, timeout_unit=None):
-        if not self.empty():
-            return
-        if timeout:
-            timer = Timer(timeout, timeout_unit) if timeout_unit else Timer(timeout)
-            await First(self.active_event.wait(), timer)
-        else:
-            await self.active_event.wait()
-
-    @property
-    def status(self):
-        """The receiver now (block lock, hi_ber, link fault, counts so far): a PCS monitor a
-        test can poll every clock."""
-        return self._model.status
 
     def finish(self):
         """Ends reception: the frames the last blocks complete are queued, and the PCS summary
@@ -819,34 +688,27 @@ class BaseRSerdesSink:
             if self._mac is not None:
                 self._derep()
                 _, frames = self._mac.finish()
-                self._queue_frames(frames, self._rep_time)
+                self._queue_frames(frames, replicated=True)
             else:
                 self._queue_frames(frames)
             self.summary = json.loads(doc)
         return self.summary
 
-    def _queue_frames(self, frames, rep_time=None):
+    def _queue_frames(self, frames, replicated=False):
         step = self._step
         for data, cls, fcs_ok, block, lane, start_clock, data_clock, end_clock in frames or ():
-            body = bytearray(_PREAMBLE_SFD)
-            body += data
-            ctrl = [0] * len(body)
-            if cls in ("error_character", "truncated"):
-                # The originals keep the control character that ended the frame, last.
-                body.append(_ERROR)
-                ctrl.append(1)
-            frame = XgmiiFrame(body, ctrl)
+            frame = self._frame(data, cls, fcs_ok, block)
             frame.start_lane = lane
-            if rep_time is not None:
+            if replicated:
                 # De-replicated (USXGMII): each MAC lane's time is that of the block that
                 # carried it, and the start lane is the /S/'s lane on the line; clocks are
                 # transfers of the MAC receiver here.
                 s = block * 8 + lane
                 if 0 <= s < len(self._origin):
                     frame.start_lane = self._origin[s] % 8
-                frame.sim_time_start = rep_time(s, 0)
-                frame.sim_time_sfd = rep_time(s + (8 if self.frame_times == "lane" else 7), 0)
-                frame.sim_time_end = rep_time(s + 8 + len(data), 0)
+                frame.sim_time_start = self._rep_time(s)
+                frame.sim_time_sfd = self._rep_time(s + (8 if self.frame_times == "lane" else 7))
+                frame.sim_time_end = self._rep_time(s + 8 + len(data))
             elif self.frame_times == "lane":
                 frame.sim_time_start = self._time(start_clock, step * lane)
                 frame.sim_time_sfd = self._time(data_clock, step * lane)
@@ -857,20 +719,7 @@ class BaseRSerdesSink:
                 frame.sim_time_end = self._time(end_clock, 0)
             if frame.sim_time_end is None and self._times:
                 frame.sim_time_end = self._times[-1]
-            frame.baser_class = cls
-            frame.fcs_ok = fcs_ok
-            frame.start_block = block
-            frame.compact()
-            self.log.info("RX frame: %s", frame)
-            self.queue_occupancy_bytes += len(frame)
-            self.queue_occupancy_frames += 1
-            self.queue.put_nowait(frame)
-            self.active_event.set()
-
-    def _time(self, clock, offset):
-        if 0 <= clock < len(self._times):
-            return self._times[clock] + offset
-        return None
+            self._deliver(frame)
 
     async def _run(self):
         edge = RisingEdge(self.clock)

@@ -14,13 +14,15 @@ import array
 import logging
 
 import cocotb
-from cocotb.queue import Queue, QueueFull
-from cocotb.triggers import Event, First, RisingEdge, Timer
-from cocotbext.eth import XgmiiFrame
+from cocotb.queue import Queue
+from cocotb.triggers import Event, RisingEdge
 from cocotbext.eth.reset import Reset
 
 from . import _baser
-from .serdes import _ERROR, _EV_END, _EV_START, _PREAMBLE_SFD, _value
+from ._queues import EV_END as _EV_END
+from ._queues import EV_START as _EV_START
+from ._queues import FrameSink, FrameSource
+from .serdes import _value
 
 try:  # cocotb 2
     from cocotb.simtime import get_sim_time
@@ -46,7 +48,7 @@ def _kill(cr):
         cr.cancel()
 
 
-class XgmiiSource(Reset):
+class XgmiiSource(Reset, FrameSource):
     """Drives ``data`` and ``ctrl`` (64/8 or 32/4 bits) with the transfers of the baser MAC
     model at each rising edge of ``clock`` (when ``enable`` is high, if given); held in reset
     while ``reset`` is at ``reset_active_level`` (a frame under way is abandoned, as
@@ -120,49 +122,6 @@ class XgmiiSource(Reset):
         self._run_cr = None
         self._init_reset(reset, reset_active_level)
 
-    async def send(self, frame):
-        while self.full():
-            self.dequeue_event.clear()
-            await self.dequeue_event.wait()
-        self._give(XgmiiFrame(frame))
-
-    def send_nowait(self, frame):
-        if self.full():
-            raise QueueFull()
-        self._give(XgmiiFrame(frame))
-
-    def count(self):
-        return len(self._queued)
-
-    def empty(self):
-        return not self._queued
-
-    def full(self):
-        if 0 < self.queue_occupancy_limit_bytes < self.queue_occupancy_bytes:
-            return True
-        if 0 < self.queue_occupancy_limit_frames < self.queue_occupancy_frames:
-            return True
-        return False
-
-    def idle(self):
-        return self.empty() and not self.active
-
-    def clear(self):
-        if self._model is not None:
-            self._model.drop_unstarted()
-        for frame in self._queued.values():
-            frame.sim_time_end = None
-            frame.handle_tx_complete()
-        self._queued.clear()
-        self.dequeue_event.set()
-        if not self._started:
-            self.idle_event.set()
-        self.queue_occupancy_bytes = 0
-        self.queue_occupancy_frames = 0
-
-    async def wait(self):
-        await self.idle_event.wait()
-
     def set_seq_os(self, os=None):
         self.set_os(os, False)
 
@@ -207,30 +166,6 @@ class XgmiiSource(Reset):
         for frame in waiting.values():
             self._push(frame)
 
-    def _push(self, frame):
-        data = bytes(frame.data)
-        try:
-            pre = data.index(0xD5) + 1
-        except ValueError:
-            raise ValueError("frame has no SFD (0xd5): give XgmiiFrame.from_payload(...)") from None
-        body = data[pre:]
-        if len(body) < 4:
-            raise ValueError(f"frame of {len(body)} octets after the SFD: no room for an FCS")
-        fid = self._model.push(body[:-4], body[-4:])
-        self._queued[fid] = frame
-
-    def _give(self, frame):
-        data = bytes(frame.data)
-        if 0xD5 in data and data.index(0xD5) + 1 != 8:
-            self.log.warning("frame with a %d-octet preamble: sent with the standard 8", data.index(0xD5) + 1)
-        if frame.ctrl and any(frame.ctrl):
-            self.log.warning("control characters inside a frame are not sent by the baser model")
-        self._ensure_model()
-        self._push(frame)
-        self.idle_event.clear()
-        self.queue_occupancy_bytes += len(frame)
-        self.queue_occupancy_frames += 1
-
     def _handle_reset(self, state):
         if state:
             self.log.info("Reset asserted")
@@ -258,30 +193,15 @@ class XgmiiSource(Reset):
     def _events(self, events, base, step):
         for kind, fid, lane in events:
             if kind == _EV_START:
-                frame = self._queued.pop(fid, None)
+                frame = self._start(fid, lane % self.byte_lanes)
                 if frame is None:
                     continue
-                self.queue_occupancy_bytes -= len(frame)
-                self.queue_occupancy_frames -= 1
-                self.dequeue_event.set()
                 frame.sim_time_start = base + step * lane
-                frame.sim_time_sfd = None
-                frame.sim_time_end = None
-                frame.start_lane = lane % self.byte_lanes
                 self.log.info("TX frame: %s", frame)
-                self._started[fid] = frame
-                self.current_frame = frame
                 self._sfd_next.append((frame, lane))
             elif kind == _EV_END:
-                frame = self._started.pop(fid, None)
-                if frame is not None:
-                    frame.sim_time_end = base + step * lane
-                    if self.current_frame is frame:
-                        self.current_frame = None
-                    frame.handle_tx_complete()
-        self.active = bool(self._started)
-        if not self.active and not self._queued:
-            self.idle_event.set()
+                self._end(fid, base + step * lane)
+        self._settle()
 
     async def _run(self):
         self.active = False
@@ -328,7 +248,7 @@ class XgmiiSource(Reset):
                 self.ctrl.value = ctrl & 0xF
 
 
-class XgmiiSink(Reset):
+class XgmiiSink(Reset, FrameSink):
     """Samples ``data`` and ``ctrl`` at each rising edge of ``clock`` (when ``enable`` is
     high, if given; not while ``reset`` is active) and receives frames with the baser MAC
     receiver. Received frames are cocotbext-eth ``XgmiiFrame``s compacted as cocotbext-eth
@@ -384,64 +304,10 @@ class XgmiiSink(Reset):
         self._times = array.array("q")  # per 64-bit transfer: the time of its first clock
         self._step = 0
         self.summary = None
+        self._os_sig = False
 
         self._run_cr = None
         self._init_reset(reset, reset_active_level)
-
-    def get_os(self):
-        """The last ordered set received and not taken yet, as ``(value, sig)``, or
-        ``(None, False)``; taking it clears it."""
-        os = self._model.take_ordered_set()
-        if os is None:
-            return (None, False)
-        return os
-
-    def _recv(self, frame, compact=True):
-        if self.queue.empty():
-            self.active_event.clear()
-        self.queue_occupancy_bytes -= len(frame)
-        self.queue_occupancy_frames -= 1
-        if compact:
-            frame.compact()
-        return frame
-
-    async def recv(self, compact=True):
-        frame = await self.queue.get()
-        return self._recv(frame, compact)
-
-    def recv_nowait(self, compact=True):
-        frame = self.queue.get_nowait()
-        return self._recv(frame, compact)
-
-    def count(self):
-        return self.queue.qsize()
-
-    def empty(self):
-        return self.queue.empty()
-
-    def idle(self):
-        return not self.active
-
-    def clear(self):
-        while not self.queue.empty():
-            self.queue.get_nowait()
-        self.active_event.clear()
-        self.queue_occupancy_bytes = 0
-        self.queue_occupancy_frames = 0
-
-    async def wait(self, timeout=0, timeout_unit=None):
-        if not self.empty():
-            return
-        if timeout:
-            timer = Timer(timeout, timeout_unit) if timeout_unit else Timer(timeout)
-            await First(self.active_event.wait(), timer)
-        else:
-            await self.active_event.wait()
-
-    @property
-    def status(self):
-        """The receiver now: link fault and the counts so far."""
-        return self._model.status
 
     def finish(self):
         """Ends reception: the frames still in the model are queued, and the summary (the
@@ -472,33 +338,14 @@ class XgmiiSink(Reset):
     def _queue_frames(self, frames):
         step = self._step
         for data, cls, fcs_ok, block, lane, start_clock, data_clock, end_clock in frames or ():
-            body = bytearray(_PREAMBLE_SFD)
-            body += data
-            ctrl = [0] * len(body)
-            if cls in ("error_character", "truncated"):
-                body.append(_ERROR)
-                ctrl.append(1)
-            frame = XgmiiFrame(body, ctrl)
+            frame = self._frame(data, cls, fcs_ok, block)
             frame.start_lane = lane % self.byte_lanes
             frame.sim_time_start = self._time(start_clock, step * lane)
             frame.sim_time_sfd = self._time(data_clock, step * lane)
             frame.sim_time_end = self._time(end_clock, step * ((lane + len(data)) % 8))
             if frame.sim_time_end is None and self._times:
                 frame.sim_time_end = self._times[-1]
-            frame.baser_class = cls
-            frame.fcs_ok = fcs_ok
-            frame.start_block = block
-            frame.compact()
-            self.log.info("RX frame: %s", frame)
-            self.queue_occupancy_bytes += len(frame)
-            self.queue_occupancy_frames += 1
-            self.queue.put_nowait(frame)
-            self.active_event.set()
-
-    def _time(self, clock, offset):
-        if 0 <= clock < len(self._times):
-            return self._times[clock] + offset
-        return None
+            self._deliver(frame)
 
     async def _run(self):
         edge = RisingEdge(self.clock)

@@ -1163,7 +1163,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         });
         match picture {
             Some(svg) => std::fs::write(path, svg).map_err(|e| Error::Output(path.clone(), e))?,
-            None => rep_warning_no_latency(path),
+            None => warn_no_latency_to_draw(path),
         }
     }
     let failed = cases.iter().any(Case::failed);
@@ -1206,7 +1206,7 @@ fn attribute_moves(
 }
 
 /// `--latency-svg` without a latency to draw (expected-frames mode, or nothing came back).
-fn rep_warning_no_latency(path: &std::path::Path) {
+fn warn_no_latency_to_draw(path: &std::path::Path) {
     eprintln!(
         "baser wire: no latency to draw in {} (latency is measured in loopback, on frames that \
          came back)",
