@@ -878,3 +878,80 @@ fn expect_mode_judges_what_the_dut_must_deliver() {
     assert_eq!(counts(&j), [180, 180, 0, 0, 0, 0, 0]);
     assert!(j["latency"].is_null());
 }
+
+/// `tc -s qdisc show dev IF` in namespace `ns`: (packets sent, dropped) of its root qdisc.
+fn qdisc_stats(ns: &str, iface: &str) -> (u64, u64) {
+    let o = Command::new("ip")
+        .args([
+            "netns", "exec", ns, "tc", "-s", "qdisc", "show", "dev", iface,
+        ])
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&o.stdout).into_owned();
+    // " Sent 123 bytes 4 pkt (dropped 5, overlimits 6 requeues 0)"
+    let words: Vec<&str> = s.split_whitespace().collect();
+    let after = |w: &str| -> u64 {
+        let i = words
+            .iter()
+            .position(|x| *x == w)
+            .unwrap_or_else(|| panic!("{s}"));
+        words[i + 1].trim_end_matches(',').parse().unwrap()
+    };
+    let pkt = words
+        .iter()
+        .position(|x| *x == "pkt")
+        .unwrap_or_else(|| panic!("{s}"));
+    (words[pkt - 1].parse().unwrap(), after("(dropped"))
+}
+
+#[test]
+fn a_configured_qdisc_is_honoured_and_its_pushback_is_retried_not_lost() {
+    let Some(l) = Link::new("qdisc", "qd", false, 1500) else {
+        return;
+    };
+    // The kernel's token bucket on both transmit paths: a 3000-octet queue on the sender
+    // refuses frames while full (ENOBUFS), which baser must send again, not count as lost.
+    sh(&[
+        "tc", "-n", &l.ns_w, "qdisc", "add", "dev", &l.if_w, "root", "tbf", "rate", "40mbit",
+        "burst", "3000", "limit", "3000",
+    ]);
+    sh(&[
+        "tc", "-n", &l.ns_d, "qdisc", "add", "dev", &l.if_d, "root", "tbf", "rate", "1gbit",
+        "burst", "100000", "limit", "1000000",
+    ]);
+    let pcap = l.pcap("f.pcap", &frames(400, 1000));
+    let r = l.reflect(&[]);
+    let js = l.path("r.json");
+    let o = l.wire(&[&pcap, "--json", &js]);
+    let summary = stop(r);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let j = json(&js);
+    assert_eq!(counts(&j), [400, 400, 0, 0, 0, 0, 0], "{}", text(&o));
+    assert_eq!(j["tx"]["qdisc"], "tbf", "{j}");
+    assert_eq!(j["tx_path"], "sendmmsg");
+    assert!(text(&o).contains("through qdisc tbf"), "{}", text(&o));
+    // The qdiscs' own counters: every frame went through them (with PACKET_QDISC_BYPASS they
+    // would show none), and each frame the sender's queue dropped was one baser sent again.
+    let (sent_w, dropped_w) = qdisc_stats(&l.ns_w, &l.if_w);
+    let retries = j["tx_retries"].as_u64().unwrap();
+    assert_eq!(sent_w, 400, "{}", text(&o));
+    assert!(dropped_w > 0, "the 3000-octet queue never filled");
+    assert_eq!(retries, dropped_w, "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("transmit pushback: {retries} sends refused")),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(qdisc_stats(&l.ns_d, &l.if_d), (400, 0), "{summary}");
+    assert!(summary.contains("received 400, sent 400"), "{summary}");
+    // Without a carrier nothing can arrive: refused by name, nothing sent.
+    sh(&["ip", "-n", &l.ns_d, "link", "set", &l.if_d, "down"]);
+    let o = l.wire(&[&pcap]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("{} has no carrier (link down)", l.if_w)),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(qdisc_stats(&l.ns_w, &l.if_w).0, 400);
+}

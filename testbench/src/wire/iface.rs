@@ -21,6 +21,11 @@ pub struct Interface {
     /// A virtual device (veth, bridge, tun...: no `/sys/class/net/IF/device`), not a NIC.
     #[serde(rename = "virtual")]
     pub is_virtual: bool,
+    /// A qdisc configured on its transmit path (`tbf`, `netem`, `htb`...; `unknown` when the
+    /// kernel would not say): frames are sent through it, so its shaping and faults apply.
+    /// `None` when only the kernel's plain queues are there: frames bypass them
+    /// (PACKET_QDISC_BYPASS), which changes nothing but the speed.
+    pub qdisc: Option<String>,
 }
 
 /// Looks `name` up and refuses it when it carries the default route or a global address
@@ -53,7 +58,65 @@ pub fn check(name: &str, force: bool) -> Result<Interface, String> {
         name: name.to_string(),
         index,
         mtu,
+        qdisc: configured_qdisc(sys::qdiscs(index)),
     })
+}
+
+/// Whether the interface has a carrier (`/sys/class/net/IF/carrier`; `None` when unreadable,
+/// as for an interface that is administratively down).
+pub fn carrier(name: &str) -> Option<bool> {
+    std::fs::read_to_string(format!("/sys/class/net/{name}/carrier"))
+        .ok()
+        .map(|s| s.trim() == "1")
+}
+
+/// Waits (at most `wait`, as a NIC's link comes up after `ip link set up`) for a carrier, and
+/// refuses an interface that has none: nothing sent there arrives anywhere.
+///
+/// # Errors
+/// A message naming the interface.
+pub fn wait_for_carrier(name: &str, wait: std::time::Duration) -> Result<(), String> {
+    let end = std::time::Instant::now() + wait;
+    loop {
+        match carrier(name) {
+            Some(true) => return Ok(()),
+            _ if std::time::Instant::now() < end => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Some(false) => {
+                return Err(format!(
+                    "{name} has no carrier (link down) after {:.0} s: check the cable, the link \
+                     partner, or for a veth pair that its peer is up",
+                    wait.as_secs_f64()
+                ))
+            }
+            None => return Err(format!("{name} is down: `ip link set {name} up` first")),
+        }
+    }
+}
+
+/// The qdiscs that only queue (the kernel's defaults): bypassing them changes only the speed.
+const PLAIN_QDISCS: &[&str] = &[
+    "noqueue",
+    "noop",
+    "pfifo_fast",
+    "pfifo",
+    "bfifo",
+    "mq",
+    "fq_codel",
+    "fq",
+];
+
+/// The first transmit qdisc that does more than queue, `unknown` when the list could not be
+/// read (sending through the qdisc is then the safe choice), `None` for plain queues only.
+fn configured_qdisc(list: std::io::Result<Vec<sys::Qdisc>>) -> Option<String> {
+    match list {
+        Ok(l) => l
+            .into_iter()
+            .map(|q| q.kind)
+            .find(|k| !PLAIN_QDISCS.contains(&k.as_str())),
+        Err(_) => Some("unknown".into()),
+    }
 }
 
 /// Refuses an interface with a global address, and one whose addresses cannot be read (the

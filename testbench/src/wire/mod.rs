@@ -300,6 +300,9 @@ pub struct WireReport {
     pub tx_fcs: TxFcs,
     /// Transmit path: `ring` or `send`.
     pub tx_path: &'static str,
+    /// Sends the kernel refused as queue full (ENOBUFS, e.g. from a tbf or netem limit) and
+    /// that were made again: pushback, not loss.
+    pub tx_retries: u64,
     /// Frames sent.
     pub sent: u64,
     /// Frames planned.
@@ -398,6 +401,9 @@ impl CaptureStop {
 
 /// Frames with unknown content kept for the report; beyond this only counted.
 const KEEP_UNKNOWN: usize = 100_000;
+
+/// How long the kernel may refuse every frame (queue full) before the run stops with an error.
+const STALL: Duration = Duration::from_secs(2);
 
 /// Captures until every expected position (those sent, in loopback) has been identified at
 /// least once, or until `timeout` after the last frame sent. Duplicates, corrupted and
@@ -578,6 +584,9 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     } else {
         iface::check(&rxname, a.force).map_err(Error::Usage)?
     };
+    for i in [&txi, &rxi] {
+        iface::wait_for_carrier(&i.name, Duration::from_secs(3)).map_err(Error::Usage)?;
+    }
     // Frames as they go on the wire.
     let own_fcs = a.tx_fcs != TxFcs::Nic;
     let wire_frame = |f: &[u8]| -> Vec<u8> {
@@ -647,14 +656,26 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         &mut warnings,
     )?;
     let txs = sys::PacketSocket::open(txi.index).map_err(|e| socket_error(&txi.name, &e))?;
-    if let Err(e) = txs.set_qdisc_bypass() {
-        warnings.push(format!("{}: PACKET_QDISC_BYPASS refused ({e})", txi.name));
+    // A configured qdisc (netem, tbf...) is part of the test: send through it.
+    if txi.qdisc.is_none() {
+        if let Err(e) = txs.set_qdisc_bypass() {
+            warnings.push(format!("{}: PACKET_QDISC_BYPASS refused ({e})", txi.name));
+        }
     }
     let path = match a.tx_path {
-        TxPath::Auto if txi.is_virtual => TxPath::Sendmmsg,
+        // A qdisc may refuse a frame (queue full): sendmmsg sends it again, a transmit ring
+        // would lose it.
+        TxPath::Auto if txi.is_virtual || txi.qdisc.is_some() => TxPath::Sendmmsg,
         TxPath::Auto => TxPath::Ring,
         p => p,
     };
+    if let (TxPath::Ring, Some(q)) = (path, &txi.qdisc) {
+        warnings.push(format!(
+            "{}: the transmit ring goes through qdisc {q}: a frame it refuses (queue full) is \
+             lost, not sent again, and reported missing; --tx-path sendmmsg sends it again",
+            txi.name
+        ));
+    }
     let mut sender = if own_fcs {
         txs.set_no_fcs().map_err(|e| {
             Error::Usage(format!(
@@ -805,6 +826,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     let mut scratch = Vec::with_capacity(max_len);
     let mut wire_octets = 0u64;
     let mut send_error = None;
+    let mut plain_retried = 0u64;
     let batch = if pace == Pace::TopSpeed { 256 } else { 1 };
     for p in 0..planned {
         if sys::stop_requested() || (p % 64 == 0 && Instant::now() > deadline) {
@@ -843,12 +865,12 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             Sender::Mmsg(m) => {
                 m.push(frame);
                 if m.queued() >= batch {
-                    m.flush(Duration::from_secs(2))
+                    m.flush(STALL)
                 } else {
                     Ok(())
                 }
             }
-            Sender::Plain(s) => send_plain(s, frame, deadline),
+            Sender::Plain(s) => send_plain(s, frame, &mut plain_retried),
         };
         if p % 256 == 255 {
             tx_stamps.take(&sender);
@@ -863,12 +885,12 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     }
     match &mut sender {
         Sender::Ring(r) => {
-            if let Err(e) = r.drain(Duration::from_secs(2)) {
+            if let Err(e) = r.drain(STALL) {
                 send_error.get_or_insert(e);
             }
         }
         Sender::Mmsg(m) => {
-            if let Err(e) = m.flush(Duration::from_secs(2)) {
+            if let Err(e) = m.flush(STALL) {
                 send_error.get_or_insert(e);
             }
         }
@@ -909,6 +931,16 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
                 if a.tx_fcs == TxFcs::Bad { "bad" } else { "model" }
             )
                 }
+                Some(libc::ENOBUFS | libc::EAGAIN) => format!(
+                    "{}: the kernel refused every frame for {} s after {sent} frames ({e}): \
+                     the transmit queue stays full{}",
+                    txi.name,
+                    STALL.as_secs(),
+                    match iface::carrier(&txi.name) {
+                        Some(true) => "",
+                        _ => " because the link went down (no carrier)",
+                    }
+                ),
                 _ => format!("{}: sending failed after {sent} frames: {e}", txi.name),
             };
         return Err(Error::Usage(msg));
@@ -1040,6 +1072,11 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             Sender::Ring(_) => "ring",
             Sender::Mmsg(_) => "sendmmsg",
             Sender::Plain(_) => "send",
+        },
+        tx_retries: match &sender {
+            Sender::Mmsg(m) => m.retried,
+            Sender::Plain(_) => plain_retried,
+            Sender::Ring(_) => 0,
         },
         sent,
         planned,
@@ -1227,7 +1264,10 @@ fn parse_pin(s: &str) -> Result<(usize, usize), String> {
     Ok((cpu(tx)?, cpu(rx)?))
 }
 
-fn send_plain(s: &sys::PacketSocket, frame: &[u8], deadline: Instant) -> std::io::Result<()> {
+/// Sends one frame, again while the kernel refuses it as queue full (ENOBUFS/EAGAIN: the frame
+/// was not sent), counting those retries, up to [`STALL`] without progress.
+fn send_plain(s: &sys::PacketSocket, frame: &[u8], retried: &mut u64) -> std::io::Result<()> {
+    let end = Instant::now() + STALL;
     loop {
         match s.send(frame) {
             Ok(_) => return Ok(()),
@@ -1237,8 +1277,11 @@ fn send_plain(s: &sys::PacketSocket, frame: &[u8], deadline: Instant) -> std::io
                     Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR)
                 ) =>
             {
-                if Instant::now() > deadline || sys::stop_requested() {
+                if Instant::now() > end || sys::stop_requested() {
                     return Err(e);
+                }
+                if e.raw_os_error() != Some(libc::EINTR) {
+                    *retried += 1;
                 }
                 std::thread::sleep(Duration::from_micros(20));
             }
@@ -1299,12 +1342,16 @@ fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bo
     let c = &rep.counts;
     let _ = writeln!(
         o,
-        "baser wire: {} -> {} ({}, {}, tx {}): sent {} of {} frames in {:.3} s ({:.0} frames/s, {:.3} Gb/s on the wire){}",
+        "baser wire: {} -> {} ({}, {}, tx {}{}): sent {} of {} frames in {:.3} s ({:.0} frames/s, {:.3} Gb/s on the wire){}",
         rep.tx.name,
         rep.rx.name,
         rep.mode,
         if rep.ordered { "ordered" } else { "unordered" },
         rep.tx_path,
+        rep.tx
+            .qdisc
+            .as_ref()
+            .map_or(String::new(), |q| format!(" through qdisc {q}")),
         rep.sent,
         rep.planned,
         rep.send_seconds,
@@ -1318,6 +1365,13 @@ fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bo
         c.received, c.matched, c.missing, c.corrupted, c.reordered, c.duplicated, c.unexpected, c.expected, rep.capture_dropped
     );
     let _ = writeln!(o, "  capture stopped: {}", rep.capture_stopped.as_str());
+    if rep.tx_retries > 0 {
+        let _ = writeln!(
+            o,
+            "  transmit pushback: {} sends refused as queue full (ENOBUFS) and made again",
+            rep.tx_retries
+        );
+    }
     if let Some(l) = &rep.latency {
         let _ = writeln!(
             o,

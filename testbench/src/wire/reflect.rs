@@ -175,7 +175,9 @@ pub fn run(a: &ReflectArgs, out: Output) -> Result<Verdict, Error> {
     let mut warnings = Vec::new();
     let mut ring = open_capture(&i, !a.no_promisc, false, 16, true, &mut warnings)?;
     let sock = sys::PacketSocket::open(i.index).map_err(|e| socket_error(&i.name, &e))?;
-    let _ = sock.set_qdisc_bypass();
+    if i.qdisc.is_none() {
+        let _ = sock.set_qdisc_bypass();
+    }
     sock.bind(false).map_err(|e| socket_error(&i.name, &e))?;
     sys::catch_interrupt();
     let mut o = Out {

@@ -706,6 +706,8 @@ pub struct MmsgSender {
     stamping: Option<(u32, u64)>,
     /// Frames pushed so far.
     pushed: u64,
+    /// Sends the kernel refused with ENOBUFS/EAGAIN (queue full) and that were made again.
+    pub retried: u64,
 }
 
 impl MmsgSender {
@@ -721,6 +723,7 @@ impl MmsgSender {
             frames: Vec::with_capacity(1024),
             stamping: None,
             pushed: 0,
+            retried: 0,
         })
     }
 
@@ -751,8 +754,9 @@ impl MmsgSender {
         self.arena.extend_from_slice(frame);
     }
 
-    /// Sends every queued frame, waiting (up to `timeout` in all) while the device queue is
-    /// full.
+    /// Sends every queued frame, waiting while the device queue is full (a qdisc or a driver
+    /// that refuses with ENOBUFS: the refused frame was not sent and is sent again), up to
+    /// `timeout` without progress.
     ///
     /// # Errors
     /// sendmmsg failed (EMSGSIZE above the MTU...), or the queue stayed full.
@@ -765,7 +769,7 @@ impl MmsgSender {
 
     /// Sends every queued frame (see [`Self::flush`]).
     fn send_all(&mut self, timeout: Duration) -> io::Result<()> {
-        let end = std::time::Instant::now() + timeout;
+        let mut end = std::time::Instant::now() + timeout;
         let base = self.arena.as_mut_ptr();
         let mut iovs: Vec<libc::iovec> = self
             .frames
@@ -819,7 +823,13 @@ impl MmsgSender {
                 )
             };
             if n > 0 {
+                // sendmmsg stops at the first refused message and reports what it sent before
+                // (the error itself is lost): that message is the next one, sent again.
+                if (n as usize) < rest.len() {
+                    self.retried += 1;
+                }
                 done += n as usize;
+                end = std::time::Instant::now() + timeout;
                 continue;
             }
             let e = io::Error::last_os_error();
@@ -827,6 +837,9 @@ impl MmsgSender {
                 Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR)
                     if std::time::Instant::now() < end && !stop_requested() =>
                 {
+                    if e.raw_os_error() != Some(libc::EINTR) {
+                        self.retried += 1;
+                    }
                     std::thread::sleep(Duration::from_micros(20));
                 }
                 _ => return Err(e),
@@ -986,6 +999,115 @@ impl TxRing {
                 return Ok(());
             }
             self.sock.poll(libc::POLLOUT, Duration::from_millis(1))?;
+        }
+    }
+}
+
+/// A queueing discipline on an interface's transmit path, as `tc qdisc show` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Qdisc {
+    /// Its kind (`noqueue`, `pfifo_fast`, `mq`, `tbf`, `netem`, ...).
+    pub kind: String,
+    /// Its parent handle (`TC_H_ROOT` = 0xFFFF_FFFF for the root).
+    pub parent: u32,
+}
+
+/// The transmit (egress) qdiscs of interface `ifindex`: an RTM_GETQDISC dump over rtnetlink,
+/// keeping this interface's qdiscs and leaving out ingress/clsact.
+///
+/// # Errors
+/// The netlink socket failed or the kernel answered with an error.
+pub fn qdiscs(ifindex: u32) -> io::Result<Vec<Qdisc>> {
+    const RTM_NEWQDISC: u16 = 36;
+    const RTM_GETQDISC: u16 = 38;
+    const TCA_KIND: u16 = 1;
+    const TC_H_INGRESS: u32 = 0xFFFF_FFF1;
+    const NLMSG_ERROR: u16 = 2;
+    const NLMSG_DONE: u16 = 3;
+    const HDR: usize = 16; // struct nlmsghdr
+    const TCMSG: usize = 20; // struct tcmsg
+                             // SAFETY: plain syscall; the result is checked before use.
+    let fd = cvt(unsafe {
+        libc::socket(
+            libc::AF_NETLINK,
+            libc::SOCK_RAW | libc::SOCK_CLOEXEC,
+            libc::NETLINK_ROUTE,
+        )
+    })?;
+    // SAFETY: `fd` is a fresh descriptor that nothing else owns.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let mut req = [0u8; HDR + TCMSG];
+    req[0..4].copy_from_slice(&((HDR + TCMSG) as u32).to_ne_bytes());
+    req[4..6].copy_from_slice(&RTM_GETQDISC.to_ne_bytes());
+    let flags = (libc::NLM_F_REQUEST | libc::NLM_F_DUMP) as u16;
+    req[6..8].copy_from_slice(&flags.to_ne_bytes());
+    req[8..12].copy_from_slice(&1u32.to_ne_bytes());
+    req[HDR + 4..HDR + 8].copy_from_slice(&(ifindex as i32).to_ne_bytes());
+    // SAFETY: `req` is a live buffer of the length passed; the kernel is the destination
+    // (an unbound netlink socket sends to pid 0).
+    cvt(unsafe { libc::send(fd.as_raw_fd(), req.as_ptr().cast(), req.len(), 0) } as libc::c_int)?;
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 32 * 1024];
+    let u16_at = |b: &[u8], i: usize| u16::from_ne_bytes([b[i], b[i + 1]]);
+    let u32_at = |b: &[u8], i: usize| u32::from_ne_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    loop {
+        // SAFETY: `buf` is a live, writable buffer of the length passed.
+        let n = unsafe { libc::recv(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let data = &buf[..n as usize];
+        if data.is_empty() {
+            return Ok(out);
+        }
+        let mut at = 0;
+        while at + HDR <= data.len() {
+            let len = u32_at(data, at) as usize;
+            if len < HDR || at + len > data.len() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "short netlink message",
+                ));
+            }
+            let msg = &data[at..at + len];
+            match u16_at(msg, 4) {
+                NLMSG_DONE => return Ok(out),
+                NLMSG_ERROR => {
+                    let errno = if msg.len() >= HDR + 4 {
+                        u32_at(msg, HDR) as i32
+                    } else {
+                        0
+                    };
+                    if errno != 0 {
+                        return Err(io::Error::from_raw_os_error(-errno));
+                    }
+                }
+                RTM_NEWQDISC if msg.len() >= HDR + TCMSG => {
+                    let index = u32_at(msg, HDR + 4);
+                    let parent = u32_at(msg, HDR + 12);
+                    let mut a = HDR + TCMSG;
+                    let mut kind = None;
+                    while a + 4 <= msg.len() {
+                        let alen = usize::from(u16_at(msg, a));
+                        if alen < 4 || a + alen > msg.len() {
+                            break;
+                        }
+                        if u16_at(msg, a + 2) == TCA_KIND {
+                            let v = &msg[a + 4..a + alen];
+                            let v = v.split(|&b| b == 0).next().unwrap_or(v);
+                            kind = Some(String::from_utf8_lossy(v).into_owned());
+                        }
+                        a += (alen + 3) & !3;
+                    }
+                    if index == ifindex && parent != TC_H_INGRESS {
+                        if let Some(kind) = kind {
+                            out.push(Qdisc { kind, parent });
+                        }
+                    }
+                }
+                _ => {}
+            }
+            at += (len + 3) & !3;
         }
     }
 }
