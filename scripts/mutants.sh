@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Mutation testing of the cores with cargo-mutants: every mutant of pcs-core and mac-core (or
-# of the files given, or of the lines a change touched) is built and the workspace's tests run
-# against it; a mutant that no test catches is a hole in the tests (or an equivalent mutant,
-# which docs/testing.md lists with its reason).
+# of the files given, or of the lines a change touched) is built and its core's own tests run
+# against it; a mutant that no test catches is a hole in the tests. Equivalent mutants are
+# excluded, each with its reason, in .cargo/mutants.toml (which also holds the settings:
+# the core's own tests, profile.mutants, timeouts); docs/testing.md has the scores.
 #
-#   scripts/mutants.sh                      every mutant of both cores (hours on 2 cores)
+#   scripts/mutants.sh                      every mutant of both cores (about an hour on 2 cores)
 #   scripts/mutants.sh pcs-core/src/ber.rs  the mutants of these files
 #   scripts/mutants.sh --diff REV           only mutants on lines changed since REV (CI)
 #
@@ -15,8 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cargo-mutants >/dev/null 2>&1 || cargo install cargo-mutants --locked
 
-args=(--package pcs-core --package mac-core --test-workspace=true --timeout-multiplier 3
-      --output mutants.out --no-shuffle --jobs "${MUTANTS_JOBS:-1}")
+args=(--package pcs-core --package mac-core --output mutants.out --no-shuffle
+      --jobs "${MUTANTS_JOBS:-2}")
 case "${1:-}" in
     --diff)
         rev=${2:?usage: scripts/mutants.sh --diff REV}

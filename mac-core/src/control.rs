@@ -178,6 +178,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_01_80_c2_00_00_01_is_the_mac_control_address() {
+        let mut f = [0u8; 64];
+        f[..6].copy_from_slice(&MAC_CONTROL_MULTICAST);
+        assert!(is_mac_control_multicast(&f));
+        assert!(is_mac_control_multicast(&f[..6]));
+        assert!(!is_mac_control_multicast(&f[..5]));
+        f[5] = 0x02; // 01-80-C2-00-00-02: slow protocols, not MAC Control
+        assert!(!is_mac_control_multicast(&f));
+        assert!(!is_mac_control_multicast(&[0xff; 64]));
+    }
+
+    #[test]
+    fn buffer_too_small_says_how_much() {
+        assert_eq!(
+            BufferTooSmall { needed: 64 }.to_string(),
+            "buffer too small: 64 needed"
+        );
+    }
+
+    #[test]
     fn pause_frame_layout_is_annex_31b() {
         let mut buf = [0xeeu8; 64];
         let n = MacControl::Pause { quanta: 0xffff }

@@ -505,6 +505,73 @@ mod tests {
     }
 
     #[test]
+    fn the_counters_follow_figure_46_11() {
+        let mut m = LinkFaultMonitor::new();
+        assert_eq!((m.seq_cnt(), m.col_cnt()), (0, 0));
+        m.column(Some(FaultKind::LocalFault));
+        assert_eq!((m.seq_cnt(), m.col_cnt()), (1, 0));
+        m.column(None);
+        m.column(None);
+        assert_eq!((m.seq_cnt(), m.col_cnt()), (1, 2));
+        m.column(Some(FaultKind::LocalFault));
+        assert_eq!((m.seq_cnt(), m.col_cnt()), (2, 3));
+        m.column(Some(FaultKind::LocalFault));
+        m.column(Some(FaultKind::LocalFault));
+        // FAULT: col_cnt restarts, and a sequence of the same type keeps it at 0.
+        assert_eq!(m.state(), LinkFaultState::Fault);
+        assert_eq!(m.col_cnt(), 0);
+        m.column(None);
+        m.column(None);
+        m.column(None);
+        assert_eq!(m.col_cnt(), 3);
+        assert_eq!(
+            m.column(Some(FaultKind::LocalFault)),
+            LinkFault::Fault(FaultKind::LocalFault)
+        );
+        assert_eq!(m.state(), LinkFaultState::Fault);
+        assert_eq!(m.col_cnt(), 0);
+    }
+
+    #[test]
+    fn count_closes_its_window_at_128_columns_whatever_comes_next() {
+        // COUNT with no sequence at its 128th column: back to INIT.
+        let mut m = LinkFaultMonitor::new();
+        m.column(Some(FaultKind::RemoteFault));
+        for _ in 0..127 {
+            m.column(None);
+            assert_eq!(m.state(), LinkFaultState::Count);
+        }
+        assert_eq!(m.col_cnt(), 127);
+        m.column(None);
+        assert_eq!(m.state(), LinkFaultState::Init);
+        assert_eq!((m.seq_cnt(), m.col_cnt()), (0, 0));
+        // COUNT with a sequence of the same type at its 128th column: it starts a new count
+        // (seq_cnt 1), it does not add to the old one (which would make it 3).
+        let mut m = LinkFaultMonitor::new();
+        m.column(Some(FaultKind::RemoteFault));
+        m.column(Some(FaultKind::RemoteFault));
+        for _ in 0..126 {
+            m.column(None);
+        }
+        assert_eq!((m.seq_cnt(), m.col_cnt()), (2, 127));
+        m.column(Some(FaultKind::RemoteFault));
+        assert_eq!((m.seq_cnt(), m.col_cnt()), (1, 0));
+        assert_eq!(m.state(), LinkFaultState::Count);
+    }
+
+    #[test]
+    fn transmit_errors_say_why() {
+        assert_eq!(
+            RsTransmitError::HeldOff(TransmitMode::Idle).to_string(),
+            "frame held off by link fault signalling (Idle, 46.3.4.2)"
+        );
+        assert_eq!(
+            RsTransmitError::Encode(EncodeFrameError::FrameTooLong { len: 20000 }).to_string(),
+            EncodeFrameError::FrameTooLong { len: 20000 }.to_string()
+        );
+    }
+
+    #[test]
     fn fault_clears_after_128_clean_columns() {
         let mut m = LinkFaultMonitor::new();
         for _ in 0..2 {

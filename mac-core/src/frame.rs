@@ -440,6 +440,51 @@ mod tests {
         !reg
     }
 
+    /// An engine with only the three required methods, the bitwise register behind them: the
+    /// trait's own `checksum` (digest, update, finalize) must give the CRC.
+    struct BitwiseFcs;
+
+    impl FcsEngine for BitwiseFcs {
+        type Digest = u32;
+        fn digest() -> u32 {
+            0xffff_ffff
+        }
+        fn update(reg: &mut u32, bytes: &[u8]) {
+            *reg = !crc32_bitwise_from(!*reg, bytes);
+        }
+        fn finalize(reg: u32) -> u32 {
+            !reg
+        }
+    }
+
+    /// [`crc32_bitwise`] continued from the CRC of earlier octets.
+    fn crc32_bitwise_from(crc: u32, data: &[u8]) -> u32 {
+        let mut reg = !crc;
+        for &byte in data {
+            for bit in 0..8 {
+                let fb = (reg ^ u32::from((byte >> bit) & 1)) & 1;
+                reg >>= 1;
+                if fb != 0 {
+                    reg ^= 0xedb8_8320;
+                }
+            }
+        }
+        !reg
+    }
+
+    #[test]
+    fn an_engine_without_its_own_checksum_gets_the_traits() {
+        assert_eq!(BitwiseFcs::checksum(b"123456789"), 0xcbf4_3926);
+        assert_eq!(BitwiseFcs::checksum(b""), 0);
+        // Fed in pieces, as the receiver does.
+        let data: [u8; 100] = core::array::from_fn(|i| (i * 37 + 5) as u8);
+        let mut d = BitwiseFcs::digest();
+        BitwiseFcs::update(&mut d, &data[..33]);
+        BitwiseFcs::update(&mut d, &data[33..]);
+        assert_eq!(BitwiseFcs::finalize(d), TableFcs::checksum(&data));
+        assert_eq!(BitwiseFcs::checksum(&data), crc32_bitwise(&data));
+    }
+
     #[test]
     fn fcs_of_check_string_is_cbf43926() {
         // The CRC-32 check value (zlib.crc32(b"123456789")).

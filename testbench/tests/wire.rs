@@ -955,3 +955,59 @@ fn a_configured_qdisc_is_honoured_and_its_pushback_is_retried_not_lost() {
     );
     assert_eq!(qdisc_stats(&l.ns_w, &l.if_w).0, 400);
 }
+
+#[test]
+fn a_dut_of_the_kernels_own_parts_is_judged_by_its_own_counters() {
+    let Some(l) = Link::new("tcmirror", "tm", false, 1500) else {
+        return;
+    };
+    // The DUT: everything arriving at its end goes back out (tc ingress, u32 match-all,
+    // mirred redirect), through a token bucket whose 5000-octet queue overflows at top speed.
+    let tc = |args: &[&str]| {
+        let mut v = vec!["tc", "-n", &l.ns_d];
+        v.extend_from_slice(args);
+        sh(&v);
+    };
+    tc(&["qdisc", "add", "dev", &l.if_d, "ingress"]);
+    let filter = [
+        "filter", "add", "dev", &l.if_d, "parent", "ffff:", "protocol", "all", "u32", "match",
+        "u32", "0", "0",
+    ];
+    let mut redirect = filter.to_vec();
+    redirect.extend_from_slice(&["action", "mirred", "egress", "redirect", "dev", &l.if_d]);
+    tc(&redirect);
+    tc(&[
+        "qdisc", "add", "dev", &l.if_d, "root", "tbf", "rate", "100mbit", "burst", "5000", "limit",
+        "5000",
+    ]);
+    let pcap = l.pcap("f.pcap", &frames(1000, 500));
+    let js = l.path("drop.json");
+    let o = l.wire(&[&pcap, "--json", &js, "--timeout-ms", "500"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let j = json(&js);
+    let (passed, dropped) = qdisc_stats(&l.ns_d, &l.if_d);
+    assert!(dropped > 0, "the DUT's queue never overflowed");
+    // Every frame the DUT's qdisc passed is matched, every one it dropped is missing.
+    assert_eq!(
+        counts(&j),
+        [1000, passed, dropped, 0, 0, 0, 0],
+        "{}",
+        text(&o)
+    );
+    assert_eq!(positions(&j, "missing").len() as u64, dropped.min(10_000));
+    // Now a DUT that sends every frame twice (mirred mirror, then redirect), unshaped.
+    tc(&["qdisc", "del", "dev", &l.if_d, "root"]);
+    tc(&["filter", "del", "dev", &l.if_d, "parent", "ffff:"]);
+    let mut twice = filter.to_vec();
+    twice.extend_from_slice(&[
+        "action", "mirred", "egress", "mirror", "dev", &l.if_d, "action", "mirred", "egress",
+        "redirect", "dev", &l.if_d,
+    ]);
+    tc(&twice);
+    let js = l.path("dup.json");
+    let o = l.wire(&[&pcap, "--json", &js, "--pps", "50000"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let j = json(&js);
+    assert_eq!(counts(&j), [1000, 1000, 0, 0, 0, 1000, 0], "{}", text(&o));
+    assert_eq!(j["counts"]["received"], 2000);
+}
