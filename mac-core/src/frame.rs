@@ -555,6 +555,18 @@ mod tests {
             FrameView::parse(&f[..17]),
             Err(ParseFrameError::TooShort { len: 17 })
         );
+        assert_eq!(v.dst(), [0xff; 6]);
+        assert_eq!(v.src(), [2, 0, 0, 0, 0, 1]);
+        assert!(!v.is_vlan_tagged());
+        f[12..14].copy_from_slice(&[0x81, 0x00]);
+        assert!(FrameView::parse(&f).unwrap().is_vlan_tagged());
+        // S-tag (0x88a8) is not the Q-tag's TPID.
+        f[12..14].copy_from_slice(&[0x88, 0xa8]);
+        assert!(!FrameView::parse(&f).unwrap().is_vlan_tagged());
+        assert_eq!(
+            ParseFrameError::TooShort { len: 17 }.to_string(),
+            "17 octets cannot hold DA, SA, type and FCS (18 octets, 3.1.1)"
+        );
     }
 
     #[test]

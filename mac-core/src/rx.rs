@@ -709,6 +709,88 @@ mod tests {
     }
 
     #[test]
+    fn only_ok_is_ok_and_the_receiver_counts_transfers() {
+        use RxClass as C;
+        for c in [
+            C::FrameCheckSequenceError,
+            C::Runt,
+            C::Fragment,
+            C::FrameTooLong,
+            C::ErrorCharacter,
+            C::Truncated,
+            C::BadPreamble,
+        ] {
+            assert!(!c.is_ok(), "{c:?}");
+        }
+        assert!(C::Ok.is_ok());
+        let mut rx = MacRx::<2048>::default();
+        let words = lanes(&framed(&good(100), T));
+        assert_eq!(receive(&mut rx, &words).len(), 1);
+        assert_eq!(rx.words_seen(), words.len() as u64);
+        let d = std::format!("{rx:?}");
+        assert!(d.starts_with("MacRx {") && d.contains("word_index"), "{d}");
+    }
+
+    /// Near misses of the lane-4 start's fast path (the second transfer must be all data with
+    /// the preamble tail in lanes 0..3): the tail with a control character in any lane, or
+    /// with one wrong octet, must take the lane-by-lane path and give its result.
+    #[test]
+    fn near_misses_of_the_lane4_preamble_fast_path_take_the_reference() {
+        let body = XgmiiWord::from_data(0x0706_0504_0302_0100);
+        let tail = XgmiiWord::from_data(0x1234_5678_0000_0000 | u64::from(PREAMBLE_TAIL));
+        let mut seconds = std::vec![tail];
+        for lane in 0..8 {
+            for c in [0xfd, 0xfe, 0x07, 0xfb] {
+                seconds.push(tail.with_lane(lane, Lane::Control(ControlChar(c))));
+            }
+        }
+        for lane in 0..4 {
+            seconds.push(tail.with_lane(lane, Lane::Data(0x57)));
+        }
+        for second in seconds {
+            let words = [
+                XgmiiWord::IDLE,
+                crate::tx::START_LANE4_WORD,
+                second,
+                body,
+                body,
+                body,
+                body,
+                body,
+                body,
+                body,
+                XgmiiWord::from_lanes([
+                    Lane::Control(ControlChar(0xfd)),
+                    Lane::Control(ControlChar::IDLE),
+                    Lane::Control(ControlChar::IDLE),
+                    Lane::Control(ControlChar::IDLE),
+                    Lane::Control(ControlChar::IDLE),
+                    Lane::Control(ControlChar::IDLE),
+                    Lane::Control(ControlChar::IDLE),
+                    Lane::Control(ControlChar::IDLE),
+                ]),
+            ];
+            let mut fast = MacRx::<256>::default();
+            let mut slow = MacRx::<256>::default();
+            let mut a = Vec::new();
+            let mut b = Vec::new();
+            fast.push_slice(&words, |f| {
+                a.push((f.class, f.data.to_vec(), f.len, f.start))
+            });
+            for &w in &words {
+                slow.push_lane_by_lane(w, |f| b.push((f.class, f.data.to_vec(), f.len, f.start)));
+            }
+            assert_eq!(a, b, "{second:?}");
+            assert_eq!(fast.stats(), slow.stats(), "{second:?}");
+            // Only the clean tail makes a frame of the body's octets after the SFD.
+            if second == tail {
+                assert_eq!(a.len(), 1);
+                assert_eq!(&a[0].1[..4], &[0x78, 0x56, 0x34, 0x12]);
+            }
+        }
+    }
+
+    #[test]
     fn good_frame_is_ok() {
         assert_eq!(classes(&framed(&good(64), T)), [RxClass::Ok]);
         assert_eq!(classes(&framed(&good(1518), T)), [RxClass::Ok]);
