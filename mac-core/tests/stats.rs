@@ -250,3 +250,101 @@ fn an_ifg_below_8_still_puts_the_start_in_a_later_transfer() {
         assert_eq!(n, 2, "IFG {ifg}");
     }
 }
+
+/// Transfers from lanes: `Ok(data)` or `Err(control)`, padded with idles to whole transfers.
+fn lanes(items: &[Result<u8, u8>]) -> Vec<XgmiiWord> {
+    use pcs_core::Lane;
+    let mut v: Vec<Lane> = items
+        .iter()
+        .map(|i| match *i {
+            Ok(d) => Lane::Data(d),
+            Err(c) => Lane::Control(ControlChar(c)),
+        })
+        .collect();
+    while v.len() % 8 != 0 {
+        v.push(Lane::Control(ControlChar::IDLE));
+    }
+    v.chunks(8)
+        .map(|c| XgmiiWord::from_lanes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// `/S/`, preamble, SFD and `body` as data (no end).
+fn started(body: &[u8]) -> Vec<Result<u8, u8>> {
+    let mut v = vec![Err(0xfb)];
+    v.extend([Ok(0x55); 6]);
+    v.push(Ok(0xd5));
+    v.extend(body.iter().map(|&b| Ok(b)));
+    v
+}
+
+#[test]
+fn rx_error_statistics_count_each_kind_of_bad_frame_once() {
+    const T: Result<u8, u8> = Err(0xfd);
+    const I: Result<u8, u8> = Err(0x07);
+    let good = |len: usize| {
+        let mut f = frame(UNICAST, 0x0800, len - 4);
+        f.extend_from_slice(&fcs(&f).to_le_bytes());
+        f
+    };
+    // Each frame from lane 0 of its own transfers.
+    let mut words = Vec::new();
+    // A fragment: 40 octets, bad FCS.
+    let mut f = good(40);
+    f[20] ^= 1;
+    let mut items = started(&f);
+    items.push(T);
+    words.extend(lanes(&items));
+    // A jabber: too long and a bad FCS.
+    let mut f = good(1600);
+    f[100] ^= 1;
+    let mut items = started(&f);
+    items.push(T);
+    words.extend(lanes(&items));
+    // Truncated: ended by an idle, no /T/.
+    let mut items = started(&good(100));
+    items.push(I);
+    words.extend(lanes(&items));
+    // A bad preamble: one preamble octet 0x54.
+    let mut items = started(&good(100));
+    items[3] = Ok(0x54);
+    items.push(T);
+    words.extend(lanes(&items));
+    let mut rx: MacRx = MacRx::new(RxConfig::default());
+    let mut classes = Vec::new();
+    rx.push_slice(&words, |f| classes.push(f.class));
+    rx.push_slice(&[XgmiiWord::IDLE; 2], |f| classes.push(f.class));
+    assert_eq!(
+        classes,
+        [
+            RxClass::Fragment,
+            RxClass::FrameTooLong,
+            RxClass::Truncated,
+            RxClass::BadPreamble
+        ]
+    );
+    let s = rx.stats();
+    assert_eq!(s.starts, 4);
+    assert_eq!(s.frames_received_ok, 0);
+    assert_eq!(s.fragments, 1);
+    assert_eq!(s.frame_too_long_errors, 1);
+    assert_eq!(s.jabbers, 1);
+    assert_eq!(s.truncated_frames, 1);
+    assert_eq!(s.bad_preamble_frames, 1);
+    assert_eq!(s.frame_check_sequence_errors, 0);
+    assert_eq!(s.frames_received_bad, 4);
+}
+
+#[test]
+fn encode_errors_say_what_was_needed() {
+    use mac_core::tx::EncodeFrameError;
+    assert_eq!(
+        EncodeFrameError::BufferTooSmall { needed: 12 }.to_string(),
+        "output buffer too small: 12 XGMII words needed"
+    );
+    let long = EncodeFrameError::FrameTooLong { len: 99_999 }.to_string();
+    assert!(
+        long.starts_with("frame of 99999 octets exceeds the model's "),
+        "{long}"
+    );
+}
