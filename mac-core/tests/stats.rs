@@ -348,3 +348,34 @@ fn encode_errors_say_what_was_needed() {
         "{long}"
     );
 }
+
+/// Gaps below the standard IFG, derived by hand from 46.3.1.4 and the reading that the /S/
+/// goes in a later transfer than the /T/ (4 idles added until it does).
+#[test]
+fn gaps_below_the_standard_ifg_by_hand() {
+    use mac_core::tx::DicMode;
+    let one = |ifg: u16, dic: DicMode, len: usize| {
+        let mut tx = MacTx::new(TxConfig {
+            ifg_octets: ifg,
+            dic,
+            ..TxConfig::default()
+        });
+        let f = frame(UNICAST, 0x0800, len);
+        let mut buf = vec![XgmiiWord::IDLE; tx.words_needed(f.len()) + 2];
+        tx.encode_frame(&f, &mut buf).unwrap();
+        (
+            tx.last_gap_octets(),
+            tx.deficit_idle_count(),
+            tx.owed_idle_octets(),
+        )
+    };
+    // IFG 1, no DIC, 67 octets with the FCS: /T/ in lane 3; 3 + 1 is in the same transfer,
+    // so 4 idles are added: gap 5, the next /S/ in lane 0 of the next transfer.
+    assert_eq!(one(1, DicMode::Off, 63), (Some(5), 0, 0));
+    // IFG 2 with DIC, 68 octets: /T/ in lane 4; deleting 2 idles would leave none, so 2 are
+    // inserted (gap 4) and the deficit stays 0.
+    assert_eq!(one(2, DicMode::Strict, 64), (Some(4), 0, 0));
+    // IFG 3 with DIC, /T/ in lane 4: delete (4 + 3) % 4 = 3 < 4 idles: gap 0 is not allowed;
+    // 3 > 3 fails, so 1 is inserted: gap 4, deficit 0.
+    assert_eq!(one(3, DicMode::Strict, 64), (Some(4), 0, 0));
+}

@@ -219,30 +219,58 @@ impl BerMonitor {
     ///
     /// Spec: IEEE 802.3 §49.2.13.3, Fig. 49-13 (802.3-2008) / 49-15.
     pub fn step(&mut self, sync: SyncHeader, block_lock: bool) -> BerStep {
-        if !block_lock && self.lock_loss == LockLossReset::ResetMonitor {
-            // Global arrow `!block_lock` -> BER_MT_INIT, held while it is true.
-            self.enter(BerState::BerMtInit);
-            return BerStep {
-                ber_bad_sh: false,
-                hi_ber: self.hi_ber,
-            };
+        if let Some(held) = self.held_in_init(block_lock) {
+            return held;
         }
         // Fast path, the steady state: waiting in BER_TEST_SH, a valid header, the window not
         // over. The diagram takes BER_TEST_SH --ber_test_sh * sh_valid * !timer_done-->
         // BER_TEST_SH, which changes nothing but time.
-        if self.state == BerState::BerTestSh
-            && self.sh_valid
-            && sync.is_valid()
-            && self.timer_running
-            && !self.timer_done
-            && self.timer_ticks < u64::from(self.config.window_ticks)
-        {
+        if sync.is_valid() && self.steady() {
             self.timer_ticks += u64::from(self.config.ticks_per_block);
             return BerStep {
                 ber_bad_sh: false,
                 hi_ber: self.hi_ber,
             };
         }
+        self.diagram_step(sync)
+    }
+
+    /// The reference: [`BerMonitor::step`] without its fast path, every header through the
+    /// diagram.
+    #[cfg(test)]
+    fn step_reference(&mut self, sync: SyncHeader, block_lock: bool) -> BerStep {
+        if let Some(held) = self.held_in_init(block_lock) {
+            return held;
+        }
+        self.diagram_step(sync)
+    }
+
+    /// The global arrow `!block_lock` -> `BER_MT_INIT`, held while it is true (unless the
+    /// monitor keeps running on loss of lock).
+    fn held_in_init(&mut self, block_lock: bool) -> Option<BerStep> {
+        if block_lock || self.lock_loss != LockLossReset::ResetMonitor {
+            return None;
+        }
+        self.enter(BerState::BerMtInit);
+        Some(BerStep {
+            ber_bad_sh: false,
+            hi_ber: self.hi_ber,
+        })
+    }
+
+    /// Waiting in `BER_TEST_SH` inside a window, after a valid header: a valid header now
+    /// takes `BER_TEST_SH --ber_test_sh * sh_valid * !125us_timer_done--> BER_TEST_SH`.
+    #[inline]
+    fn steady(&self) -> bool {
+        self.state == BerState::BerTestSh
+            && self.sh_valid
+            && self.timer_running
+            && !self.timer_done
+            && self.timer_ticks < u64::from(self.config.window_ticks)
+    }
+
+    /// One header through the diagram.
+    fn diagram_step(&mut self, sync: SyncHeader) -> BerStep {
         if self.timer_running && self.timer_ticks >= u64::from(self.config.window_ticks) {
             self.timer_done = true;
         }
@@ -274,12 +302,7 @@ impl BerMonitor {
     #[inline]
     pub fn steady_headers(&self) -> u64 {
         let window = u64::from(self.config.window_ticks);
-        if self.state != BerState::BerTestSh
-            || !self.sh_valid
-            || !self.timer_running
-            || self.timer_done
-            || self.timer_ticks >= window
-        {
+        if !self.steady() {
             return 0;
         }
         // Header j (0-based) takes the fast arrow while ticks + j * per_block < window.
@@ -509,6 +532,70 @@ mod tests {
         let s = m.step(BAD, true);
         assert!(s.ber_bad_sh);
         assert_eq!((m.state(), m.ber_cnt()), (BerState::BerBadSh, 1));
+    }
+
+    proptest::proptest! {
+        /// The fast path of `step` and the batch `steady_headers`/`take_valid_headers` equal
+        /// the diagram header by header, with short windows so that every state is visited.
+        #[test]
+        fn fast_paths_equal_the_diagram(
+            headers in proptest::collection::vec((0u8..8, 0u8..40), 1..60),
+            window_blocks in 3u32..12,
+            threshold in 1u16..5,
+            keep_running: bool,
+        ) {
+            let config = BerConfig {
+                ticks_per_block: 4,
+                window_ticks: window_blocks * 4 - 1,
+                threshold,
+            };
+            let lock_loss = if keep_running {
+                LockLossReset::KeepRunning
+            } else {
+                LockLossReset::ResetMonitor
+            };
+            let mut fast = BerMonitor::new(config, lock_loss);
+            let mut reference = fast;
+            let mut batch = fast;
+            // Runs of one kind: (kind, length); kind 0..5 a valid header with lock, 5 valid
+            // without lock, 6 invalid with lock, 7 invalid without.
+            for (kind, len) in headers {
+                let (sync, lock) = match kind {
+                    0..=4 => (V, true),
+                    5 => (V, false),
+                    6 => (BAD, true),
+                    _ => (BAD, false),
+                };
+                let mut left = u64::from(len);
+                while left > 0 {
+                    let a = fast.step(sync, lock);
+                    let b = reference.step_reference(sync, lock);
+                    proptest::prop_assert_eq!(a, b);
+                    proptest::prop_assert_eq!(fast, reference);
+                    // The batch takes as many as the steady state allows at once.
+                    let take = if sync.is_valid() && lock {
+                        batch.steady_headers().min(left)
+                    } else {
+                        0
+                    };
+                    if take > 1 {
+                        batch.take_valid_headers(take);
+                        for _ in 1..take {
+                            proptest::prop_assert_eq!(fast.step(sync, lock), BerStep {
+                                ber_bad_sh: false,
+                                hi_ber: fast.hi_ber(),
+                            });
+                            reference.step_reference(sync, lock);
+                        }
+                        left -= take;
+                    } else {
+                        batch.step(sync, lock);
+                        left -= 1;
+                    }
+                    proptest::prop_assert_eq!(batch, reference);
+                }
+            }
+        }
     }
 
     #[test]
