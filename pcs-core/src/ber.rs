@@ -599,6 +599,29 @@ mod tests {
     }
 
     #[test]
+    fn a_window_that_ends_on_an_invalid_header_still_closes() {
+        let mut m = BerMonitor::default();
+        m.step(V, true);
+        // Headers until the window after this one starts (found on a copy).
+        let k = to_next_window(&mut m.clone());
+        let w = m.windows();
+        run(&mut m, V, k - 2);
+        // The window's last header is invalid: the monitor waits in BER_BAD_SH with 1 counted.
+        assert!(m.step(BAD, true).ber_bad_sh);
+        assert_eq!(
+            (m.state(), m.ber_cnt(), m.windows()),
+            (BerState::BerBadSh, 1, w)
+        );
+        // The next header is the first of the next window: BER_BAD_SH --125us_timer_done-->
+        // GOOD_BER -> START_TIMER (ber_cnt 0) -> BER_TEST_SH.
+        m.step(V, true);
+        assert_eq!(
+            (m.state(), m.ber_cnt(), m.windows()),
+            (BerState::BerTestSh, 0, w + 1)
+        );
+    }
+
+    #[test]
     fn keeps_running_on_loss_of_lock_with_the_knob_off() {
         let mut m = BerMonitor::new(BerConfig::TEN_GBASE_R, LockLossReset::KeepRunning);
         let steps: Vec<BerStep> = (0..16).map(|_| m.step(BAD, false)).collect();
