@@ -488,3 +488,79 @@ proptest! {
         }
     }
 }
+
+/// The small accessors, against Figure 49-7 and Table 49-1 as written in SPEC-NOTES.
+#[test]
+fn accessors_follow_figure_49_7_and_table_49_1() {
+    // Terminate types by /T/ lane: 0x87, 0x99, 0xaa, 0xb4, 0xcc, 0xd2, 0xe1, 0xff.
+    let t = [0x87u8, 0x99, 0xaa, 0xb4, 0xcc, 0xd2, 0xe1, 0xff];
+    for (lane, &v) in t.iter().enumerate() {
+        assert_eq!(
+            BlockType::terminate(lane),
+            BlockType::from_u8(v),
+            "lane {lane}"
+        );
+        assert!(BlockType::terminate(lane).is_some());
+        assert_eq!(
+            BlockType::terminate(lane).unwrap().terminate_lane(),
+            Some(lane)
+        );
+    }
+    assert_eq!(BlockType::terminate(8), None);
+    // 7-bit control codes and 4-bit O codes: the edges of their ranges.
+    assert_eq!(
+        ControlCode::try_new(0x7f).map(ControlCode::to_u8),
+        Some(0x7f)
+    );
+    assert_eq!(ControlCode::try_new(0x80), None);
+    assert_eq!(ControlCode::ERROR.to_u8(), 0x1e);
+    assert_eq!(
+        ControlCode::from_char(C::ERROR).map(ControlCode::to_u8),
+        Some(0x1e)
+    );
+    assert_eq!(OCode::try_new(0xf).map(OCode::to_u8), Some(0xf));
+    assert_eq!(OCode::try_new(0x10), None);
+    assert_eq!(OCode::from_char(C::SEQUENCE), Some(OCode::SEQUENCE));
+    assert_eq!(OCode::SEQUENCE.to_u8(), 0);
+    assert_eq!(OCode::from_char(C(0x5c)).map(OCode::to_u8), Some(0xf));
+    assert_eq!(OCode::from_char(C::IDLE), None);
+    // The type field is read only from a control block.
+    assert_eq!(Block::control(0x78).block_type(), Some(BlockType::Start));
+    assert_eq!(Block::data(0x78).block_type(), None);
+    assert_eq!(
+        Block {
+            sync: SyncHeader::from_bits(3),
+            payload: 0x78
+        }
+        .block_type(),
+        None
+    );
+}
+
+#[test]
+fn encode_errors_name_the_lane_and_the_rule() {
+    let cases = [
+        (
+            EncodeWordError::NoBlockFormat { ctrl: 0x0f },
+            "control mask 0x0f with these characters fits no block format (Figure 49-7)",
+        ),
+        (
+            EncodeWordError::InvalidControlCharacter {
+                lane: 3,
+                octet: 0x42,
+            },
+            "lane 3: control character 0x42 has no 7-bit code (Table 49-1)",
+        ),
+        (
+            EncodeWordError::ErrorCharacter { lane: 5 },
+            "lane 5: /E/ among eight control characters (T_TYPE E, 49.2.13.2.3)",
+        ),
+        (
+            EncodeWordError::LowPowerIdle { lane: 0 },
+            "lane 0: /LI/ among eight control characters, without EEE (T_TYPE E, 49.2.13.2.3)",
+        ),
+    ];
+    for (e, text) in cases {
+        assert_eq!(e.to_string(), text);
+    }
+}
