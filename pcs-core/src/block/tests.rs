@@ -564,3 +564,35 @@ fn encode_errors_name_the_lane_and_the_rule() {
         assert_eq!(e.to_string(), text);
     }
 }
+
+/// Near misses of the ordered-set formats: the mask of an O block (0xf1: lane 0 control,
+/// 0x1f: lanes 0..4 control) with a character in the O position that is no ordered set fits
+/// no format of Figure 49-7.
+#[test]
+fn an_o_position_without_an_ordered_set_fits_no_format() {
+    let idle = K(C::IDLE);
+    let w1 = word([idle, D(1), D(2), D(3), idle, idle, idle, idle]);
+    let w2 = word([idle, idle, idle, idle, idle, D(5), D(6), D(7)]);
+    for (w, ctrl) in [(w1, 0xf1), (w2, 0x1f)] {
+        assert_eq!(w.ctrl, ctrl);
+        let e = encode_word(w);
+        assert_eq!(
+            e.error,
+            Some(EncodeWordError::NoBlockFormat { ctrl }),
+            "{w:?}"
+        );
+        assert_eq!(e.block, Block::EBLOCK_T);
+    }
+    // The same transfers with /Q/ in the O position are O blocks.
+    let q = K(C::SEQUENCE);
+    let w1 = word([q, D(1), D(2), D(3), idle, idle, idle, idle]);
+    let w2 = word([idle, idle, idle, idle, q, D(5), D(6), D(7)]);
+    assert_eq!(
+        encode_word(w1).block.block_type(),
+        Some(BlockType::OrderedControl)
+    );
+    assert_eq!(
+        encode_word(w2).block.block_type(),
+        Some(BlockType::ControlOrdered)
+    );
+}
