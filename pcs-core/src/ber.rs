@@ -540,13 +540,13 @@ mod tests {
         #[test]
         fn fast_paths_equal_the_diagram(
             headers in proptest::collection::vec((0u8..8, 0u8..40), 1..60),
-            window_blocks in 3u32..12,
+            window_ticks in 9u32..48,
             threshold in 1u16..5,
             keep_running: bool,
         ) {
             let config = BerConfig {
                 ticks_per_block: 4,
-                window_ticks: window_blocks * 4 - 1,
+                window_ticks,
                 threshold,
             };
             let lock_loss = if keep_running {
