@@ -596,3 +596,34 @@ fn an_o_position_without_an_ordered_set_fits_no_format() {
         Some(BlockType::ControlOrdered)
     );
 }
+
+/// Near misses of the terminate decoder's all-idle shortcut: one code bit set anywhere after
+/// the `/T/` means that lane is not `/I/` (another control character, or `/E/` with an
+/// error); the other trailing lanes stay `/I/`.
+#[test]
+fn one_code_bit_after_the_terminate_is_not_an_idle() {
+    let t = [0x87u64, 0x99, 0xaa, 0xb4, 0xcc, 0xd2, 0xe1, 0xff];
+    for (k, &ty) in t.iter().enumerate() {
+        for lane in k + 1..8 {
+            for bit in 0..7 {
+                // Lanes 0..k are data octets 1..=k; codes follow the data (Figure 49-7).
+                let data: u64 = (0..k as u64).map(|i| (i + 1) << (8 + 8 * i)).sum();
+                let code_at = 8 + 7 * lane + bit;
+                let p = ty | data | (1u64 << code_at);
+                let d = decode_block(Block::control(p));
+                let l = d.word.lane(lane);
+                assert!(
+                    l != Lane::Control(C::IDLE) || d.error.is_some(),
+                    "T{k}, lane {lane}, code bit {bit}: {d:?}"
+                );
+                for other in (k + 1..8).filter(|&o| o != lane) {
+                    assert_eq!(
+                        d.word.lane(other),
+                        Lane::Control(C::IDLE),
+                        "T{k} lane {other}"
+                    );
+                }
+            }
+        }
+    }
+}
