@@ -627,3 +627,21 @@ fn one_code_bit_after_the_terminate_is_not_an_idle() {
         }
     }
 }
+
+/// Near misses of the start decoder's shortcut: a 0x33 block (/S/ in lane 4) whose lanes 0..3
+/// carry any code but /I/ is left to decode_block.
+#[test]
+fn a_lane_4_start_after_other_controls_is_not_the_idle_shortcut() {
+    for bit in 8..36 {
+        let b = Block::control(0x33 | 1u64 << bit | 0x0123_4500_0000_0000);
+        assert_eq!(decode_idle_start(b), None, "code bit {bit}");
+        let full = decode_block(b);
+        assert_ne!(
+            full.word.lane((bit - 8) / 7),
+            Lane::Control(C::IDLE),
+            "bit {bit}"
+        );
+    }
+    let clean = Block::control(0x33 | 0x0123_4500_0000_0000);
+    assert_eq!(decode_idle_start(clean), Some(decode_block(clean).word));
+}
