@@ -723,3 +723,43 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod event_tests {
+    use super::*;
+
+    fn event(class: BlockClass, to: RxState) -> RxEvent {
+        RxEvent {
+            word: XgmiiWord::ERROR,
+            from: RxState::Data,
+            to,
+            class,
+            next: None,
+            error: None,
+            link_down: false,
+            by_block: false,
+        }
+    }
+
+    #[test]
+    fn errored_is_rx_e_or_an_e_block_while_the_link_is_up() {
+        assert!(event(BlockClass::Error, RxState::Error).is_errored());
+        assert!(!event(BlockClass::Data, RxState::Data).is_errored());
+        let by_block = |class, link_down| RxEvent {
+            by_block: true,
+            link_down,
+            ..event(class, RxState::Data)
+        };
+        assert!(by_block(BlockClass::Error, false).is_errored());
+        assert!(!by_block(BlockClass::Error, true).is_errored());
+        assert!(!by_block(BlockClass::Data, false).is_errored());
+    }
+
+    #[test]
+    fn a_terminate_names_its_next_block_or_its_absence() {
+        let mut e = event(BlockClass::Terminate, RxState::Error);
+        assert_eq!(e.to_string(), "RX_D --T, no next block--> RX_E");
+        e.next = Some(BlockClass::Data);
+        assert_eq!(e.to_string(), "RX_D --T, next D--> RX_E");
+    }
+}
