@@ -699,6 +699,47 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// The short arrows (quick_arrow) give the diagram's transfer and state: push_word
+        /// equals push_word_by_diagram on any sequence of blocks of every kind, with the
+        /// link going down now and then, look-ahead on and off.
+        #[test]
+        fn quick_arrows_equal_the_diagram(
+            picks in proptest::collection::vec((0u8..10, proptest::prelude::any::<u64>(), 0u8..16), 1..80),
+            look_ahead_off: bool,
+        ) {
+            let config = DecoderConfig {
+                look_ahead: if look_ahead_off { LookAhead::Off } else { LookAhead::On },
+                ..DecoderConfig::default()
+            };
+            let mut quick = Decoder::new(config);
+            let mut diagram = Decoder::new(config);
+            let starts = [0x78u64, 0x33];
+            let terms = [0x87u64, 0x99, 0xaa, 0xb4, 0xcc, 0xd2, 0xe1, 0xff];
+            for (kind, p, k) in picks {
+                let block = match kind {
+                    0 | 1 => Block::IDLE,
+                    2 => Block::data(p),
+                    3 => Block::data(p),
+                    4 => Block::control(p & !0xff | starts[usize::from(k & 1)]),
+                    5 => Block::control(starts[usize::from(k & 1)] | (p & 0xffff_ff00_0000_0000)),
+                    6 => {
+                        let ty = terms[usize::from(k & 7)];
+                        // Idle codes after the /T/ (the shortcut) or random ones.
+                        let keep = if k & 8 == 0 { u64::MAX.checked_shr(64 - 8 - 7 * (u32::from(k & 7) + 1)).unwrap_or(u64::MAX) } else { u64::MAX };
+                        Block::control(ty | (p & keep & !0xff))
+                    }
+                    7 => Block::control(p),
+                    8 => Block { sync: SyncHeader::from_bits((p & 3) as u8), payload: p },
+                    _ => Block::EBLOCK_T,
+                };
+                let link = if kind == 9 && k == 0 { RxLink { block_lock: false, hi_ber: false } } else { RxLink::UP };
+                proptest::prop_assert_eq!(quick.push_word(block, link), diagram.push_word_by_diagram(block, link));
+                proptest::prop_assert_eq!(quick.state(), diagram.state());
+            }
+        }
+    }
+
     #[test]
     fn decode_slice_equals_push_by_push() {
         let blocks: Vec<Block> = "CCSDDTCSDTCE".chars().map(block_of).collect();
