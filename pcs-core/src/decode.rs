@@ -741,6 +741,20 @@ mod tests {
     }
 
     #[test]
+    fn a_block_waits_for_its_successor_and_reset_drops_it() {
+        let mut d = Decoder::default();
+        assert!(!d.has_pending());
+        assert!(d.push(block_of('C'), RxLink::UP).is_none());
+        assert!(d.has_pending());
+        assert!(d.push(block_of('S'), RxLink::UP).is_some());
+        assert_eq!(d.state(), RxState::Control);
+        d.reset();
+        assert!(!d.has_pending());
+        assert_eq!(d.state(), RxState::Init);
+        assert!(d.flush().is_none());
+    }
+
+    #[test]
     fn decode_slice_equals_push_by_push() {
         let blocks: Vec<Block> = "CCSDDTCSDTCE".chars().map(block_of).collect();
         let mut a = Decoder::default();
