@@ -464,6 +464,19 @@ pub(crate) mod tests {
     /// never rests on a proptest seed. Both the diagram (`step`) and every batch entry point
     /// (`encode_slice`, `PcsTx::encode_slice` descrambled back) must give them.
     #[test]
+    fn state_names_are_the_diagrams() {
+        let names = [
+            TxState::Init,
+            TxState::Control,
+            TxState::Data,
+            TxState::Terminate,
+            TxState::Error,
+        ]
+        .map(TxState::name);
+        assert_eq!(names, ["TX_INIT", "TX_C", "TX_D", "TX_T", "TX_E"]);
+    }
+
+    #[test]
     fn near_misses_of_the_short_paths_take_the_diagram() {
         use crate::xgmii::Lane::Control as K;
         use ControlChar as C;
@@ -523,6 +536,14 @@ pub(crate) mod tests {
                 vec![idle],
                 XgmiiWord::new(0x5555_55fb_0100_009c, 0x11),
                 Block::control(0x5555_5500_0100_0066),
+            ),
+            // The 0x33 short path compares lanes 0..4 with idles and /S/ under a mask: their
+            // complement (0xf8 codes, 0x04 in lane 4) is no format at all, E.
+            (
+                "C, lanes 0..4 the complement of /I/ /I/ /I/ /I/ /S/",
+                vec![idle],
+                XgmiiWord::new(0x5555_5504_f8f8_f8f8, 0x1f),
+                Block::EBLOCK_T,
             ),
             // A start in lane 4 where a packet is open: E.
             (
