@@ -538,11 +538,33 @@ pub(crate) mod tests {
                 Block::control(0x5555_5500_0100_0066),
             ),
             // The 0x33 short path compares lanes 0..4 with idles and /S/ under a mask: their
-            // complement (0xf8 codes, 0x04 in lane 4) is no format at all, E.
+            // complement (0xf8 codes, 0x04 in lane 4; zero data after) is no format at all, E.
             (
                 "C, lanes 0..4 the complement of /I/ /I/ /I/ /I/ /S/",
                 vec![idle],
-                XgmiiWord::new(0x5555_5504_f8f8_f8f8, 0x1f),
+                XgmiiWord::new(0x0000_0004_f8f8_f8f8, 0x1f),
+                Block::EBLOCK_T,
+            ),
+            // The terminate short path wants control in every lane from the /T/ on: a data
+            // octet 0x07 (an idle's value) after the /T/ makes it no format, E.
+            (
+                "D, /T/ then data 0x07 among idles",
+                vec![idle, start0, data],
+                XgmiiWord::new(0x0707_0707_0707_07fd, 0xfd),
+                Block::EBLOCK_T,
+            ),
+            // /T/ in lane 1 after an idle in an all-control transfer: no format, E.
+            (
+                "D, /I/ then /T/",
+                vec![idle, start0, data],
+                XgmiiWord::new(0x0707_0707_0707_fd07, 0xff),
+                Block::EBLOCK_T,
+            ),
+            // /T/ in lane 3 with idles after it but lane 4 a data octet: E.
+            (
+                "D, /T/ in lane 3, data in lane 4",
+                vec![idle, start0, data],
+                XgmiiWord::new(0x0707_0707_fd33_2211, 0xe8),
                 Block::EBLOCK_T,
             ),
             // A start in lane 4 where a packet is open: E.
@@ -622,6 +644,10 @@ pub(crate) mod tests {
             let mut diagram = Encoder::default();
             let got: Vec<Block> = words.iter().map(|w| diagram.step(*w)).collect();
             assert_eq!(got.last(), Some(&want), "{name}: diagram");
+            let mut fast = Encoder::default();
+            let by_fast: Vec<Block> = words.iter().map(|w| fast.step_fast(*w)).collect();
+            assert_eq!(by_fast, got, "{name}: step_fast");
+            assert_eq!(fast, diagram, "{name}: state after step_fast");
             let mut batch = Encoder::default();
             let mut out = vec![Block::IDLE; words.len()];
             batch.encode_slice(&words, &mut out);
