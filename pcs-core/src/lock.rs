@@ -981,6 +981,18 @@ mod tests {
     }
 
     #[test]
+    fn reset_returns_to_lock_init() {
+        let mut l = BlockLock::new();
+        for _ in 0..70 {
+            l.step(V);
+        }
+        assert!(l.block_lock());
+        l.reset();
+        assert_eq!(l, BlockLock::new());
+        assert!(!l.block_lock());
+    }
+
+    #[test]
     fn aligner_push_words_in_chunks_equals_iterator() {
         let blocks = scrambled_stream(300, 7);
         let bytes = bytes_from_offset(&blocks, 23);
