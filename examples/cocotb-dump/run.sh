@@ -23,9 +23,18 @@ export BASER
 
 command -v iverilog >/dev/null 2>&1 || { echo "run.sh: iverilog not found" >&2; exit 1; }
 
+# PyPI can fail for a moment: three attempts before giving up.
+pip_retry() {
+    for attempt in 1 2 3; do
+        "$@" && return 0
+        echo "pip failed (attempt $attempt of 3)" >&2
+        sleep 10
+    done
+    return 1
+}
 if ! .venv/bin/python -c 'import cocotb, cocotbext.eth' >/dev/null 2>&1; then
     python3 -m venv .venv
-    .venv/bin/pip install --quiet --disable-pip-version-check cocotb cocotbext-eth
+    pip_retry .venv/bin/pip install --quiet --disable-pip-version-check cocotb cocotbext-eth
 fi
 echo "cocotb $(.venv/bin/python -c 'import cocotb; print(cocotb.__version__)')," \
      "cocotbext-eth $(.venv/bin/python -c 'import cocotbext.eth as e; print(e.__version__)')," \
