@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cargo-mutants >/dev/null 2>&1 || cargo install cargo-mutants --locked
 
-args=(--package pcs-core --package mac-core --output mutants.out --no-shuffle
+args=(--package pcs-core --package mac-core --no-shuffle
       --jobs "${MUTANTS_JOBS:-2}")
 case "${1:-}" in
     --diff)
@@ -36,15 +36,22 @@ case "${1:-}" in
 esac
 
 status=0
-rm -rf mutants.out
+rm -rf mutants.out mutants.out.old
 cargo mutants "${args[@]}" || status=$?
+# 0 all caught, 2 some missed, 3 timeouts; anything else (1 bad usage or an internal error such
+# as a full disk, 4 the unmutated tree fails its tests) means no verdict at all.
+case $status in
+    0|2|3) ;;
+    *)
+        echo "mutants: cargo-mutants itself failed (exit $status), no mutant was judged; free disk: $(df -h --output=avail . | tail -1 | tr -d ' ')" >&2
+        exit $status
+        ;;
+esac
 
 # Score per file from the outcome lists.
 python3 - <<'PY'
 import collections, json, os
-path = "mutants.out/mutants.out/outcomes.json"
-if not os.path.exists(path):
-    path = "mutants.out/outcomes.json"
+path = "mutants.out/outcomes.json"
 if not os.path.exists(path):
     print("mutants: none to test (the changed lines hold no mutable code)")
     raise SystemExit(0)
