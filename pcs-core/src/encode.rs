@@ -603,6 +603,29 @@ pub(crate) mod tests {
                 XgmiiWord::new(0x0707_fb07_0707_fd11, 0xfe),
                 Block::EBLOCK_T,
             ),
+            // Control lanes that carry no control character of Table 49-1, inside a packet, each
+            // close to the terminate short path's pattern: E.
+            // The lane-1 /T/ and its idles, one bit higher: codes 0xfa 0x0f 0x0e...
+            (
+                "D, a lane-1 terminate one bit off",
+                vec![idle, start0, data],
+                XgmiiWord::new(0x0e0e_0e0e_0e0f_fa00, 0xfe),
+                Block::EBLOCK_T,
+            ),
+            // 0xff, five idles, then two 0x00 codes.
+            (
+                "D, 0xff then idles then 0x00",
+                vec![idle, start0, data],
+                XgmiiWord::new(0x0000_0707_0707_07ff, 0xff),
+                Block::EBLOCK_T,
+            ),
+            // /T/ followed by 0x83 (an idle's bits one place lower) and 0x03.
+            (
+                "D, /T/ then 0x83 codes",
+                vec![idle, start0, data],
+                XgmiiWord::new(0x0383_8383_8383_83fd, 0xff),
+                Block::EBLOCK_T,
+            ),
             // A terminate where no packet is open: TX_C --T--> TX_E.
             ("C, /T/", vec![idle], word_of('T'), Block::EBLOCK_T),
             // An idle inside a packet: TX_D --C--> TX_E.

@@ -287,7 +287,7 @@ impl PcsRx {
             let window = rest.get(..steady as usize).unwrap_or(rest);
             let (k, n) = self.decode_steady(window, words.get_mut(written..).unwrap_or_default());
             if k == 0 {
-                // An invalid header: the general way.
+                // An invalid header, or nothing pending from the link up: the general way.
                 let Some(&b) = window.first() else {
                     break;
                 };
@@ -324,16 +324,17 @@ impl PcsRx {
     /// data blocks inside a packet in a tight loop (`RX_D --D--> RX_D`), the blocks around
     /// them through the decoder's short paths ([`quick_arrow`]), anything else through the
     /// diagram. The descrambler state, the decoder's state and its pending block stay in
-    /// registers. Returns `(blocks taken, transfers written)`; `words` has room for every
-    /// block.
+    /// registers. Returns `(blocks taken, transfers written)`, `(0, 0)` when no block is pending
+    /// from the link up; `words` has room for every block.
     fn decode_steady(&mut self, window: &[Block], words: &mut [XgmiiWord]) -> (usize, usize) {
         let (mut consumed, mut written) = (0, 0);
         let look_ahead = self.decoder.config().look_ahead;
         // Descrambling needs only the line bits before each block: the state is the previous
         // line payload shifted.
         let mut line_state = self.descrambler.state();
-        loop {
-            let up = self.decoder.up_pending();
+        // Nothing pending (the stream's first block), or a block from before the link came up:
+        // the caller decides it the general way.
+        while let Some((mut state, mut pending)) = self.decoder.up_pending() {
             let Some((&b, slot)) = window.get(consumed).zip(words.get_mut(written)) else {
                 break;
             };
@@ -346,17 +347,6 @@ impl PcsRx {
             };
             line_state = b.payload >> 6;
             consumed += 1;
-            let Some((mut state, mut pending)) = up else {
-                // Nothing pending, or a block from before the link came up.
-                if let Some((word, errored)) = self.decoder.push_word(block, RxLink::UP) {
-                    *slot = word;
-                    written += 1;
-                    if errored {
-                        self.book_steady(true);
-                    }
-                }
-                continue;
-            };
             let Some((word, to)) = quick_arrow(state, pending, block, look_ahead) else {
                 if let Some((word, errored)) = self.decoder.push_word_by_diagram(block, RxLink::UP)
                 {
@@ -507,10 +497,11 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn decode_slice_runs_equal_push_word_block_by_block(
-            kinds in proptest::collection::vec((0u8..8, 1usize..40), 0..60),
+            kinds in proptest::collection::vec((0u8..9, 1usize..40), 0..60),
             chunk in 1usize..300,
             room in 1usize..300,
             stateless_tx in proptest::bool::ANY,
+            lock_at in 0usize..80,
         ) {
             // Packets with long data runs, idles, damaged headers; a short BER window (400
             // ticks = 100 blocks) so that runs cross window ends and hi_ber comes and goes.
@@ -528,6 +519,8 @@ mod tests {
                         (0..=4, 0) => XgmiiWord::new(0xd555_5555_5555_55fb, 0x01),
                         (0..=4, _) => XgmiiWord::from_data(j as u64 * 0x0101_0101_0101_0101),
                         (5, _) => XgmiiWord::new(0x0707_0707_07fd_0102, 0xfc),
+                        // Data with no start before it (through the stateless encoder).
+                        (8, _) => XgmiiWord::from_data(0x5a5a_0000 + j as u64),
                         _ => XgmiiWord::IDLE,
                     };
                     let (mut b, _) = tx.step(w);
@@ -539,21 +532,59 @@ mod tests {
             }
             let mut a = PcsRx::new(config);
             let mut b = PcsRx::new(config);
-            let want: Vec<XgmiiWord> = line.iter().filter_map(|&l| a.push_word(l, true)).collect();
+            // Block lock from block `lock_at` on: the first steady blocks then follow a block
+            // decided with the link down.
+            let lock_at = lock_at.min(line.len());
+            let want: Vec<XgmiiWord> = line
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &l)| a.push_word(l, i >= lock_at))
+                .collect();
             let mut got = Vec::new();
-            let mut rest: &[Block] = &line;
             let mut buf = vec![XgmiiWord::default(); room];
-            while !rest.is_empty() {
-                let take = rest.len().min(chunk);
-                let (c, n) = b.decode_slice(&rest[..take], true, &mut buf);
-                got.extend_from_slice(&buf[..n]);
-                rest = &rest[c..];
+            for (mut rest, lock) in [(&line[..lock_at], false), (&line[lock_at..], true)] {
+                while !rest.is_empty() {
+                    let take = rest.len().min(chunk);
+                    let (c, n) = b.decode_slice(&rest[..take], lock, &mut buf);
+                    got.extend_from_slice(&buf[..n]);
+                    rest = &rest[c..];
+                }
             }
             proptest::prop_assert_eq!(got, want);
             proptest::prop_assert_eq!(a.status, b.status);
             proptest::prop_assert_eq!(a.ber, b.ber);
             proptest::prop_assert_eq!(a.flush(), b.flush());
         }
+    }
+
+    #[test]
+    fn flush_decides_the_last_block_and_books_it() {
+        let mut rx = PcsRx::new(PcsRxConfig::default());
+        assert_eq!(rx.flush(), None, "nothing pending");
+        // Idle blocks; the descrambler locks on the first (which decodes as garbage), the
+        // last is left pending. Then a block with an invalid header.
+        let mut tx = PcsTx::new(EncoderConfig::default(), 5);
+        let mut line = [Block::IDLE; 4];
+        for b in &mut line {
+            *b = tx.step(XgmiiWord::IDLE).0;
+        }
+        let decided: Vec<_> = line[..3]
+            .iter()
+            .filter_map(|&b| rx.push(b, true).rx)
+            .collect();
+        assert_eq!(decided.len(), 2);
+        assert_eq!(decided[1].word, XgmiiWord::IDLE);
+        assert_eq!(rx.flush().map(|e| e.word), Some(XgmiiWord::IDLE));
+        assert_eq!(rx.flush(), None, "flushed once");
+        let errored = rx.status.errored_count();
+        // The invalid header, decided only by flush: an error transfer, counted (49.2.14.2).
+        let mut bad = line[3];
+        bad.sync = crate::block::SyncHeader::from_bits(0);
+        assert!(rx.push(bad, true).rx.is_none(), "pending after the flush");
+        let e = rx.flush().expect("the errored block decided");
+        assert!(e.is_errored());
+        assert_eq!(e.word, XgmiiWord::ERROR);
+        assert_eq!(rx.status.errored_count(), errored + 1);
     }
 
     #[test]

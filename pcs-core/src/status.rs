@@ -40,7 +40,7 @@ pub const REG_ERRORED_BLOCKS_HIGH_ORDER: u16 = 45;
 /// 3.32 bit 0: block lock.
 ///
 /// Spec: IEEE 802.3 Clause 45, register 3.32.
-pub const STATUS_1_BLOCK_LOCK: u16 = 1 << 0;
+pub const STATUS_1_BLOCK_LOCK: u16 = 1;
 /// 3.32 bit 1: high BER.
 ///
 /// Spec: IEEE 802.3 Clause 45, register 3.32.
@@ -375,6 +375,28 @@ mod tests {
         feed(&mut s, ev(true, false, false, true), 7);
         assert_eq!(s.read_status_2() & 0x3fff, 7);
         assert_eq!(s.read_status_2() & 0x3fff, 0);
+    }
+
+    #[test]
+    fn register_bits_are_clause_45s() {
+        // 3.32.0, 3.32.1, 3.32.12; 3.33.15, 3.33.14; 3.45.15, as numbered in Clause 45.
+        assert_eq!(
+            [
+                STATUS_1_BLOCK_LOCK,
+                STATUS_1_HIGH_BER,
+                STATUS_1_RECEIVE_LINK,
+                STATUS_2_LATCHED_BLOCK_LOCK,
+                STATUS_2_LATCHED_HIGH_BER,
+                HIGH_ORDER_PRESENT,
+            ],
+            [0x0001, 0x0002, 0x1000, 0x8000, 0x4000, 0x8000]
+        );
+        let mut s = PcsStatus::default();
+        assert_eq!(
+            s.read(45),
+            Some(0x8000),
+            "3.45.15: high order counters present"
+        );
     }
 
     #[test]
