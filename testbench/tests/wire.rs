@@ -1011,3 +1011,92 @@ fn a_dut_of_the_kernels_own_parts_is_judged_by_its_own_counters() {
     assert_eq!(counts(&j), [1000, 1000, 0, 0, 0, 1000, 0], "{}", text(&o));
     assert_eq!(j["counts"]["received"], 2000);
 }
+
+#[test]
+fn frames_the_kernel_refuses_mid_run_are_sent_again_and_its_counter_moves_are_shown() {
+    let Some(l) = Link::new("mtudrop", "md", false, 1500) else {
+        return;
+    };
+    // For 400 ms in the middle of the run the DUT's MTU is below the frames' size: the veth
+    // drops each frame sent to it (is_skb_forwardable), counts it in the sender's tx_dropped
+    // and, with PACKET_QDISC_BYPASS, refuses the send (ENOBUFS). baser must send each refused
+    // frame again, show the counter's moves beside the frames sent during them, and lose
+    // nothing but the frames the reflector could not send back at the lower MTU.
+    let n = 3000u64;
+    let pcap = l.pcap("f.pcap", &frames(n as usize, 1200));
+    let r = l.reflect(&[]);
+    let js = l.path("r.json");
+    let wire = Command::new("ip")
+        .args(["netns", "exec", &l.ns_w, BASER, "wire", "--tx", &l.if_w])
+        .args([&pcap, "--pps", "3000", "--timeout-ms", "500", "--json", &js])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    sh(&["ip", "-n", &l.ns_d, "link", "set", &l.if_d, "mtu", "1000"]);
+    std::thread::sleep(Duration::from_millis(400));
+    sh(&["ip", "-n", &l.ns_d, "link", "set", &l.if_d, "mtu", "1500"]);
+    let o = wire.wait_with_output().unwrap();
+    let summary = stop(r);
+    let j = json(&js);
+    let c = counts(&j);
+    // The reflector's count of frames it could not send back (EMSGSIZE at MTU 1000): those
+    // received just before the change. They, and only they, are missing.
+    let send_errors: u64 = summary
+        .split("send errors ")
+        .nth(1)
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert_eq!(
+        c,
+        [n, n - send_errors, send_errors, 0, 0, 0, 0],
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(i32::from(send_errors > 0)),
+        "{}",
+        text(&o)
+    );
+    // The kernel's own count: each send it refused is one frame it dropped, and one baser
+    // made again.
+    let retries = j["tx_retries"].as_u64().unwrap();
+    assert!(
+        retries > 100,
+        "the MTU change refused nothing: {}",
+        text(&o)
+    );
+    let moves = j["counter_moves"].as_array().unwrap();
+    let on_tx: Vec<&serde_json::Value> = moves
+        .iter()
+        .filter(|m| m["interface"] == l.if_w.as_str())
+        .filter(|m| m["counters"]["sysfs:tx_dropped"].is_i64())
+        .collect();
+    let dropped: i64 = on_tx
+        .iter()
+        .map(|m| m["counters"]["sysfs:tx_dropped"].as_i64().unwrap())
+        .sum();
+    assert_eq!(dropped as u64, retries, "{j}");
+    // The moves are in the report, each with the frames sent meanwhile and those of them
+    // that failed. (The reflector's lost frames were sent before the first refusal, so they
+    // may fall just before the span of the first move.)
+    assert!(on_tx.iter().any(|m| m["frames_sent"].is_array()), "{j}");
+    let missing = positions(&j, "missing");
+    for m in &on_tx {
+        for p in m["failed"].as_array().unwrap() {
+            assert!(missing.contains(&p.as_u64().unwrap()), "{j}");
+        }
+    }
+    assert!(
+        text(&o).contains(&format!("{}: sysfs:tx_dropped +", l.if_w)),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        text(&o).contains(&format!("transmit pushback: {retries} sends refused")),
+        "{}",
+        text(&o)
+    );
+}
