@@ -300,7 +300,7 @@ impl BerMonitor {
     /// Spec: IEEE 802.3 §49.2.13.3, Fig. 49-15 (`BER_TEST_SH` --sh_valid * !timer_done-->).
     #[must_use]
     #[inline]
-    pub fn steady_headers(&self) -> u64 {
+    pub(crate) fn steady_headers(&self) -> u64 {
         let window = u64::from(self.config.window_ticks);
         if !self.steady() {
             return 0;
@@ -314,7 +314,7 @@ impl BerMonitor {
     ///
     /// Spec: IEEE 802.3 §49.2.13.3, Fig. 49-15.
     #[inline]
-    pub fn take_valid_headers(&mut self, n: u64) {
+    pub(crate) fn take_valid_headers(&mut self, n: u64) {
         let n = n.min(self.steady_headers());
         self.timer_ticks += n * u64::from(self.config.ticks_per_block);
     }

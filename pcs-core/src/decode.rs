@@ -365,7 +365,7 @@ impl Decoder {
     }
 
     /// As [`Decoder::decode_slice`], returning `(blocks consumed, transfers written)`.
-    pub fn decode_slice_consumed(
+    pub(crate) fn decode_slice_consumed(
         &mut self,
         blocks: &[Block],
         link: RxLink,

@@ -196,7 +196,7 @@ impl Encoder {
     ///
     /// Spec: IEEE 802.3 §49.2.13.2, transmit state diagram.
     #[inline]
-    pub fn step_fast(&mut self, w: XgmiiWord) -> Block {
+    pub(crate) fn step_fast(&mut self, w: XgmiiWord) -> Block {
         match (self.state, w.ctrl) {
             (TxState::Data, 0) => Block::data(w.data),
             (TxState::Control | TxState::Terminate, 0xff) if w == XgmiiWord::IDLE => {

@@ -676,7 +676,7 @@ impl<W: SerdesWord> RxGearbox<W> {
     ///
     /// Spec: IEEE 802.3 §49.2.4.
     #[inline]
-    pub fn cut_words(
+    pub(crate) fn cut_words(
         &mut self,
         words: &[W],
         out: &mut [Block],

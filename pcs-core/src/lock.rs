@@ -185,7 +185,7 @@ impl BlockLock {
     ///
     /// Spec: IEEE 802.3 §49.2.9, Fig. 49-14.
     #[inline]
-    pub fn take_steady_valid_headers(&mut self, n: u8) {
+    pub(crate) fn take_steady_valid_headers(&mut self, n: u8) {
         let n = n.min(self.steady_valid_headers());
         if n != 0 {
             self.sh_cnt += n;

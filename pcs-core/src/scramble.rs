@@ -109,7 +109,7 @@ impl Scrambler {
     ///
     /// Spec: IEEE 802.3 §49.2.6, Figure 49-8.
     #[inline]
-    pub fn scramble_pair(&mut self, first: u64, second: u64) -> (u64, u64) {
+    pub(crate) fn scramble_pair(&mut self, first: u64, second: u64) -> (u64, u64) {
         let (a, b) = scramble_pair(self.state, first, second);
         self.state = b >> 6;
         (a, b)
