@@ -315,6 +315,8 @@ impl<W: SerdesWord> TxGearbox<W> {
     pub fn push_blocks(&mut self, blocks: &[Block], out: &mut [W]) -> Progress {
         let mut progress = Progress::default();
         if W::BITS == 64 {
+            // It takes every block while two words of room are left: this loop then sees at
+            // most one block, with room for one word.
             self.push_blocks_u64(blocks, out, &mut progress);
         }
         for &block in blocks.get(progress.consumed..).unwrap_or_default() {
@@ -322,50 +324,10 @@ impl<W: SerdesWord> TxGearbox<W> {
             if self.words_for_next_block() > room {
                 break;
             }
-            if W::BITS == 64 && self.len < 64 && self.len % 2 == 0 {
-                // 64-bit words: the held count is even and below 64, so each block completes
-                // one word, or two when 62 bits were held. Plain u64 shifts.
-                let held = self.acc as u64;
-                let lo = u64::from(block.sync.to_bits()) | block.payload << 2;
-                let hi = block.payload >> 62;
-                let first = held | lo << self.len;
-                let rest = if self.len == 0 {
-                    hi
-                } else {
-                    lo >> (64 - self.len) | hi << self.len
-                };
-                if let Some(slot) = out.get_mut(progress.produced) {
-                    *slot = W::from_u64_truncating(first);
-                }
-                progress.produced += 1;
-                if self.len == 62 {
-                    if let Some(slot) = out.get_mut(progress.produced) {
-                        *slot = W::from_u64_truncating(rest);
-                    }
-                    progress.produced += 1;
-                    self.acc = 0;
-                    self.len = 0;
-                } else {
-                    self.acc = u128::from(rest);
-                    self.len += 2;
-                }
-                self.bits_in = self.bits_in.wrapping_add(u64::from(BLOCK_BITS));
-                progress.consumed += 1;
-                continue;
-            }
-            if self.len + BLOCK_BITS <= ACC_BITS {
-                // All 66 bits fit at once (always so for 64-bit words: the count held stays
-                // even and below 64).
-                self.acc |= block_to_bits(block) << self.len;
-                self.len += BLOCK_BITS;
-            } else {
-                // The same two steps as `push_block`, writing straight into `out`.
-                self.acc |= u128::from(block.sync.to_bits()) << self.len;
-                self.len += 2;
-                self.drain_into(out, &mut progress.produced);
-                self.acc |= u128::from(block.payload) << self.len;
-                self.len += 64;
-            }
+            // All 66 bits fit at once: fewer than 32 bits are held for narrower words, and for
+            // 64-bit words the count held is even and below 64.
+            self.acc |= block_to_bits(block) << self.len;
+            self.len += BLOCK_BITS;
             self.drain_into(out, &mut progress.produced);
             self.bits_in = self.bits_in.wrapping_add(u64::from(BLOCK_BITS));
             progress.consumed += 1;
@@ -1352,6 +1314,34 @@ mod tests {
     }
 
     #[test]
+    fn push_block_counts_its_words_and_the_offset_advances_by_66_bits() {
+        fn check<W: SerdesWord>() {
+            let mut tx = TxGearbox::<W>::new();
+            let mut words_out = 0u64;
+            for (k, b) in random_blocks(70, 3).into_iter().enumerate() {
+                let mut words = tx.push_block(b);
+                let n = words.as_slice().len();
+                assert_eq!(words.size_hint(), (n, Some(n)));
+                assert_eq!(words.len(), n);
+                if n > 0 {
+                    let _ = words.next();
+                    assert_eq!(words.len(), n - 1);
+                }
+                words_out += n as u64;
+                assert_eq!(tx.bit_offset(), 66 * (k as u64 + 1));
+                assert_eq!(
+                    words_out * u64::from(W::BITS) + u64::from(tx.pending_bits()),
+                    tx.bit_offset()
+                );
+            }
+        }
+        check::<u8>();
+        check::<u16>();
+        check::<u32>();
+        check::<u64>();
+    }
+
+    #[test]
     fn push_blocks_stops_before_a_block_whose_words_do_not_fit() {
         let mut tx = TxGearbox::<u64>::new();
         let blocks = random_blocks(3, 7);
@@ -1379,6 +1369,132 @@ mod tests {
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].bit_offset, 1);
         assert_eq!(got[0].block.sync, SyncHeader::from_bits(3));
+    }
+
+    #[test]
+    fn cut_words_leaves_at_most_two_blocks_to_the_general_path() {
+        // The fast path must cover the stream: from any number of bits held (after `lead`
+        // words the general way), it cuts every whole block of the words but the last one or
+        // two, and says which lead run of them has valid headers.
+        for lead in 0..4usize {
+            for n in [2usize, 3, 10, 33, 34, 35, 36, 67, 68, 100, 200] {
+                let mut blocks = random_blocks(n + lead + 2, 9);
+                for b in &mut blocks[..40.min(n)] {
+                    b.sync = SyncHeader::DATA;
+                }
+                let words = serial_words(&serial_bits(&blocks), 64);
+                let mut rx = RxGearbox::<u64>::new();
+                for &w in &words[..lead] {
+                    rx.feed(w).unwrap();
+                    while rx.next_block().is_some() {}
+                }
+                let held = u64::from(rx.buffered_bits());
+                let words = &words[lead..lead + n];
+                let whole = ((held + 64 * n as u64) / 66) as usize;
+                let mut out = vec![Block::IDLE; whole + 1];
+                let mut known = 0;
+                let p = rx.cut_words(words, &mut out, |cut, valid| {
+                    known = valid;
+                    cut.len()
+                });
+                assert!(
+                    p.produced <= whole && p.produced + 2 >= whole,
+                    "lead {lead}, {n} words: {} of {whole} blocks cut",
+                    p.produced
+                );
+                let first_invalid = out[..p.produced]
+                    .iter()
+                    .position(|b| !b.sync.is_valid())
+                    .unwrap_or(p.produced);
+                assert!(known <= first_invalid, "lead {lead}, {n} words");
+                if n >= 36 {
+                    // A group of 32 (from 34 words) was cut: its headers are known.
+                    assert!(
+                        known >= 33.min(first_invalid),
+                        "lead {lead}, {n} words: {known}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cut_words_declines_while_a_word_waits_or_a_slip_is_owed() {
+        let words = serial_words(&serial_bits(&random_blocks(80, 4)), 64);
+        let mut out = [Block::IDLE; 80];
+        // 65 bits held: the next word does not fit and waits beside them.
+        let mut rx = RxGearbox::<u64>::new();
+        rx.feed(words[0]).unwrap();
+        rx.slip_bits(63);
+        rx.feed(words[1]).unwrap();
+        rx.feed(words[2]).unwrap();
+        assert_eq!(rx.buffered_bits(), 129);
+        let p = rx.cut_words(&words[3..], &mut out, |cut, _| cut.len());
+        assert_eq!(p, Progress::default());
+        // A slip owed (nothing held to drop yet).
+        let mut rx = RxGearbox::<u64>::new();
+        rx.slip_bits(5);
+        let p = rx.cut_words(&words, &mut out, |cut, _| cut.len());
+        assert_eq!(p, Progress::default());
+        // A whole block held.
+        let mut rx = RxGearbox::<u64>::new();
+        rx.feed(words[0]).unwrap();
+        rx.feed(words[1]).unwrap();
+        let p = rx.cut_words(&words[2..], &mut out, |cut, _| cut.len());
+        assert_eq!(p, Progress::default());
+    }
+
+    #[test]
+    fn buffered_bits_count_what_is_fed_and_not_yet_cut() {
+        let mut rx = RxGearbox::<u32>::new();
+        assert_eq!(rx.buffered_bits(), 0);
+        // 128 bits fill the accumulator; the fifth word waits beside it.
+        for k in 1..=5u32 {
+            assert_eq!(rx.feed(0x5555_5555), Ok(()));
+            assert_eq!(rx.buffered_bits(), 32 * k);
+        }
+        assert!(rx.next_block().is_some());
+        assert_eq!(rx.buffered_bits(), 160 - 66);
+        assert!(rx.next_block().is_some());
+        assert_eq!(rx.buffered_bits(), 160 - 132);
+        assert!(rx.next_block().is_none());
+        // A slip is owed, not taken, until bits are there to drop.
+        rx.slip_bits(40);
+        assert_eq!(rx.feed(0), Ok(()));
+        assert_eq!(rx.buffered_bits(), 28 + 32 - 40);
+        // A block held, even when part of it waits beside the accumulator (128 + 64 bits).
+        let mut rx = RxGearbox::<u64>::new();
+        for _ in 0..3 {
+            assert_eq!(rx.feed(u64::MAX), Ok(()));
+        }
+        assert_eq!(rx.buffered_bits(), 192);
+        assert!(rx.holds_a_block());
+    }
+
+    #[test]
+    fn a_slip_through_the_iterator_or_the_sequence_gearbox_moves_the_blocks_one_bit() {
+        // The stream with one junk bit in front: one slip before the first block realigns it.
+        let blocks = random_blocks(40, 21);
+        let mut bits = serial_bits(&blocks);
+        bits.insert(0, true);
+        let words = serial_words(&bits, 64);
+        let mut rx = RxGearbox::<u64>::new();
+        let mut it = rx.blocks(&words);
+        it.slip();
+        let got: Vec<Block> = it.map(|b| b.block).collect();
+        assert_eq!(got[..39], blocks[..39]);
+        let mut seq = SeqRx::new();
+        seq.slip();
+        let got: Vec<Block> = words
+            .iter()
+            .map(|&w| seq.cycle(w))
+            .filter(|c| c.data_valid)
+            .map(|c| Block {
+                sync: c.header,
+                payload: c.data,
+            })
+            .collect();
+        assert_eq!(got[..39], blocks[..39]);
     }
 
     #[test]
@@ -1412,6 +1528,10 @@ mod tests {
             .iter()
             .enumerate()
             .all(|(i, c)| c.sequence == (i % 33) as u8));
+        // 66 cycles: the counter is back at 0 for the next one.
+        assert_eq!(tx.sequence(), 0);
+        let _ = tx.cycle(Block::IDLE);
+        assert_eq!(tx.sequence(), 1);
         // Cycles -> blocks -> 64-bit line words: 33 cycles of 64 line bits carry 32 blocks.
         let mut check = SeqCheck::default();
         let mut back = Vec::new();
@@ -1445,6 +1565,45 @@ mod tests {
         assert_eq!(
             check.push(SeqCycle::pause(1)),
             Err(SeqError::MissingData { sequence: 1 })
+        );
+        // Data valid with no valid header (or the reverse) carries no block either.
+        let mut half = SeqCycle::carrying(2, b);
+        half.header_valid = false;
+        assert_eq!(check.push(half), Err(SeqError::MissingData { sequence: 2 }));
+        let mut half = SeqCycle::carrying(3, b);
+        half.data_valid = false;
+        assert_eq!(check.push(half), Err(SeqError::MissingData { sequence: 3 }));
+        // A counter out of range (a DUT's stray 8-bit value) is a mismatch, then the count
+        // goes on from it.
+        assert_eq!(
+            check.push(SeqCycle::carrying(255, b)),
+            Err(SeqError::SequenceMismatch {
+                expected: 4,
+                found: 255
+            })
+        );
+        // After 255 the next expected value is (255 mod 33) + 1 = 25.
+        assert_eq!(check.push(SeqCycle::carrying(25, b)), Ok(Some(b)));
+    }
+
+    #[test]
+    fn seq_errors_say_what_went_wrong() {
+        let texts = [
+            SeqError::SequenceMismatch {
+                expected: 4,
+                found: 9,
+            },
+            SeqError::DataInPause { sequence: 32 },
+            SeqError::MissingData { sequence: 7 },
+        ]
+        .map(|e| e.to_string());
+        assert_eq!(
+            texts,
+            [
+                "sequence counter 9, expected 4",
+                "data valid on the pause cycle (sequence 32)",
+                "no valid header and data on sequence 7",
+            ]
         );
     }
 
@@ -1522,6 +1681,7 @@ mod tests {
                     got.extend(buf[..p.produced].iter().map(|w| w.to_u64()));
                     rest = &rest[p.consumed..];
                 }
+                assert_eq!(tx.bit_offset(), 66 * blocks.len() as u64);
                 got.extend(tx.flush().map(|p| p.word.to_u64()));
                 got
             }
@@ -1537,8 +1697,15 @@ mod tests {
             offset in 0u32..=65,
             lead in 0usize..4,
             calls in prop::collection::vec((1usize..120, 0usize..130), 1..12),
+            all_valid in any::<bool>(),
         ) {
-            let blocks = random_blocks(n, seed);
+            let mut blocks = random_blocks(n, seed);
+            if all_valid {
+                // Long runs of valid headers: the count known valid then spans groups.
+                for b in &mut blocks {
+                    b.sync = SyncHeader::from_bits(1 + (b.payload & 1) as u8);
+                }
+            }
             let mut bits = serial_bits(&blocks);
             bits.extend((0..offset).map(|i| i % 2 == 0));
             bits.rotate_right(offset as usize);
