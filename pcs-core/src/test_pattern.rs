@@ -72,12 +72,8 @@ impl TestPatternErrorCounter {
     ///
     /// Spec: IEEE 802.3 §45.2.3.18.
     pub fn add(&mut self, errors: u64) {
-        let sum = (self.0 as u64).saturating_add(errors);
-        self.0 = if sum > u16::MAX as u64 {
-            u16::MAX
-        } else {
-            sum as u16
-        };
+        let sum = u64::from(self.0).saturating_add(errors);
+        self.0 = u16::try_from(sum).unwrap_or(u16::MAX);
     }
 
     /// The value, without clearing it (not an MDIO access).
@@ -211,7 +207,7 @@ impl Prbs31Generator {
     ///
     /// Spec: IEEE 802.3 §49.2.8.
     pub fn next_bits(&mut self, n: u32) -> u64 {
-        let n = if n > 64 { 64 } else { n };
+        let n = n.min(64);
         let s = self.state as u64;
         let t = s ^ (s >> 3);
         let w = (t ^ (t << 28) ^ (t << 31) ^ (t << 56) ^ (t << 62)) & low_mask(n);
@@ -300,7 +296,7 @@ impl Prbs31Checker {
     ///
     /// Spec: IEEE 802.3 §49.2.12.
     pub fn check_bits(&mut self, bits: u64, n: u32) -> u64 {
-        let n = if n > 64 { 64 } else { n };
+        let n = n.min(64);
         let mask = low_mask(n);
         let r = (bits ^ self.polarity.mask(n)) & mask;
         let s = self.state as u64;
@@ -432,7 +428,7 @@ impl SquareWaveGenerator {
     ///
     /// Spec: IEEE 802.3 §49.2.8.
     pub fn next_bits(&mut self, n: u32) -> u64 {
-        let n = if n > 64 { 64 } else { n };
+        let n = n.min(64);
         // phase < 22, so the window phase..phase+64 lies inside the 128 stored bits.
         let out = (self.wave >> self.phase) as u64 & low_mask(n);
         let period = self.run.period_bits() as u32;
@@ -527,7 +523,7 @@ impl SquareWaveChecker {
     /// Checks the next `n` received bits (`n` clamped to 64), bit 0 first; returns the number
     /// of bits that differ from the wave.
     pub fn check_bits(&mut self, bits: u64, n: u32) -> u64 {
-        let n = if n > 64 { 64 } else { n };
+        let n = n.min(64);
         if n == 0 {
             return 0;
         }
