@@ -1255,6 +1255,43 @@ mod tests {
     }
 
     #[test]
+    fn prbs31_checker_reset_forgets_the_history_and_keeps_the_counts() {
+        let mut a = Prbs31Generator::new(0x7fff_ffff, Prbs31Polarity::Normal);
+        let mut b = Prbs31Generator::new(0x1357_9bdf, Prbs31Polarity::Normal);
+        let mut c = Prbs31Checker::new(Prbs31Polarity::Normal);
+        let mut word = a.next_word();
+        word ^= 1 << 40;
+        assert_eq!(
+            c.check_word(word),
+            1,
+            "bit 40, predicted from bits 12 and 9"
+        );
+        // After a reset an unrelated phase counts nothing: its first 31 bits are history.
+        c.reset();
+        for _ in 0..20 {
+            assert_eq!(c.check_word(b.next_word()), 0);
+        }
+        assert_eq!(c.total_errors(), 1);
+    }
+
+    #[test]
+    fn prbs31_checker_counts_a_block_as_its_66_bits() {
+        // A block is its 2 header bits then its 64 payload bits. With the checker in step, a
+        // flip of header bit 0 (stream bit 66) counts there and in the predictions of bits 94
+        // and 97 (payload bits 26 and 29); a flip of payload bit 63 (bit 131) counts there, its
+        // spoiled predictions fall in the next block: 1 in the header, 3 in the payload.
+        let mut g = Prbs31Generator::default();
+        let mut blocks = [Block::IDLE; 4];
+        g.fill_blocks(&mut blocks);
+        let mut c = Prbs31Checker::new(Prbs31Polarity::Normal);
+        assert_eq!(c.check_block(blocks[0]), 0);
+        let mut b = blocks[1];
+        b.sync = SyncHeader::from_bits(b.sync.to_bits() ^ 1);
+        b.payload ^= 1 << 63;
+        assert_eq!(c.check_block(b), 4);
+    }
+
+    #[test]
     fn prbs31_checker_resynchronizes_after_31_clean_bits() {
         // Switch to an unrelated PRBS31 phase after 1000 bits: only bits whose 31-bit history
         // straddles the switch can be counted; from 31 bits after it, nothing.
@@ -1394,15 +1431,49 @@ mod tests {
     }
 
     #[test]
+    fn square_wave_checker_ignores_bits_above_n_and_relocks_after_reset() {
+        let mut g = SquareWaveGenerator::new(run(6));
+        let mut c = SquareWaveChecker::new(run(6));
+        // 10 bits at a time, with garbage above them: only the 10 count.
+        for _ in 0..30 {
+            let bits = g.next_bits(10) | 0xdead_beef << 10;
+            assert_eq!(c.check_bits(bits, 10), 0);
+        }
+        assert!(c.is_locked());
+        // Half a period off: every bit differs, until a reset finds the new phase.
+        let mut h = SquareWaveGenerator::at_phase(run(6), g.phase() + 6);
+        assert_eq!(c.check_word(h.next_word()), 64);
+        c.reset();
+        assert!(!c.is_locked());
+        for _ in 0..10 {
+            assert_eq!(c.check_word(h.next_word()), 0);
+        }
+        assert_eq!(c.total_errors(), 64);
+        // A block is its 2 header bits then its 64 payload bits: one flip in each, 2 errors.
+        let mut blocks = [Block::IDLE; 2];
+        h.fill_blocks(&mut blocks);
+        blocks[1].sync = SyncHeader::from_bits(blocks[1].sync.to_bits() ^ 2);
+        blocks[1].payload ^= 1 << 5;
+        assert_eq!(c.check_block(blocks[0]), 0);
+        assert_eq!(c.check_block(blocks[1]), 2);
+    }
+
+    #[test]
     fn square_wave_checker_counts_zero_on_a_clean_stream_from_any_phase() {
         for n in 4..=11 {
             for phase in 0..2 * n {
                 let mut g = SquareWaveGenerator::at_phase(run(n), phase);
+                assert_eq!(g.phase(), phase);
                 let mut c = SquareWaveChecker::new(run(n));
                 let mut blocks = [Block::IDLE; 30];
                 g.fill_blocks(&mut blocks);
                 assert_eq!(c.check_blocks(&blocks), 0);
                 assert!(c.is_locked());
+                // 30 blocks are 1980 bits: the phase has moved on by as many, modulo 2n.
+                assert_eq!(
+                    u32::from(g.phase()),
+                    (u32::from(phase) + 1980) % (2 * u32::from(n))
+                );
                 let mut words = [0; 30];
                 g.fill_words(&mut words);
                 assert_eq!(c.check_words(&words), 0);
@@ -1553,6 +1624,49 @@ mod tests {
             assert_ne!(blocks[first + 1].payload, 0);
         }
         assert_eq!(g.block_index(), 1);
+        let _ = g.next_block();
+        assert_eq!(g.block_index(), 2);
+    }
+
+    #[test]
+    fn pseudo_random_and_scrambled_idle_checkers_forget_the_line_on_reset() {
+        // A stream from other seeds, mid-segment: nothing predicts its first block after a
+        // reset, and the blocks after it follow from the line.
+        let (a, b) = (0x0123_4567_89ab_cdef, 0x0fed_cba9_8765_4321);
+        let mut g = PseudoRandomGenerator::new(a, b, DataPattern::Zeros);
+        let mut ours = vec![Block::IDLE; 300];
+        g.fill_blocks(&mut ours);
+        let mut h = PseudoRandomGenerator::new(5, 6, DataPattern::Zeros);
+        let mut theirs = vec![Block::IDLE; 50];
+        h.fill_blocks(&mut theirs);
+        let mut c = PseudoRandomChecker::new(a, b, DataPattern::Zeros);
+        assert_eq!(c.check_blocks(&ours), 0);
+        let mut d = c;
+        assert_eq!(
+            d.check_blocks(&theirs[20..30]),
+            1,
+            "without a reset, the jump counts"
+        );
+        c.reset();
+        assert_eq!(c.check_blocks(&theirs[20..30]), 0);
+        // The same for scrambled idles from another scrambler state.
+        let mut g = ScrambledIdleGenerator::new(0x0123_4567_89ab_cdef);
+        let mut h = ScrambledIdleGenerator::new(0x0fff_0000_ffff_0000);
+        let mut ours = [Block::IDLE; 20];
+        let mut theirs = [Block::IDLE; 20];
+        g.fill_blocks(&mut ours);
+        h.fill_blocks(&mut theirs);
+        let mut c = ScrambledIdleChecker::new();
+        assert_eq!(c.check_blocks(&ours), 0);
+        let mut d = c;
+        assert_eq!(
+            d.check_blocks(&theirs),
+            1,
+            "without a reset, the jump counts"
+        );
+        c.reset();
+        assert_eq!(c.check_blocks(&theirs), 0);
+        assert_eq!(c.total_errors(), 0);
     }
 
     #[test]
