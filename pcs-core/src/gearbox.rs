@@ -1422,7 +1422,8 @@ mod tests {
     fn cut_words_declines_while_a_word_waits_or_a_slip_is_owed() {
         let words = serial_words(&serial_bits(&random_blocks(80, 4)), 64);
         let mut out = [Block::IDLE; 80];
-        // 65 bits held: the next word does not fit and waits beside them.
+        // 65 bits held, then a word that does not fit: the accumulator fills (128 bits) and
+        // one bit waits beside it.
         let mut rx = RxGearbox::<u64>::new();
         rx.feed(words[0]).unwrap();
         rx.slip_bits(63);
