@@ -502,6 +502,7 @@ mod tests {
             room in 1usize..300,
             stateless_tx in proptest::bool::ANY,
             lock_at in 0usize..80,
+            locked_for in 0usize..2000,
         ) {
             // Packets with long data runs, idles, damaged headers; a short BER window (400
             // ticks = 100 blocks) so that runs cross window ends and hi_ber comes and goes.
@@ -534,15 +535,22 @@ mod tests {
             let mut b = PcsRx::new(config);
             // Block lock from block `lock_at` on: the first steady blocks then follow a block
             // decided with the link down.
+            // ... and lose it after `locked_for` blocks: the first blocks after that follow a
+            // block decided with the link up.
             let lock_at = lock_at.min(line.len());
+            let unlock_at = (lock_at + locked_for).min(line.len());
             let want: Vec<XgmiiWord> = line
                 .iter()
                 .enumerate()
-                .filter_map(|(i, &l)| a.push_word(l, i >= lock_at))
+                .filter_map(|(i, &l)| a.push_word(l, (lock_at..unlock_at).contains(&i)))
                 .collect();
             let mut got = Vec::new();
             let mut buf = vec![XgmiiWord::default(); room];
-            for (mut rest, lock) in [(&line[..lock_at], false), (&line[lock_at..], true)] {
+            for (mut rest, lock) in [
+                (&line[..lock_at], false),
+                (&line[lock_at..unlock_at], true),
+                (&line[unlock_at..], false),
+            ] {
                 while !rest.is_empty() {
                     let take = rest.len().min(chunk);
                     let (c, n) = b.decode_slice(&rest[..take], lock, &mut buf);
