@@ -444,7 +444,7 @@ impl Collector {
                 self.cov.hit(G_OS, bin);
             }
         }
-        let e = self.encoder.step_event(*w);
+        let e = self.encoder.step(*w);
         self.tx_arrow(e.from, e.class.letter(), e.to);
     }
 
@@ -647,9 +647,9 @@ mod tests {
             for class in ['C', 'S', 'D', 'T', 'E'] {
                 let mut e = Encoder::new(EncoderConfig::default());
                 for &c in &path {
-                    e.step_event(tx_word(c));
+                    e.step(tx_word(c));
                 }
-                let ev = e.step_event(tx_word(class));
+                let ev = e.step(tx_word(class));
                 assert_eq!((ev.from.name(), ev.class.letter()), (from, class));
                 seen.insert((from, class, ev.to.name()));
             }

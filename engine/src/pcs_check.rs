@@ -193,7 +193,7 @@ impl PcsChecker {
     /// One input transfer and the DUT's block for it (`None`: the DUT's stream ended);
     /// `dut_line` names the DUT's block in reports.
     pub fn push(&mut self, word: XgmiiWord, dut: Option<Block>, dut_line: u64) {
-        let ev = self.encoder.step_event(word);
+        let ev = self.encoder.step(word);
         let divergent_before = self.counts.blocks_divergent;
         let mut seen = None;
         match dut {
@@ -664,7 +664,7 @@ mod tests {
     fn the_window_holds_the_blocks_around_the_first_divergence() {
         let words = [XgmiiWord::IDLE; 12];
         let mut enc = Encoder::new(Default::default());
-        let mut blocks: Vec<Block> = words.iter().map(|w| enc.step_event(*w).block).collect();
+        let mut blocks: Vec<Block> = words.iter().map(|w| enc.step(*w).block).collect();
         blocks[5].payload ^= 1 << 9;
         blocks[9].payload ^= 1 << 9;
         let mut c = PcsChecker::new(Profile::Ieee, false, None, 10);
@@ -691,7 +691,7 @@ mod tests {
     fn the_verdict_comes_from_the_counts_even_with_no_detail_kept() {
         let words = [XgmiiWord::IDLE; 10];
         let mut enc = Encoder::new(Default::default());
-        let mut blocks: Vec<Block> = words.iter().map(|w| enc.step_event(*w).block).collect();
+        let mut blocks: Vec<Block> = words.iter().map(|w| enc.step(*w).block).collect();
         blocks[4].payload ^= 1 << 20;
         for keep in [0, 1, 10] {
             let mut c = PcsChecker::new(Profile::Ieee, false, None, keep);
@@ -715,7 +715,7 @@ mod tests {
         let mut c = PcsChecker::new(Profile::Ieee, false, None, 10);
         let mut enc = Encoder::new(Default::default());
         for w in &words {
-            c.push(*w, Some(enc.step_event(*w).block), 0);
+            c.push(*w, Some(enc.step(*w).block), 0);
         }
         assert!(c.counts.passed());
         c.push(XgmiiWord::IDLE, None, 0);

@@ -251,7 +251,7 @@ fuzz_target!(|data: &[u8]| {
     // A transfer sent as EBLOCK_T comes back as /E/.
     let mut enc = pcs_core::encode::Encoder::default();
     for (i, (&w, &o)) in words.iter().zip(&out).enumerate() {
-        if enc.step_event(w).to == TxState::Error {
+        if enc.step(w).to == TxState::Error {
             assert_eq!(
                 o,
                 XgmiiWord::ERROR,

@@ -302,7 +302,7 @@ impl Decoder {
     ///
     /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
     #[inline]
-    pub fn push_word(&mut self, block: Block, link: RxLink) -> Option<(XgmiiWord, bool)> {
+    pub(crate) fn push_word(&mut self, block: Block, link: RxLink) -> Option<(XgmiiWord, bool)> {
         if let Some((prev, RxLink::UP)) = self.pending {
             if let Some((word, to)) = quick_arrow(self.state, prev, block, self.config.look_ahead) {
                 self.state = to;

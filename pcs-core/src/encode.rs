@@ -135,19 +135,14 @@ impl Encoder {
         Block::LBLOCK_T
     }
 
-    /// Encodes one XGMII transfer (`tx_raw`) into one block.
+    /// Encodes one XGMII transfer (`tx_raw`) into one block (`.block`), and says which arrow
+    /// the state machine took. This is the diagram transcribed, and it calls no fast path:
+    /// [`Encoder::encode_slice`] is the same encoder over a slice, with short paths for the
+    /// common arrows (the proptests prove the two equal).
     ///
     /// Spec: IEEE 802.3 §49.2.13.2, transmit state diagram.
     #[inline]
-    pub fn step(&mut self, word: XgmiiWord) -> Block {
-        self.step_event(word).block
-    }
-
-    /// Encodes one transfer and says which arrow the state machine took.
-    ///
-    /// Spec: IEEE 802.3 §49.2.13.2, transmit state diagram.
-    #[inline]
-    pub fn step_event(&mut self, word: XgmiiWord) -> TxEvent {
+    pub fn step(&mut self, word: XgmiiWord) -> TxEvent {
         use {BlockClass as T, TxState as S};
         let enc = encode_word(word);
         let from = self.state;
@@ -231,7 +226,7 @@ impl Encoder {
                 let block_type = TERMINATE_TYPES.get(k as usize).copied().unwrap_or_default();
                 Block::control(data << 8 | u64::from(block_type))
             }
-            _ => self.step(w),
+            _ => self.step(w).block,
         }
     }
 }
@@ -294,7 +289,7 @@ pub(crate) mod tests {
         let mut enc = Encoder::default();
         input
             .chars()
-            .map(|c| letter(enc.step(word_of(c))))
+            .map(|c| letter(enc.step(word_of(c)).block))
             .collect()
     }
 
@@ -322,7 +317,7 @@ pub(crate) mod tests {
         let mut enc = Encoder::default();
         assert_eq!(enc.reset(), Block::LBLOCK_T);
         assert_eq!(enc.state(), TxState::Init);
-        let e = enc.step_event(word_of('C'));
+        let e = enc.step(word_of('C'));
         assert_eq!(
             (e.from, e.to, e.block),
             (TxState::Init, TxState::Control, Block::IDLE)
@@ -338,10 +333,10 @@ pub(crate) mod tests {
             if first == 'C' {
                 let _ = enc.step(word_of('C'));
             }
-            assert_eq!(enc.step(word_of('D')), Block::EBLOCK_T);
+            assert_eq!(enc.step(word_of('D')).block, Block::EBLOCK_T);
             assert_eq!(enc.state(), TxState::Error);
         }
-        assert_eq!(Encoder::default().step(word_of('D')), Block::EBLOCK_T);
+        assert_eq!(Encoder::default().step(word_of('D')).block, Block::EBLOCK_T);
     }
 
     #[test]
@@ -388,7 +383,7 @@ pub(crate) mod tests {
                 let _ = enc.step(word_of(c));
             }
             assert_eq!(enc.state(), from);
-            let e = enc.step_event(word_of(input));
+            let e = enc.step(word_of(input));
             assert_eq!(e.to, to, "{} --{input}-->", from.name());
             let expected = if to == S::Error {
                 Block::EBLOCK_T
@@ -405,12 +400,12 @@ pub(crate) mod tests {
             mode: TxMode::Stateless,
         });
         let d = word_of('D');
-        assert_eq!(enc.step(d), Block::data(d.data));
+        assert_eq!(enc.step(d).block, Block::data(d.data));
         // The machine still tracks what IEEE would do.
         assert_eq!(enc.state(), TxState::Error);
         // A stray 0x00 control character in lane 3 of an idle transfer: /E/ code in lane 3.
         let w = XgmiiWord::new(0x0707_0707_0007_0707, 0xff);
-        assert_eq!(enc.step(w).payload, 0x1e | 0x1e << (8 + 7 * 3));
+        assert_eq!(enc.step(w).block.payload, 0x1e | 0x1e << (8 + 7 * 3));
     }
 
     proptest::proptest! {
@@ -439,7 +434,7 @@ pub(crate) mod tests {
             let mut blocks = vec![Block::IDLE; words.len()];
             a.encode_slice(&words, &mut blocks);
             let mut b = Encoder::new(EncoderConfig { mode });
-            let one: Vec<Block> = words.iter().map(|&w| b.step(w)).collect();
+            let one: Vec<Block> = words.iter().map(|&w| b.step(w).block).collect();
             proptest::prop_assert_eq!(blocks, one);
             proptest::prop_assert_eq!(a.state(), b.state());
         }
@@ -453,7 +448,7 @@ pub(crate) mod tests {
         assert_eq!(a.encode_slice(&words, &mut blocks), words.len());
         let mut b = Encoder::default();
         for (w, blk) in words.iter().zip(&blocks) {
-            assert_eq!(b.step(*w), *blk);
+            assert_eq!(b.step(*w).block, *blk);
         }
     }
 
@@ -665,7 +660,7 @@ pub(crate) mod tests {
             let mut words = before.clone();
             words.push(w);
             let mut diagram = Encoder::default();
-            let got: Vec<Block> = words.iter().map(|w| diagram.step(*w)).collect();
+            let got: Vec<Block> = words.iter().map(|w| diagram.step(*w).block).collect();
             assert_eq!(got.last(), Some(&want), "{name}: diagram");
             let mut fast = Encoder::default();
             let by_fast: Vec<Block> = words.iter().map(|w| fast.step_fast(*w)).collect();

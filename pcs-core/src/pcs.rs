@@ -47,7 +47,7 @@ impl PcsTx {
     /// Spec: IEEE 802.3 §49.2.5, §49.2.6.
     #[inline]
     pub fn step(&mut self, word: XgmiiWord) -> (Block, TxEvent) {
-        let ev = self.encoder.step_event(word);
+        let ev = self.encoder.step(word);
         let line = Block {
             sync: ev.block.sync,
             payload: self.scrambler.scramble(ev.block.payload),
@@ -187,12 +187,13 @@ impl PcsRx {
         }
     }
 
-    /// As [`PcsRx::push`] for the hot path: only the transfer decided (the decoder's one
-    /// block of latency as in `push`), with the same counters and status.
+    /// As [`PcsRx::push`] for [`PcsRx::decode_slice`]'s per-block fallback: only the transfer
+    /// decided (the decoder's one block of latency as in `push`), with the same counters and
+    /// status.
     ///
     /// Spec: IEEE 802.3 §49.2.10, §49.2.13.
     #[inline]
-    pub fn push_word(&mut self, line: Block, block_lock: bool) -> Option<XgmiiWord> {
+    pub(crate) fn push_word(&mut self, line: Block, block_lock: bool) -> Option<XgmiiWord> {
         let block = Block {
             sync: line.sync,
             payload: self.descrambler.descramble(line.payload),

@@ -70,7 +70,7 @@ fn through(words: &[XgmiiWord], seed: u64) -> (Vec<Block>, Vec<XgmiiWord>) {
     let mut blocks = Vec::new();
     let mut out = Vec::new();
     for &w in words {
-        let b = enc.step(w);
+        let b = enc.step(w).block;
         blocks.push(b);
         let line = Block {
             sync: b.sync,

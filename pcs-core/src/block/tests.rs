@@ -278,7 +278,7 @@ fn low_power_idle_among_eight_controls_is_class_e_without_eee() {
     let mut e = crate::encode::Encoder::new(Default::default());
     e.step(XgmiiWord::IDLE);
     assert_eq!(
-        e.step(XgmiiWord::IDLE.with_lane(2, K(C::LPI))),
+        e.step(XgmiiWord::IDLE.with_lane(2, K(C::LPI))).block,
         Block::EBLOCK_T
     );
 }
