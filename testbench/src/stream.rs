@@ -179,27 +179,27 @@ pub fn decode_bytes<K: RxSink>(
     decode_source(kind, &open, path, opt, view, false, sink, progress)
 }
 
-/// Hands `items` to `push` in pieces of [`PIECE`], telling `progress` the count every 2^20.
+/// Hands what `read` gives to `push` in pieces of [`PIECE`], telling `progress` the count
+/// every 2^20.
 fn in_pieces<T>(
-    items: impl Iterator<Item = Result<T, InputError>>,
+    mut read: impl FnMut(&mut Vec<T>, usize) -> Result<bool, InputError>,
     progress: &dyn Fn(u64),
-    mut push: impl FnMut(&[T]),
+    mut push: impl FnMut(&mut [T]),
 ) -> Result<(), InputError> {
     let mut piece: Vec<T> = Vec::with_capacity(PIECE);
     let mut n = 0u64;
-    for item in items {
-        piece.push(item?);
-        if piece.len() == PIECE {
-            push(&piece);
-            n += piece.len() as u64;
-            piece.clear();
-            if n % (1 << 20) == 0 {
-                progress(n);
-            }
+    loop {
+        let more = read(&mut piece, PIECE)?;
+        push(&mut piece);
+        n += piece.len() as u64;
+        piece.clear();
+        if !more {
+            return Ok(());
+        }
+        if n % (1 << 20) < PIECE as u64 {
+            progress(n);
         }
     }
-    push(&piece);
-    Ok(())
 }
 
 /// Where an offline view's block boundary is: a first pass until a receiver locks.
@@ -235,37 +235,42 @@ fn decode_source<'a, K: RxSink>(
     let file = open()?;
     match kind {
         "xgmii" => {
-            let reader = XgmiiReader::new(BufReader::with_capacity(1 << 16, file), path);
+            let mut reader = XgmiiReader::new(BufReader::with_capacity(1 << 16, file), path);
             let mut chain = RxChain::new(opt, RxInput::Xgmii, sink);
-            in_pieces(reader, progress, |p: &[XgmiiWord]| chain.push_xgmii(p))?;
+            in_pieces(
+                |out, max| reader.read_words(out, max),
+                progress,
+                |p: &mut [XgmiiWord]| chain.push_xgmii(p),
+            )?;
             if chain.blocks_received() == 0 {
                 return Err(InputError::file(path, "no transfers in the file"));
             }
             chain.finish().map_err(sink_failed)
         }
         "b66" => {
-            let reader = B66Reader::new(BufReader::with_capacity(1 << 16, file), path)?;
+            let mut reader = B66Reader::new(BufReader::with_capacity(1 << 16, file), path)?;
             let header = reader.header();
             let input = RxInput::Blocks {
                 scrambled: header.scrambling == Scrambling::Scrambled,
                 descrambler_state: header.scrambler_state,
             };
             let mut chain = RxChain::new(opt, input, sink);
-            let swap = |b: Result<Block, InputError>| {
-                b.map(|mut b| {
+            in_pieces(
+                |out, max| reader.read_blocks(out, max),
+                progress,
+                |p: &mut [Block]| {
                     if swap_headers {
-                        b.sync = pcs_core::SyncHeader::from_bits(match b.sync.to_bits() {
-                            1 => 2,
-                            2 => 1,
-                            h => h,
-                        });
+                        for b in p.iter_mut() {
+                            b.sync = pcs_core::SyncHeader::from_bits(match b.sync.to_bits() {
+                                1 => 2,
+                                2 => 1,
+                                h => h,
+                            });
+                        }
                     }
-                    b
-                })
-            };
-            in_pieces(reader.map(swap), progress, |p: &[Block]| {
-                chain.push_blocks(p)
-            })?;
+                    chain.push_blocks(p);
+                },
+            )?;
             if chain.blocks_received() == 0 {
                 return Err(InputError::file(path, "no blocks in the file"));
             }

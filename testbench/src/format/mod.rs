@@ -233,6 +233,51 @@ impl<R: std::io::BufRead> TextLines<R> {
     }
 }
 
+impl<R: std::io::BufRead> TextLines<R> {
+    /// Appends items to `out` until it holds `max` or the input ends: whole lines of `len`
+    /// octets that `fast` takes are parsed straight from the read buffer, many per call (the
+    /// hot loop of the text readers); any other line goes through
+    /// [`TextLines::next_item`] (comments, blank lines, errors with their line number).
+    /// Returns false at the end of the input (or after an error).
+    ///
+    /// # Errors
+    /// As [`TextLines::next_item`]; the items before the bad line are in `out`.
+    pub(crate) fn read_items<T>(
+        &mut self,
+        len: usize,
+        fast: impl Fn(&[u8]) -> Option<T>,
+        parse: impl Fn(&[u8]) -> Result<T, String>,
+        out: &mut Vec<T>,
+        max: usize,
+    ) -> Result<bool, InputError> {
+        while out.len() < max {
+            let mut taken = 0;
+            if let Ok(buf) = self.inner.fill_buf() {
+                let room = max - out.len();
+                for line in buf.chunks_exact(len).take(room) {
+                    match fast(line) {
+                        Some(item) => out.push(item),
+                        None => break,
+                    }
+                    taken += 1;
+                }
+            }
+            if taken > 0 {
+                self.inner.consume(taken * len);
+                self.line_no += taken as u64;
+                continue;
+            }
+            // A line the fast path does not take, or one split across reads.
+            match self.next_item(len, &fast, &parse) {
+                Some(Ok(item)) => out.push(item),
+                Some(Err(e)) => return Err(e),
+                None => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+}
+
 /// The error inside an `io::Error` for a line over [`MAX_LINE`].
 #[derive(Debug)]
 pub(crate) struct TooLong;
@@ -275,6 +320,18 @@ pub fn parse_hex(digits: &[u8]) -> Result<u64, usize> {
         v = v << 4 | d as u64;
     }
     Ok(v)
+}
+
+/// `v` as `N` lower-case hex digits, most significant first (the low `4 * N` bits): the hot
+/// path of the text writers, which `write!` with `{:016x}` made ten times slower.
+#[inline]
+pub fn hex_digits<const N: usize>(v: u64) -> [u8; N] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = [0u8; N];
+    for (i, d) in out.iter_mut().rev().enumerate() {
+        *d = DIGITS[(v >> (4 * i) & 0xf) as usize];
+    }
+    out
 }
 
 /// Parses exactly 16 hex digits, eight at a time (SWAR): the hot path of the text readers.
@@ -342,6 +399,13 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn hex_digits_are_what_format_writes(v in any::<u64>()) {
+            prop_assert_eq!(hex_digits::<16>(v).to_vec(), format!("{v:016x}").into_bytes());
+            prop_assert_eq!(hex_digits::<2>(v).to_vec(), format!("{:02x}", v & 0xff).into_bytes());
+            prop_assert_eq!(hex_digits::<1>(v).to_vec(), format!("{:x}", v & 0xf).into_bytes());
+        }
+
         #[test]
         fn parse_hex16_equals_the_table_parser(v in any::<u64>(), upper in any::<bool>()) {
             let s = if upper { format!("{v:016X}") } else { format!("{v:016x}") };

@@ -2,7 +2,7 @@
 //! mask, space, data with lane 0 in the least significant octet). `#` starts a comment line;
 //! blank lines are ignored; hex is written lower case and read in either case.
 
-use super::{parse_hex, parse_hex16, InputError, TextLines};
+use super::{hex_digits, parse_hex, parse_hex16, InputError, TextLines};
 use pcs_core::XgmiiWord;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -85,20 +85,36 @@ impl<R: BufRead> XgmiiReader<R> {
     }
 }
 
+/// A whole `CC DDDDDDDDDDDDDDDD\n` line (20 octets), the form nearly every line has.
+#[inline]
+fn fast_line(line: &[u8]) -> Option<XgmiiWord> {
+    match line {
+        &[c0, c1, b' ', ref d @ .., b'\n'] => {
+            let ctrl = parse_hex(&[c0, c1]).ok()?;
+            let data = <&[u8; 16]>::try_from(d).ok().and_then(parse_hex16)?;
+            Some(XgmiiWord::new(data, ctrl as u8))
+        }
+        _ => None,
+    }
+}
+
+impl<R: BufRead> XgmiiReader<R> {
+    /// Appends transfers to `out` until it holds `max` or the file ends; returns false at the
+    /// end. The same transfers, errors and line numbers as the iterator, many lines per call.
+    ///
+    /// # Errors
+    /// A line that is not a transfer (its number and why), or an I/O error; the transfers
+    /// before it are in `out`.
+    pub fn read_words(&mut self, out: &mut Vec<XgmiiWord>, max: usize) -> Result<bool, InputError> {
+        self.lines.read_items(20, fast_line, parse_line, out, max)
+    }
+}
+
 impl<R: BufRead> Iterator for XgmiiReader<R> {
     type Item = Result<XgmiiWord, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        // Fast path: a whole `CC DDDDDDDDDDDDDDDD\n` line.
-        let fast = |line: &[u8]| match line {
-            &[c0, c1, b' ', ref d @ .., b'\n'] => {
-                let ctrl = parse_hex(&[c0, c1]).ok()?;
-                let data = <&[u8; 16]>::try_from(d).ok().and_then(parse_hex16)?;
-                Some(XgmiiWord::new(data, ctrl as u8))
-            }
-            _ => None,
-        };
-        self.lines.next_item(20, fast, parse_line)
+        self.lines.next_item(20, fast_line, parse_line)
     }
 }
 
@@ -118,7 +134,12 @@ impl<W: Write> XgmiiWriter<W> {
 
     /// Writes one transfer.
     pub fn write(&mut self, w: XgmiiWord) -> std::io::Result<()> {
-        writeln!(self.inner, "{w}")
+        // The line `XgmiiWord`'s `Display` gives: `CC DDDDDDDDDDDDDDDD`.
+        let mut line = [b' '; 20];
+        line[..2].copy_from_slice(&hex_digits::<2>(u64::from(w.ctrl)));
+        line[3..19].copy_from_slice(&hex_digits::<16>(w.data));
+        line[19] = b'\n';
+        self.inner.write_all(&line)
     }
 
     /// Flushes and returns the inner writer.
@@ -147,6 +168,34 @@ mod tests {
                 Ok(XgmiiWord::IDLE),
                 Ok(XgmiiWord::new(0xd555_5555_5555_55fb, 0x01))
             ]
+        );
+    }
+
+    #[test]
+    fn the_batch_reader_gives_what_the_iterator_gives() {
+        let text = "# trace\nff 0707070707070707\n\n01 D5555555555555FB\r\n00 0102030405060708\n# x\nff 07070707070707fd\nzz 0000000000000000\n";
+        let it = read(text);
+        for cap in [1, 7, 20, 64] {
+            for max in [1, 2, 3, 100] {
+                let inner = std::io::BufReader::with_capacity(cap, text.as_bytes());
+                let mut r = XgmiiReader::new(inner, Path::new("t.xgmii"));
+                let (mut got, mut piece) = (Vec::new(), Vec::new());
+                let err = loop {
+                    let read = r.read_words(&mut piece, max);
+                    got.extend(piece.drain(..).map(Ok));
+                    match read {
+                        Ok(true) => {}
+                        Ok(false) => break None,
+                        Err(e) => break Some(e.to_string()),
+                    }
+                };
+                got.extend(err.map(Err));
+                assert_eq!(got, it, "capacity {cap}, pieces of {max}");
+            }
+        }
+        assert!(
+            matches!(it.last(), Some(Err(e)) if e.starts_with("t.xgmii:8:")),
+            "{it:?}"
         );
     }
 
