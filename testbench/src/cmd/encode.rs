@@ -276,12 +276,11 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         _ => {
             let file = File::open(&a.input).map_err(|e| InputError::io(&a.input, &e))?;
             let mut piece = Vec::with_capacity(4096);
-            for w in XgmiiReader::new(std::io::BufReader::with_capacity(1 << 16, file), &a.input) {
-                piece.push(w?);
-                if piece.len() == piece.capacity() {
-                    chain.words(&piece);
-                    piece.clear();
-                }
+            let mut r =
+                XgmiiReader::new(std::io::BufReader::with_capacity(1 << 16, file), &a.input);
+            while r.read_words(&mut piece, 4096)? {
+                chain.words(&piece);
+                piece.clear();
             }
             chain.words(&piece);
         }
