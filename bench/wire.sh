@@ -7,11 +7,14 @@
 # the plain veth pair and again with the receiving side steered to another CPU (RPS).
 #
 # Needs root, iproute2, tcpreplay and python3. Builds baser in release mode.
-# Usage: bench/wire.sh [FRAMES_PER_RUN]      (default 1000000 at 64 octets, 200000 at 1514)
+# Usage: [RUNS=5] bench/wire.sh [FRAMES_PER_RUN]   (default 1000000 at 64 octets, 200000 at
+# 1514). Each figure is the median of RUNS runs, the three senders taking turns; "not matched"
+# and "capture dropped" are summed over the runs (every frame must be captured and judged).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 N64=${1:-1000000}
+RUNS=${RUNS:-5}
 N1514=$(( N64 / 5 ))
 NS="baser-bench-$$"
 A="bsrb$$a"
@@ -57,25 +60,33 @@ run() {
     local len=$1 count=$2 loops=$(( $2 / 1000 ))
     local pcap="$TMP/f$len.pcap"
     mkpcap "$len" "$pcap"
-    local tr
-    tr=$(ip netns exec "$NS" "${TASKSET[@]}" tcpreplay --intf1="$A" --topspeed --preload-pcap \
-        --loop="$loops" "$pcap" 2>&1 |
-        sed -n 's/.*Rated:.* \([0-9.]*\) pps.*/\1/p')
-    ip netns exec "$NS" "$BASER" -q wire "$pcap" --tx "$A" --rx "$B" --topspeed --loop "$loops" \
-        --timeout-ms 2000 "${PIN[@]}" --json "$TMP/r$len.json" || true
-    # The transmit ring too, for comparison (the default on a veth is sendmmsg).
-    ip netns exec "$NS" "$BASER" -q wire "$pcap" --tx "$A" --rx "$B" --topspeed --loop "$loops" \
-        --timeout-ms 2000 "${PIN[@]}" --tx-path ring --json "$TMP/q$len.json" || true
-    python3 - "$TMP/r$len.json" "$TMP/q$len.json" "$len" "$tr" <<'EOF'
-import json, sys
-length, tr = sys.argv[3], float(sys.argv[4] or 0)
-for path in sys.argv[1:3]:
-    r = json.load(open(path))
-    c = r["counts"]
-    print(f"{length:>5} octets: baser {r['tx_pps']:>10.0f} frames/s sent ({r['tx_path']:>8}), "
-          f"received {c['received']}, matched {c['matched']}/{c['expected']}, "
-          f"capture dropped {r['capture_dropped']}; tcpreplay {tr:>10.0f} frames/s; "
-          f"ratio {r['tx_pps'] / tr if tr else float('nan'):.2f}")
+    local tr=() k
+    # The three senders take turns, RUNS times, so that a slow spell of the machine hits all.
+    for k in $(seq "$RUNS"); do
+        tr+=("$(ip netns exec "$NS" "${TASKSET[@]}" tcpreplay --intf1="$A" --topspeed --preload-pcap \
+            --loop="$loops" "$pcap" 2>&1 |
+            sed -n 's/.*Rated:.* \([0-9.]*\) pps.*/\1/p')")
+        ip netns exec "$NS" "$BASER" -q wire "$pcap" --tx "$A" --rx "$B" --topspeed --loop "$loops" \
+            --timeout-ms 2000 "${PIN[@]}" --json "$TMP/r$len-$k.json" || true
+        # The transmit ring too, for comparison (the default on a veth is sendmmsg).
+        ip netns exec "$NS" "$BASER" -q wire "$pcap" --tx "$A" --rx "$B" --topspeed --loop "$loops" \
+            --timeout-ms 2000 "${PIN[@]}" --tx-path ring --json "$TMP/q$len-$k.json" || true
+    done
+    python3 - "$TMP" "$len" "$RUNS" "${tr[@]}" <<'EOF'
+import json, statistics, sys
+tmp, length, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+tr = [float(x or 0) for x in sys.argv[4:]]
+trm = statistics.median(tr)
+for prefix in ("r", "q"):
+    reps = [json.load(open(f"{tmp}/{prefix}{length}-{k}.json")) for k in range(1, runs + 1)]
+    pps = [r["tx_pps"] for r in reps]
+    unmatched = sum(r["counts"]["expected"] - r["counts"]["matched"] for r in reps)
+    dropped = sum(r["capture_dropped"] for r in reps)
+    paused = statistics.median(r["capture_wait_ms"] for r in reps)
+    m = statistics.median(pps)
+    print(f"{length:>5} octets: baser {m:>8.0f} frames/s ({min(pps):.0f}..{max(pps):.0f}, {reps[0]['tx_path']:>8}), "
+          f"not matched {unmatched}, capture dropped {dropped}, paused {paused:.0f} ms; "
+          f"tcpreplay {trm:>8.0f} ({min(tr):.0f}..{max(tr):.0f}); ratio of medians {m / trm if trm else float('nan'):.2f}")
 EOF
 }
 

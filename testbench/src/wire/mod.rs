@@ -317,6 +317,12 @@ pub struct WireReport {
     pub rx_pps: f64,
     /// Frames the capture ring lost (the capture could not keep up).
     pub capture_dropped: u64,
+    /// At top speed: how often the sender waited for the capture (its ring more than half
+    /// full), and for how long in all, ms. The sender keeps to the pace at which every frame
+    /// is still captured.
+    pub capture_pauses: u64,
+    /// See `capture_pauses`.
+    pub capture_wait_ms: f64,
     /// Stopped by Ctrl-C.
     pub interrupted: bool,
     /// Why the capture stopped.
@@ -362,6 +368,9 @@ struct Shared {
     sent: AtomicU64,
     done: AtomicBool,
     done_ns: AtomicI64,
+    /// The capture ring is more than half full: the sender waits until it is read (at top
+    /// speed a sender can outrun the capture, whose ring would then drop frames).
+    capture_behind: AtomicBool,
 }
 
 struct Capture {
@@ -463,6 +472,10 @@ fn capture(
             .unwrap_or(0);
         if n > 0 {
             last_rx = Instant::now();
+        }
+        let behind = ring.filled_blocks() * 2 > ring.block_count();
+        if behind != shared.capture_behind.load(Ordering::Relaxed) {
+            shared.capture_behind.store(behind, Ordering::Release);
         }
         // After Ctrl-C the sender stops and sets `done`: frames in flight still arrive.
         if shared.done.load(Ordering::Acquire) {
@@ -771,6 +784,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         sent: AtomicU64::new(0),
         done: AtomicBool::new(false),
         done_ns: AtomicI64::new(0),
+        capture_behind: AtomicBool::new(false),
     });
     let exp = Arc::new(expectation);
     let timeout = Duration::from_millis(a.timeout_ms);
@@ -828,6 +842,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     let mut send_error = None;
     let mut plain_retried = 0u64;
     let batch = if pace == Pace::TopSpeed { 256 } else { 1 };
+    let (mut capture_pauses, mut capture_wait) = (0u64, Duration::ZERO);
     for p in 0..planned {
         if sys::stop_requested() || (p % 64 == 0 && Instant::now() > deadline) {
             break;
@@ -848,6 +863,17 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         let octets = pace::wire_octets(frame.len(), own_fcs);
         if let Some(at) = pacer.book(octets) {
             pace::wait_until(at);
+        }
+        if pace == Pace::TopSpeed && shared.capture_behind.load(Ordering::Relaxed) {
+            capture_pauses += 1;
+            let since = Instant::now();
+            while shared.capture_behind.load(Ordering::Acquire)
+                && since.elapsed() < STALL
+                && !sys::stop_requested()
+            {
+                std::thread::sleep(Duration::from_micros(50));
+            }
+            capture_wait += since.elapsed();
         }
         sent_ns.push(now_ns());
         let r = match &mut sender {
@@ -1097,6 +1123,8 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             0.0
         },
         capture_dropped: cap.dropped,
+        capture_pauses,
+        capture_wait_ms: capture_wait.as_secs_f64() * 1e3,
         interrupted,
         capture_stopped: cap.stopped,
         counts: j.counts.clone(),
@@ -1370,6 +1398,13 @@ fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bo
             o,
             "  transmit pushback: {} sends refused as queue full (ENOBUFS) and made again",
             rep.tx_retries
+        );
+    }
+    if rep.capture_pauses > 0 {
+        let _ = writeln!(
+            o,
+            "  paced to the capture: the sender waited {:.1} ms in {} pauses for the capture ring to drain (at top speed it outran the capture)",
+            rep.capture_wait_ms, rep.capture_pauses
         );
     }
     if let Some(l) = &rep.latency {

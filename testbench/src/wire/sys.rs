@@ -631,6 +631,24 @@ impl RxRing {
         &self.sock
     }
 
+    /// Blocks the kernel has filled and handed over that have not been read yet, counted
+    /// from the next one to read (0: the reader keeps up; the ring's block count: it is full
+    /// and the kernel drops what arrives).
+    pub fn filled_blocks(&self) -> usize {
+        (0..self.block_count)
+            .take_while(|k| {
+                let base = (self.current + k) % self.block_count * self.block_size;
+                self.map.status(base + BLOCK_STATUS).load(Ordering::Acquire) & libc::TP_STATUS_USER
+                    != 0
+            })
+            .count()
+    }
+
+    /// The ring's number of blocks.
+    pub fn block_count(&self) -> usize {
+        self.block_count
+    }
+
     /// Waits at most `timeout` for a filled block and hands each of its frames to `f`; returns
     /// the number of frames.
     ///
