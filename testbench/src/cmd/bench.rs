@@ -77,8 +77,103 @@ fn time_runs(
     Ok((t[t.len() / 2], t[t.len() - 1], t[0]))
 }
 
-/// The commands users run on a mix, end to end with their files: `encode x.pcap --bits
-/// --b66`, `decode x.bits --pcap`, `decode x.b66 --pcap`.
+/// The files of the commands' measurement and the commands themselves, as users run them:
+/// `encode x.pcap --bits`, `decode x.bits --pcap`, `decode x.b66 --pcap`. `baser bench` and
+/// the criterion bench `commands` both time these. The files are removed when it is dropped.
+pub struct CommandFiles {
+    pcap: PathBuf,
+    bits: PathBuf,
+    b66: PathBuf,
+    out: PathBuf,
+    enc: crate::cmd::encode::EncodeArgs,
+    dec_bits: crate::cmd::decode::DecodeArgs,
+    dec_b66: crate::cmd::decode::DecodeArgs,
+    line_bits: u64,
+}
+
+const QUIET: Output = Output {
+    quiet: true,
+    verbose: 0,
+};
+
+impl CommandFiles {
+    /// Writes `frames` frames of `mix` as a `.pcap` in `dir`, and encodes them to `.bits` and
+    /// `.b66` (the decode commands' input).
+    ///
+    /// # Errors
+    /// A file cannot be written.
+    pub fn new(
+        mix: baser_engine::bench::Mix,
+        frames: usize,
+        dir: &std::path::Path,
+    ) -> Result<Self, Error> {
+        use crate::format::pcap::FrameWriter;
+        let name = |ext: &str| dir.join(format!("baser-bench-{}.{ext}", std::process::id()));
+        let (pcap, bits, b66, out) = (name("pcap"), name("bits"), name("b66"), name("out.pcap"));
+        let s = |p: &PathBuf| p.display().to_string();
+        let mut w = FrameWriter::new(crate::command::create(&pcap)?)
+            .map_err(|e| Error::Output(pcap.clone(), e))?;
+        for f in baser_engine::bench::traffic(mix, frames) {
+            w.write(std::time::Duration::ZERO, &f)
+                .map_err(|e| Error::Output(pcap.clone(), e))?;
+        }
+        w.finish().map_err(|e| Error::Output(pcap.clone(), e))?;
+        let mut c = Self {
+            enc: parse(&[&s(&pcap), "--bits", &s(&bits)])?,
+            dec_bits: parse(&[&s(&bits), "--pcap", &s(&out)])?,
+            dec_b66: parse(&[&s(&b66), "--pcap", &s(&out)])?,
+            pcap,
+            bits,
+            b66,
+            out,
+            line_bits: 0,
+        };
+        let enc_b66: crate::cmd::encode::EncodeArgs = parse(&[&s(&c.pcap), "--b66", &s(&c.b66)])?;
+        crate::cmd::encode::encode(&enc_b66, QUIET)?;
+        c.encode_bits()?;
+        c.line_bits = std::fs::metadata(&c.bits).map_or(0, |m| m.len() * 8);
+        Ok(c)
+    }
+
+    /// Line bits in the stream (the `.bits` file's size).
+    pub fn line_bits(&self) -> u64 {
+        self.line_bits
+    }
+
+    /// `baser encode x.pcap --bits x.bits`.
+    ///
+    /// # Errors
+    /// As the command.
+    pub fn encode_bits(&self) -> Result<(), Error> {
+        crate::cmd::encode::encode(&self.enc, QUIET).map(|_| ())
+    }
+
+    /// `baser decode x.bits --pcap out.pcap`.
+    ///
+    /// # Errors
+    /// As the command.
+    pub fn decode_bits(&self) -> Result<(), Error> {
+        crate::cmd::decode::decode(&self.dec_bits, QUIET).map(|_| ())
+    }
+
+    /// `baser decode x.b66 --pcap out.pcap`.
+    ///
+    /// # Errors
+    /// As the command.
+    pub fn decode_b66(&self) -> Result<(), Error> {
+        crate::cmd::decode::decode(&self.dec_b66, QUIET).map(|_| ())
+    }
+}
+
+impl Drop for CommandFiles {
+    fn drop(&mut self) {
+        for p in [&self.pcap, &self.bits, &self.b66, &self.out] {
+            std::fs::remove_file(p).ok();
+        }
+    }
+}
+
+/// The commands users run on a mix, end to end with their files.
 fn run_commands(
     mix: baser_engine::bench::Mix,
     frames: usize,
@@ -86,33 +181,8 @@ fn run_commands(
     dir: &std::path::Path,
     chains: &[baser_engine::bench::Measurement],
 ) -> Result<Vec<CliMeasurement>, Error> {
-    use crate::cmd::decode::{decode, DecodeArgs};
-    use crate::cmd::encode::{encode, EncodeArgs};
-    use crate::format::pcap::FrameWriter;
-    let quiet = Output {
-        quiet: true,
-        verbose: 0,
-    };
-    let name = |ext: &str| dir.join(format!("baser-bench-{}.{ext}", std::process::id()));
-    let (pcap, bits, b66, out) = (name("pcap"), name("bits"), name("b66"), name("out.pcap"));
-    let s = |p: &PathBuf| p.display().to_string();
-    let mut w = FrameWriter::new(crate::command::create(&pcap)?)
-        .map_err(|e| Error::Output(pcap.clone(), e))?;
-    for f in baser_engine::bench::traffic(mix, frames) {
-        w.write(std::time::Duration::ZERO, &f)
-            .map_err(|e| Error::Output(pcap.clone(), e))?;
-    }
-    w.finish().map_err(|e| Error::Output(pcap.clone(), e))?;
-    let enc: EncodeArgs = parse(&[&s(&pcap), "--bits", &s(&bits)])?;
-    let enc_b66: EncodeArgs = parse(&[&s(&pcap), "--b66", &s(&b66)])?;
-    let dec_bits: DecodeArgs = parse(&[&s(&bits), "--pcap", &s(&out)])?;
-    let dec_b66: DecodeArgs = parse(&[&s(&b66), "--pcap", &s(&out)])?;
-    encode(&enc_b66, quiet)?;
-    encode(&enc, quiet)?;
-    let line_bits = std::fs::metadata(&bits)
-        .map(|m| m.len() * 8)
-        .unwrap_or(0)
-        .max(1) as f64;
+    let files = CommandFiles::new(mix, frames, dir)?;
+    let line_bits = files.line_bits().max(1) as f64;
     let chain = |c: &str| {
         chains
             .iter()
@@ -131,15 +201,12 @@ fn run_commands(
             vs_chain: gbps / chain_gbps,
         });
     };
-    let t = time_runs(runs, || encode(&enc, quiet).map(|_| ()))?;
+    let t = time_runs(runs, || files.encode_bits())?;
     row("encode .pcap --bits".into(), t, chain("tx"));
-    let t = time_runs(runs, || decode(&dec_bits, quiet).map(|_| ()))?;
+    let t = time_runs(runs, || files.decode_bits())?;
     row("decode .bits --pcap".into(), t, chain("rx"));
-    let t = time_runs(runs, || decode(&dec_b66, quiet).map(|_| ()))?;
+    let t = time_runs(runs, || files.decode_b66())?;
     row("decode .b66 --pcap".into(), t, chain("rx"));
-    for p in [pcap, bits, b66, out] {
-        std::fs::remove_file(p).ok();
-    }
     Ok(rows)
 }
 
