@@ -1,4 +1,5 @@
-//! Arbitrary bytes as a `.b66` block stream: `parse_line` and `B66Reader`.
+//! Arbitrary bytes as a `.b66` block stream: `parse_line` and `B66Reader` (its iterator and its
+//! batch reader `read_blocks`).
 //!
 //! Invariants:
 //! - no panic; the blocks read are exactly what an independent line-by-line reading gives
@@ -97,6 +98,28 @@ fuzz_target!(|data: &[u8]| {
             _ => panic!("reader {g:?}, reference {e:?}"),
         }
     }
+
+    // The batch reader (what `decode` runs), in pieces of 1..=8 blocks: the same blocks and
+    // the same error line.
+    let mut r = B66Reader::new(data, path).expect("the header read above");
+    let max = data.len() % 8 + 1;
+    let (mut batched, mut piece) = (Vec::new(), Vec::new());
+    let error = loop {
+        let read = r.read_blocks(&mut piece, max);
+        assert!(piece.len() <= max);
+        batched.append(&mut piece);
+        match read {
+            Ok(true) => {}
+            Ok(false) => break None,
+            Err(e) => break Some(e.position),
+        }
+    };
+    assert_eq!(batched, blocks);
+    let want = expected
+        .iter()
+        .find_map(|e| e.as_ref().err().copied())
+        .map(Position::Line);
+    assert_eq!(error, want);
 
     let mut w = B66Writer::new(Vec::new(), header).expect("a Vec never fails");
     for &b in &blocks {

@@ -1,4 +1,5 @@
-//! Arbitrary bytes as an `.xgmii` trace: `parse_line` and `XgmiiReader`.
+//! Arbitrary bytes as an `.xgmii` trace: `parse_line` and `XgmiiReader` (its iterator and its
+//! batch reader `read_words`).
 //!
 //! Invariants:
 //! - no panic; the reader yields exactly what an independent line-by-line reading gives
@@ -72,6 +73,28 @@ fuzz_target!(|data: &[u8]| {
             _ => panic!("reader {g:?}, reference {e:?}"),
         }
     }
+
+    // The batch reader (what `decode` and `encode` run), in pieces of 1..=8 transfers: the
+    // same transfers and the same error line.
+    let mut r = XgmiiReader::new(data, path);
+    let max = data.len() % 8 + 1;
+    let (mut batched, mut piece) = (Vec::new(), Vec::new());
+    let error = loop {
+        let read = r.read_words(&mut piece, max);
+        assert!(piece.len() <= max);
+        batched.append(&mut piece);
+        match read {
+            Ok(true) => {}
+            Ok(false) => break None,
+            Err(e) => break Some(e.position),
+        }
+    };
+    assert_eq!(batched, words);
+    let want = expected
+        .iter()
+        .find_map(|e| e.as_ref().err().copied())
+        .map(Position::Line);
+    assert_eq!(error, want);
 
     // Written and read back.
     let mut w = XgmiiWriter::new(Vec::new(), &["fuzz"]).expect("a Vec never fails");
