@@ -258,20 +258,6 @@ pub fn create(p: &Path) -> Result<BufWriter<File>, Error> {
         .map_err(|e| Error::Output(p.to_path_buf(), e))
 }
 
-/// Writes each item of `items` with `write`, naming the file in an error.
-pub fn write_all<W, T: Copy>(
-    out: &mut Option<(PathBuf, W)>,
-    items: &[T],
-    mut write: impl FnMut(&mut W, T) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    if let Some((p, w)) = out.as_mut() {
-        for &x in items {
-            write(w, x).map_err(|e| named(p, e))?;
-        }
-    }
-    Ok(())
-}
-
 /// The MAC's largest frame for a `--max-frame-length`.
 pub fn max_frame(n: u16) -> MaxFrameLength {
     baser_engine::options::max_frame_length(n)

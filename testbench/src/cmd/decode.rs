@@ -1,7 +1,7 @@
 //! `baser decode`: a stream file through the engine's RX chain, with a summary.
 
 use crate::command::{
-    self, create, kind_of, max_frame, named, progress_bar, write_all, Error, Kind, Output, Verdict,
+    self, create, kind_of, max_frame, named, progress_bar, Error, Kind, Output, Verdict,
 };
 use crate::format::b66::Scrambling;
 use crate::format::pcap::FrameWriter;
@@ -126,7 +126,10 @@ impl RxSink for DecodeSinks {
         if let Some(c) = self.coverage.as_mut() {
             c.words(first, words, blocks)?;
         }
-        write_all(&mut self.xgmii, words, |w, x| w.write(x))
+        if let Some((p, w)) = self.xgmii.as_mut() {
+            w.write_words(words).map_err(|e| named(p, e))?;
+        }
+        Ok(())
     }
 
     fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {

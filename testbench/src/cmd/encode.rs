@@ -1,8 +1,6 @@
 //! `baser encode`: frames (or an XGMII trace) through the engine's TX chain into files.
 
-use crate::command::{
-    self, create, io_err, kind_of, named, write_all, Error, Kind, Output, Verdict,
-};
+use crate::command::{self, create, io_err, kind_of, named, Error, Kind, Output, Verdict};
 use crate::format::b66::{B66Header, B66Writer, Scrambling};
 use crate::format::bits::BitsWriter;
 use crate::format::pcap::FrameReader;
@@ -90,10 +88,13 @@ impl TxSink for FileSinks {
     }
 
     fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {
-        write_all(&mut self.xgmii, b.words, |w, x| w.write(x))?;
-        write_all(&mut self.b66u, b.unscrambled.unwrap_or_default(), |w, x| {
-            w.write(x)
-        })?;
+        if let Some((p, w)) = self.xgmii.as_mut() {
+            w.write_words(b.words).map_err(|e| named(p, e))?;
+        }
+        if let Some((p, w)) = self.b66u.as_mut() {
+            let blocks = b.unscrambled.unwrap_or_default();
+            w.write_blocks(blocks).map_err(|e| named(p, e))?;
+        }
         if let Some((p, w)) = self.vcd.as_mut() {
             for (word, line) in b.words.iter().zip(b.line) {
                 w.write(*word, *line).map_err(|e| named(p, e))?;
@@ -105,7 +106,9 @@ impl TxSink for FileSinks {
             }
             return Ok(());
         }
-        write_all(&mut self.b66, b.line, |w, x| w.write(x))?;
+        if let Some((p, w)) = self.b66.as_mut() {
+            w.write_blocks(b.line).map_err(|e| named(p, e))?;
+        }
         if let Some((p, w)) = self.bits.as_mut() {
             w.write_words(b.serial).map_err(|e| named(p, e))?;
         }

@@ -5,7 +5,7 @@
 //! before the first block, `# scrambler_state=auto` (or no such line) says it is unknown: the
 //! first block then trains the descrambler.
 
-use super::{hex_digits, parse_hex, parse_hex16, InputError, TextLines};
+use super::{hex16, hex_digits, parse_hex, parse_hex16, InputError, TextLines};
 use pcs_core::{Block, SyncHeader};
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -215,9 +215,21 @@ impl<R: BufRead> Iterator for B66Reader<R> {
     }
 }
 
+/// A block's line, `H PPPPPPPPPPPPPPPP\n` (what [`Block`]'s `Display` gives, and a line end).
+#[inline]
+fn line(b: Block) -> [u8; 19] {
+    let mut line = [b' '; 19];
+    line[..1].copy_from_slice(&hex_digits::<1>(u64::from(b.sync.to_bits())));
+    line[2..18].copy_from_slice(&hex16(b.payload));
+    line[18] = b'\n';
+    line
+}
+
 /// Writes a `.b66` file.
 pub struct B66Writer<W: Write> {
     inner: W,
+    /// Lines formatted by [`B66Writer::write_blocks`], written at once.
+    lines: Vec<u8>,
 }
 
 impl<W: Write> B66Writer<W> {
@@ -233,7 +245,10 @@ impl<W: Write> B66Writer<W> {
             (None, Scrambling::Scrambled) => writeln!(inner, "# scrambler_state=auto")?,
             (None, Scrambling::Unscrambled) => {}
         }
-        Ok(Self { inner })
+        Ok(Self {
+            inner,
+            lines: Vec::new(),
+        })
     }
 
     /// Writes a comment line (`# text`).
@@ -243,11 +258,18 @@ impl<W: Write> B66Writer<W> {
 
     /// Writes one block: the line [`Block`]'s `Display` gives (`H PPPPPPPPPPPPPPPP`).
     pub fn write(&mut self, b: Block) -> std::io::Result<()> {
-        let mut line = [b' '; 19];
-        line[..1].copy_from_slice(&hex_digits::<1>(u64::from(b.sync.to_bits())));
-        line[2..18].copy_from_slice(&hex_digits::<16>(b.payload));
-        line[18] = b'\n';
-        self.inner.write_all(&line)
+        self.inner.write_all(&line(b))
+    }
+
+    /// Writes blocks, one line each as [`B66Writer::write`] does, formatted together and
+    /// handed to the writer at once.
+    pub fn write_blocks(&mut self, blocks: &[Block]) -> std::io::Result<()> {
+        self.lines.clear();
+        self.lines.reserve(blocks.len() * 19);
+        for &b in blocks {
+            self.lines.extend_from_slice(&line(b));
+        }
+        self.inner.write_all(&self.lines)
     }
 
     /// Flushes and returns the inner writer.

@@ -334,6 +334,20 @@ pub fn hex_digits<const N: usize>(v: u64) -> [u8; N] {
     out
 }
 
+/// `v` as 16 lower-case hex digits, most significant first ([`hex_digits`] for 16): on x86-64
+/// all at once in SSE2 registers.
+#[inline]
+pub fn hex16(v: u64) -> [u8; 16] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::hex16(v)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        hex_digits::<16>(v)
+    }
+}
+
 /// Parses exactly 16 hex digits (either case): the hot path of the text readers. On x86-64,
 /// all 16 at once in SSE2 registers (SSE2 is part of every x86-64 CPU); elsewhere eight at a
 /// time in a 64-bit word. The tests hold both to the table parser on any 16 octets.
@@ -361,10 +375,41 @@ fn parse_hex16_swar(digits: &[u8; 16]) -> Option<u64> {
 #[allow(unsafe_code)]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpgt_epi8, _mm_cmplt_epi8,
-        _mm_cvtsi128_si64, _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16, _mm_set1_epi16,
-        _mm_set1_epi8, _mm_set_epi64x, _mm_slli_epi16, _mm_srli_epi16, _mm_sub_epi8,
+        __m128i, _mm_add_epi8, _mm_and_si128, _mm_andnot_si128, _mm_cmpgt_epi8, _mm_cmplt_epi8,
+        _mm_cvtsi128_si64, _mm_cvtsi64_si128, _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16,
+        _mm_set1_epi16, _mm_set1_epi8, _mm_set_epi64x, _mm_slli_epi16, _mm_srli_epi16,
+        _mm_srli_si128, _mm_sub_epi8, _mm_unpacklo_epi8,
     };
+
+    /// 16 hex digits at once.
+    #[inline]
+    pub(super) fn hex16(v: u64) -> [u8; 16] {
+        // SAFETY: SSE2 is in the x86-64 baseline, so every x86-64 CPU runs these
+        // instructions; the function takes no pointers.
+        let (first, last) = unsafe { format16(v) };
+        let mut out = [0u8; 16];
+        out[..8].copy_from_slice(&first.to_le_bytes());
+        out[8..].copy_from_slice(&last.to_le_bytes());
+        out
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn format16(v: u64) -> (u64, u64) {
+        // The octets most significant first, then each split into its two nibbles, the high
+        // one first: 16 nibbles in digit order.
+        let x = _mm_cvtsi64_si128(v.swap_bytes() as i64);
+        let low4 = _mm_set1_epi8(0x0f);
+        let high = _mm_and_si128(_mm_srli_epi16(x, 4), low4);
+        let low = _mm_and_si128(x, low4);
+        let nibbles = _mm_unpacklo_epi8(high, low);
+        // '0' + n, and 39 more for a letter ('a' is '0' + 10 + 39).
+        let letters = _mm_and_si128(_mm_cmpgt_epi8(nibbles, _mm_set1_epi8(9)), _mm_set1_epi8(39));
+        let ascii = _mm_add_epi8(_mm_add_epi8(nibbles, _mm_set1_epi8(b'0' as i8)), letters);
+        (
+            _mm_cvtsi128_si64(ascii) as u64,
+            _mm_cvtsi128_si64(_mm_srli_si128(ascii, 8)) as u64,
+        )
+    }
 
     /// 16 hex digits at once.
     #[inline]
@@ -472,6 +517,7 @@ mod tests {
         #[test]
         fn hex_digits_are_what_format_writes(v in any::<u64>()) {
             prop_assert_eq!(hex_digits::<16>(v).to_vec(), format!("{v:016x}").into_bytes());
+            prop_assert_eq!(hex16(v).to_vec(), format!("{v:016x}").into_bytes());
             prop_assert_eq!(hex_digits::<2>(v).to_vec(), format!("{:02x}", v & 0xff).into_bytes());
             prop_assert_eq!(hex_digits::<1>(v).to_vec(), format!("{:x}", v & 0xf).into_bytes());
         }

@@ -2,7 +2,7 @@
 //! mask, space, data with lane 0 in the least significant octet). `#` starts a comment line;
 //! blank lines are ignored; hex is written lower case and read in either case.
 
-use super::{hex_digits, parse_hex, parse_hex16, InputError, TextLines};
+use super::{hex16, hex_digits, parse_hex, parse_hex16, InputError, TextLines};
 use pcs_core::XgmiiWord;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -118,9 +118,22 @@ impl<R: BufRead> Iterator for XgmiiReader<R> {
     }
 }
 
+/// A transfer's line, `CC DDDDDDDDDDDDDDDD\n` (what `XgmiiWord`'s `Display` gives, and a line
+/// end).
+#[inline]
+fn line(w: XgmiiWord) -> [u8; 20] {
+    let mut line = [b' '; 20];
+    line[..2].copy_from_slice(&hex_digits::<2>(u64::from(w.ctrl)));
+    line[3..19].copy_from_slice(&hex16(w.data));
+    line[19] = b'\n';
+    line
+}
+
 /// Writes a trace.
 pub struct XgmiiWriter<W: Write> {
     inner: W,
+    /// Lines formatted by [`XgmiiWriter::write_words`], written at once.
+    lines: Vec<u8>,
 }
 
 impl<W: Write> XgmiiWriter<W> {
@@ -129,17 +142,26 @@ impl<W: Write> XgmiiWriter<W> {
         for c in comment {
             writeln!(inner, "# {c}")?;
         }
-        Ok(Self { inner })
+        Ok(Self {
+            inner,
+            lines: Vec::new(),
+        })
     }
 
     /// Writes one transfer.
     pub fn write(&mut self, w: XgmiiWord) -> std::io::Result<()> {
-        // The line `XgmiiWord`'s `Display` gives: `CC DDDDDDDDDDDDDDDD`.
-        let mut line = [b' '; 20];
-        line[..2].copy_from_slice(&hex_digits::<2>(u64::from(w.ctrl)));
-        line[3..19].copy_from_slice(&hex_digits::<16>(w.data));
-        line[19] = b'\n';
-        self.inner.write_all(&line)
+        self.inner.write_all(&line(w))
+    }
+
+    /// Writes transfers, one line each as [`XgmiiWriter::write`] does, formatted together
+    /// and handed to the writer at once.
+    pub fn write_words(&mut self, words: &[XgmiiWord]) -> std::io::Result<()> {
+        self.lines.clear();
+        self.lines.reserve(words.len() * 20);
+        for &w in words {
+            self.lines.extend_from_slice(&line(w));
+        }
+        self.inner.write_all(&self.lines)
     }
 
     /// Flushes and returns the inner writer.
