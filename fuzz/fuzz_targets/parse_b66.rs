@@ -12,6 +12,7 @@
 //!   written by `B66Writer` reads back with the same header and blocks.
 #![no_main]
 
+use baser_fuzz::read_in_pieces;
 use libfuzzer_sys::fuzz_target;
 use pcs_core::{Block, SyncHeader};
 use std::path::Path;
@@ -102,19 +103,9 @@ fuzz_target!(|data: &[u8]| {
     // The batch reader (what `decode` runs), in pieces of 1..=8 blocks: the same blocks and
     // the same error line.
     let mut r = B66Reader::new(data, path).expect("the header read above");
-    let max = data.len() % 8 + 1;
-    let (mut batched, mut piece) = (Vec::new(), Vec::new());
-    let error = loop {
-        let read = r.read_blocks(&mut piece, max);
-        assert!(piece.len() <= max);
-        batched.append(&mut piece);
-        match read {
-            Ok(true) => {}
-            Ok(false) => break None,
-            Err(e) => break Some(e.position),
-        }
-    };
+    let (batched, error) = read_in_pieces(data.len() % 8 + 1, |out, max| r.read_blocks(out, max));
     assert_eq!(batched, blocks);
+    let error = error.map(|e| e.position);
     let want = expected
         .iter()
         .find_map(|e| e.as_ref().err().copied())

@@ -11,6 +11,7 @@
 //!   parse(format(parse(x))) == parse(x).
 #![no_main]
 
+use baser_fuzz::read_in_pieces;
 use libfuzzer_sys::fuzz_target;
 use pcs_core::XgmiiWord;
 use std::path::Path;
@@ -77,19 +78,9 @@ fuzz_target!(|data: &[u8]| {
     // The batch reader (what `decode` and `encode` run), in pieces of 1..=8 transfers: the
     // same transfers and the same error line.
     let mut r = XgmiiReader::new(data, path);
-    let max = data.len() % 8 + 1;
-    let (mut batched, mut piece) = (Vec::new(), Vec::new());
-    let error = loop {
-        let read = r.read_words(&mut piece, max);
-        assert!(piece.len() <= max);
-        batched.append(&mut piece);
-        match read {
-            Ok(true) => {}
-            Ok(false) => break None,
-            Err(e) => break Some(e.position),
-        }
-    };
+    let (batched, error) = read_in_pieces(data.len() % 8 + 1, |out, max| r.read_words(out, max));
     assert_eq!(batched, words);
+    let error = error.map(|e| e.position);
     let want = expected
         .iter()
         .find_map(|e| e.as_ref().err().copied())

@@ -60,3 +60,22 @@ impl<'a> Input<'a> {
         self.data
     }
 }
+
+/// Reads everything with a batch reader (`read_blocks`, `read_words`) in pieces of `max`,
+/// checking that no piece is longer: the items, and the error that stopped it, if any.
+pub fn read_in_pieces<T, E>(
+    max: usize,
+    mut read: impl FnMut(&mut Vec<T>, usize) -> Result<bool, E>,
+) -> (Vec<T>, Option<E>) {
+    let (mut got, mut piece) = (Vec::new(), Vec::new());
+    loop {
+        let more = read(&mut piece, max);
+        assert!(piece.len() <= max);
+        got.append(&mut piece);
+        match more {
+            Ok(true) => {}
+            Ok(false) => return (got, None),
+            Err(e) => return (got, Some(e)),
+        }
+    }
+}

@@ -5,7 +5,7 @@
 //! before the first block, `# scrambler_state=auto` (or no such line) says it is unknown: the
 //! first block then trains the descrambler.
 
-use super::{hex16, hex_digits, parse_hex, parse_hex16, InputError, TextLines};
+use super::{hex16, hex_digits, parse_hex, parse_hex16, write_lines, InputError, TextLines};
 use pcs_core::{Block, SyncHeader};
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -188,16 +188,19 @@ impl<R: BufRead> B66Reader<R> {
     /// A line that is not a block (its number and why), or an I/O error; the blocks before it
     /// are in `out`.
     pub fn read_blocks(&mut self, out: &mut Vec<Block>, max: usize) -> Result<bool, InputError> {
-        if let Some(p) = self.pending.take() {
-            match p {
-                Ok(b) => out.push(b),
-                Err(e) => {
-                    self.lines.fail();
-                    return Err(e);
-                }
-            }
+        if let Some(p) = self.take_pending() {
+            out.push(p?);
         }
         self.lines.read_items(19, fast_line, parse_line, out, max)
+    }
+
+    /// The first block line, read with the header comments (an error in it ends the reader).
+    fn take_pending(&mut self) -> Option<Result<Block, InputError>> {
+        let p = self.pending.take()?;
+        if p.is_err() {
+            self.lines.fail();
+        }
+        Some(p)
     }
 }
 
@@ -205,10 +208,7 @@ impl<R: BufRead> Iterator for B66Reader<R> {
     type Item = Result<Block, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(p) = self.pending.take() {
-            if p.is_err() {
-                self.lines.fail();
-            }
+        if let Some(p) = self.take_pending() {
             return Some(p);
         }
         self.lines.next_item(19, fast_line, parse_line)
@@ -258,18 +258,13 @@ impl<W: Write> B66Writer<W> {
 
     /// Writes one block: the line [`Block`]'s `Display` gives (`H PPPPPPPPPPPPPPPP`).
     pub fn write(&mut self, b: Block) -> std::io::Result<()> {
-        self.inner.write_all(&line(b))
+        self.write_blocks(std::slice::from_ref(&b))
     }
 
     /// Writes blocks, one line each as [`B66Writer::write`] does, formatted together and
     /// handed to the writer at once.
     pub fn write_blocks(&mut self, blocks: &[Block]) -> std::io::Result<()> {
-        self.lines.clear();
-        self.lines.reserve(blocks.len() * 19);
-        for &b in blocks {
-            self.lines.extend_from_slice(&line(b));
-        }
-        self.inner.write_all(&self.lines)
+        write_lines(&mut self.inner, &mut self.lines, blocks, line)
     }
 
     /// Flushes and returns the inner writer.
@@ -281,6 +276,7 @@ impl<W: Write> B66Writer<W> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::read_in_pieces;
     use super::*;
 
     fn open(text: &str) -> Result<B66Reader<&[u8]>, InputError> {
@@ -370,13 +366,8 @@ mod tests {
             // The batch reader (what decode runs) gives the same blocks, in pieces of any size.
             let small = std::io::BufReader::with_capacity(cap, text.as_bytes());
             let mut r = B66Reader::new(small, Path::new("d.b66")).unwrap();
-            let mut batched = Vec::new();
-            let mut piece = Vec::new();
-            while r.read_blocks(&mut piece, max).unwrap() {
-                proptest::prop_assert_eq!(piece.len(), max);
-                batched.append(&mut piece);
-            }
-            batched.append(&mut piece);
+            let (batched, err) = read_in_pieces(max, |out, max| r.read_blocks(out, max));
+            proptest::prop_assert!(err.is_none());
             proptest::prop_assert_eq!(&batched, &whole);
             proptest::prop_assert_eq!(r.line_no(), text.lines().count() as u64);
             // A bad line: the same error, with the same line number, as the iterator gives.
@@ -384,17 +375,8 @@ mod tests {
             let it = open(&bad).unwrap().find_map(Result::err).unwrap().to_string();
             let small = std::io::BufReader::with_capacity(cap, bad.as_bytes());
             let mut r = B66Reader::new(small, Path::new("d.b66")).unwrap();
-            let mut got = Vec::new();
-            let err = loop {
-                let read = r.read_blocks(&mut piece, max);
-                got.append(&mut piece);
-                match read {
-                    Ok(true) => continue,
-                    Ok(false) => break None,
-                    Err(e) => break Some(e.to_string()),
-                }
-            };
-            proptest::prop_assert_eq!(err, Some(it));
+            let (got, err) = read_in_pieces(max, |out, max| r.read_blocks(out, max));
+            proptest::prop_assert_eq!(err.map(|e| e.to_string()), Some(it));
             proptest::prop_assert_eq!(&got, &whole);
         }
     }

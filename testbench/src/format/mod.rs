@@ -231,9 +231,7 @@ impl<R: std::io::BufRead> TextLines<R> {
         self.failed = r.is_err();
         Some(r)
     }
-}
 
-impl<R: std::io::BufRead> TextLines<R> {
     /// Appends items to `out` until it holds `max` or the input ends: whole lines of `len`
     /// octets that `fast` takes are parsed straight from the read buffer, many per call (the
     /// hot loop of the text readers); any other line goes through
@@ -320,6 +318,25 @@ pub fn parse_hex(digits: &[u8]) -> Result<u64, usize> {
         v = v << 4 | d as u64;
     }
     Ok(v)
+}
+
+/// Formats each item as one line of `N` octets (`line`) into `lines`, then hands them to
+/// `inner` at once: the text writers' batch path.
+///
+/// # Errors
+/// The writer failed.
+pub(crate) fn write_lines<T: Copy, const N: usize>(
+    inner: &mut impl std::io::Write,
+    lines: &mut Vec<u8>,
+    items: &[T],
+    line: impl Fn(T) -> [u8; N],
+) -> std::io::Result<()> {
+    lines.clear();
+    lines.reserve(items.len() * N);
+    for &x in items {
+        lines.extend_from_slice(&line(x));
+    }
+    inner.write_all(lines)
 }
 
 /// `v` as `N` lower-case hex digits, most significant first (the low `4 * N` bits): the hot
@@ -486,9 +503,31 @@ fn parse_hex8(digits: &[u8]) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Reads everything with a batch reader (`read_blocks`, `read_words`) in pieces of `max`,
+    /// checking each piece's size: the items, and the error that stopped it, if any.
+    pub(crate) fn read_in_pieces<T>(
+        max: usize,
+        mut read: impl FnMut(&mut Vec<T>, usize) -> Result<bool, InputError>,
+    ) -> (Vec<T>, Option<InputError>) {
+        let (mut got, mut piece) = (Vec::new(), Vec::new());
+        loop {
+            let more = read(&mut piece, max);
+            assert!(piece.len() <= max);
+            if matches!(more, Ok(true)) {
+                assert_eq!(piece.len(), max, "a piece short of max before the end");
+            }
+            got.append(&mut piece);
+            match more {
+                Ok(true) => {}
+                Ok(false) => return (got, None),
+                Err(e) => return (got, Some(e)),
+            }
+        }
+    }
 
     #[test]
     fn parse_hex_names_the_bad_digit() {

@@ -2,7 +2,7 @@
 //! mask, space, data with lane 0 in the least significant octet). `#` starts a comment line;
 //! blank lines are ignored; hex is written lower case and read in either case.
 
-use super::{hex16, hex_digits, parse_hex, parse_hex16, InputError, TextLines};
+use super::{hex16, hex_digits, parse_hex, parse_hex16, write_lines, InputError, TextLines};
 use pcs_core::XgmiiWord;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -150,18 +150,13 @@ impl<W: Write> XgmiiWriter<W> {
 
     /// Writes one transfer.
     pub fn write(&mut self, w: XgmiiWord) -> std::io::Result<()> {
-        self.inner.write_all(&line(w))
+        self.write_words(std::slice::from_ref(&w))
     }
 
     /// Writes transfers, one line each as [`XgmiiWriter::write`] does, formatted together
     /// and handed to the writer at once.
     pub fn write_words(&mut self, words: &[XgmiiWord]) -> std::io::Result<()> {
-        self.lines.clear();
-        self.lines.reserve(words.len() * 20);
-        for &w in words {
-            self.lines.extend_from_slice(&line(w));
-        }
-        self.inner.write_all(&self.lines)
+        write_lines(&mut self.inner, &mut self.lines, words, line)
     }
 
     /// Flushes and returns the inner writer.
@@ -173,6 +168,7 @@ impl<W: Write> XgmiiWriter<W> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::read_in_pieces;
     use super::*;
 
     fn read(text: &str) -> Vec<Result<XgmiiWord, String>> {
@@ -201,17 +197,9 @@ mod tests {
             for max in [1, 2, 3, 100] {
                 let inner = std::io::BufReader::with_capacity(cap, text.as_bytes());
                 let mut r = XgmiiReader::new(inner, Path::new("t.xgmii"));
-                let (mut got, mut piece) = (Vec::new(), Vec::new());
-                let err = loop {
-                    let read = r.read_words(&mut piece, max);
-                    got.extend(piece.drain(..).map(Ok));
-                    match read {
-                        Ok(true) => {}
-                        Ok(false) => break None,
-                        Err(e) => break Some(e.to_string()),
-                    }
-                };
-                got.extend(err.map(Err));
+                let (words, err) = read_in_pieces(max, |out, max| r.read_words(out, max));
+                let mut got: Vec<_> = words.into_iter().map(Ok).collect();
+                got.extend(err.map(|e| Err(e.to_string())));
                 assert_eq!(got, it, "capacity {cap}, pieces of {max}");
             }
         }
