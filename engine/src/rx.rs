@@ -21,18 +21,20 @@
 use crate::fcs::MacRx;
 use crate::profile::Profile;
 use crate::tx::Placement;
-use mac_core::fault::{FaultKind, LinkFault, LinkFaultMonitor, LinkFaultState};
+use mac_core::fault::{FaultKind, LinkFault, LinkFaultMonitor};
 use mac_core::rx::{RxClass, RxConfig, RxFrame};
 use pcs_core::decode::RxEvent;
 use pcs_core::gearbox::TxGearbox;
 use pcs_core::lock::{AlignedBlock, BlockAligner, LockAction};
 use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsRxStep};
 use pcs_core::scramble::{Descrambler, DEFAULT_STATE};
-use pcs_core::{Block, ControlChar, XgmiiWord};
+use pcs_core::{Block, XgmiiWord};
 use serde::Serialize;
 
 /// Blocks per batch: small enough to stay in the L1 cache.
 const BATCH: usize = 512;
+/// The smallest piece of a batch the batch path is tried on again after an event in it.
+const EVENT_PIECE: usize = 32;
 
 /// Settings of the RX chain.
 #[derive(Clone, Copy, Debug, Default)]
@@ -413,39 +415,23 @@ impl<K: RxSink> Back<K> {
                 self.error = Some(e);
             }
         }
-        // The link fault monitor: in INIT, a transfer without a sequence ordered set in either
-        // column changes nothing (Fig. 46-11: INIT stays INIT with every count at 0), so the
-        // scan skips to the next one.
-        let mut i = 0;
-        while let Some(&w) = words.get(i) {
-            if self.fault.state() == LinkFaultState::Init {
-                let rest = words.get(i..).unwrap_or_default();
-                match rest
-                    .iter()
-                    .position(|w| w.ctrl & 0x11 != 0 && has_sequence(*w))
-                {
-                    Some(0) => {}
-                    Some(k) => {
-                        i += k;
-                        continue;
-                    }
-                    None => break,
-                }
+        // The link fault monitor (it skips what cannot change it).
+        let (index, sink, summary, max) = (
+            self.index,
+            &mut self.sink,
+            &mut self.summary,
+            self.max_events,
+        );
+        self.fault.push_slice(words, |i, lf| {
+            let block = index + i as u64;
+            sink.link_fault(block, LinkStatus(lf));
+            if summary.link_fault_changes.len() < max {
+                summary.link_fault_changes.push(PcsEvent {
+                    block,
+                    what: format!("link fault status {}", LinkStatus(lf)),
+                });
             }
-            let before = self.fault.link_fault();
-            let lf = self.fault.push(w);
-            if lf != before {
-                let block = self.index + i as u64;
-                self.sink.link_fault(block, LinkStatus(lf));
-                if self.summary.link_fault_changes.len() < self.max_events {
-                    self.summary.link_fault_changes.push(PcsEvent {
-                        block,
-                        what: format!("link fault status {}", LinkStatus(lf)),
-                    });
-                }
-            }
-            i += 1;
-        }
+        });
         let (classes, sink, error) = (&mut self.classes, &mut self.sink, &mut self.error);
         let (spans, since, summary) = (&self.down_spans, self.down_since, &mut self.summary);
         self.mac.push_slice(words, |f: &RxFrame<'_>| {
@@ -867,7 +853,9 @@ impl<K: RxSink> RxChain<K> {
     }
 
     /// Locked line blocks through the receive PCS: the batch path when it reports nothing
-    /// block by block, else the per-block path.
+    /// block by block, else the per-block path. A batch with an event in it is cut in halves
+    /// down to [`EVENT_PIECE`] blocks, so that a rare event costs a few blocks of the
+    /// per-block path, not the whole batch's.
     fn pcs_batch(&mut self, batch: &[Block], block_lock: bool) {
         if batch.is_empty() {
             return;
@@ -895,6 +883,12 @@ impl<K: RxSink> RxChain<K> {
                 return;
             }
             self.pcs = saved;
+            if batch.len() > EVENT_PIECE {
+                let (a, b) = batch.split_at(batch.len() / 2);
+                self.pcs_batch(a, block_lock);
+                self.pcs_batch(b, block_lock);
+                return;
+            }
         }
         let mut k = 0;
         for &b in batch {
@@ -1076,18 +1070,6 @@ impl<K: RxSink> RxChain<K> {
     }
 }
 
-/// The lanes (one bit each, as `ctrl`) of `w` whose octet is `c`.
-#[inline]
-fn lanes_equal(w: &XgmiiWord, c: u8) -> u8 {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    let x = w.data ^ (LOW * u64::from(c));
-    // Each zero octet of x gets its top bit set (exactly: no borrow crosses a zero octet
-    // from below, since the test is per octet on x | high bits).
-    let zero = !(((x & !(LOW << 7)) + !(LOW << 7)) | x) & (LOW << 7);
-    // Gather the top bits into one bit per lane.
-    ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
-}
-
 /// Finds where a receiver acquires block lock in a serial stream: feed bytes from the
 /// stream's first bit until it answers.
 #[derive(Clone, Debug, Default)]
@@ -1119,12 +1101,6 @@ impl LockFinder {
 /// Finds lock in `bytes` (a whole stream or its start): see [`LockFinder`].
 pub fn find_lock(bytes: &[u8]) -> Option<LockAcquired> {
     LockFinder::default().push_bytes(bytes)
-}
-
-/// A transfer with a sequence ordered set (`/Q/` in lane 0 or 4).
-#[inline]
-fn has_sequence(w: XgmiiWord) -> bool {
-    w.ctrl & 0x11 != 0 && lanes_equal(&w, ControlChar::SEQUENCE.0) & w.ctrl & 0x11 != 0
 }
 
 #[cfg(test)]
@@ -1370,22 +1346,6 @@ mod tests {
             for (i, f) in rec.frames.iter().enumerate() {
                 assert_eq!(f.content(), vec![i as u8; 60 + 100 * i].as_slice());
             }
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn lanes_equal_finds_exactly_the_equal_lanes(data in any::<u64>(), ctrl in any::<u8>(), c in any::<u8>(), put in any::<u8>()) {
-            let mut w = XgmiiWord { data, ctrl };
-            for l in 0..8 {
-                if put >> l & 1 == 1 {
-                    w.data = w.data & !(0xff << (8 * l)) | u64::from(c) << (8 * l);
-                }
-            }
-            let want = (0..8).fold(0u8, |m, l| m | u8::from(w.octet(l) == c) << l);
-            prop_assert_eq!(lanes_equal(&w, c), want);
-            let q = [0, 4].iter().any(|&l| w.is_control(l) && w.octet(l) == ControlChar::SEQUENCE.0);
-            prop_assert_eq!(has_sequence(w), q);
         }
     }
 

@@ -194,6 +194,35 @@ impl LinkFaultMonitor {
         self.column(FaultKind::in_column(word, 1))
     }
 
+    /// Received transfers in order, as [`LinkFaultMonitor::push`] on each; `on_change(i,
+    /// status)` is called at every transfer `i` after which `link_fault` differs from before
+    /// it. Returns `link_fault` after them.
+    ///
+    /// In `INIT` a transfer without a sequence ordered set in either column changes nothing
+    /// (Fig. 46-11: INIT stays INIT with every count at 0), so they are skipped eight at a
+    /// time: a group with no control character in lane 0 or lane 4 holds no ordered set.
+    ///
+    /// Spec: IEEE 802.3 §46.3.4.2, Figure 46-11.
+    pub fn push_slice(
+        &mut self,
+        words: &[XgmiiWord],
+        mut on_change: impl FnMut(usize, LinkFault),
+    ) -> LinkFault {
+        let mut i = 0;
+        while let Some(rest) = words.get(i..) {
+            if self.state == LinkFaultState::Init {
+                i += next_sequence(rest);
+            }
+            let Some(&w) = words.get(i) else { break };
+            let before = self.link_fault;
+            if self.push(w) != before {
+                on_change(i, self.link_fault);
+            }
+            i += 1;
+        }
+        self.link_fault
+    }
+
     /// One received column: `seq` is its sequence ordered set, if any.
     ///
     /// Spec: IEEE 802.3 §46.3.4.2, Figure 46-11.
@@ -257,6 +286,30 @@ impl LinkFaultMonitor {
         self.col_cnt = 0;
         LinkFaultState::Count
     }
+}
+
+/// The index of the first transfer in `words` with a known sequence ordered set in either
+/// column (`words.len()` if none).
+fn next_sequence(words: &[XgmiiWord]) -> usize {
+    let is_sequence = |w: &XgmiiWord| {
+        FaultKind::in_column(*w, 0).is_some() || FaultKind::in_column(*w, 1).is_some()
+    };
+    let mut groups = words.chunks_exact(8);
+    let mut at = 0;
+    for g in &mut groups {
+        // An ordered set's column has its control bit in lane 0 (column 0) or lane 4.
+        if g.iter().fold(0, |a, w| a | w.ctrl) & 0x11 != 0 {
+            if let Some(k) = g.iter().position(is_sequence) {
+                return at + k;
+            }
+        }
+        at += 8;
+    }
+    groups
+        .remainder()
+        .iter()
+        .position(is_sequence)
+        .map_or(words.len(), |k| at + k)
 }
 
 /// What the RS transmitter sends.
@@ -412,6 +465,58 @@ impl Rs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Transfers of every kind the monitor tells apart, in runs: data, idles, the three
+    /// ordered sets in one column or both, and near misses (/Q/ with a wrong mask or code).
+    fn transfers() -> impl Strategy<Value = Vec<XgmiiWord>> {
+        let one = prop_oneof![
+            3 => Just(XgmiiWord::new(0x5555_5555_5555_5555, 0)),
+            2 => Just(XgmiiWord::IDLE),
+            1 => Just(FaultKind::LocalFault.word()),
+            1 => Just(FaultKind::RemoteFault.word()),
+            1 => Just(FaultKind::LinkInterruption.word()),
+            // An ordered set in one column, idles or data in the other.
+            1 => (0u64..4, 0u32..2, any::<bool>()).prop_map(|(code, col, idle)| {
+                let q = ((code << 24) | 0x9c) << (32 * col);
+                let (other, other_ctrl) = if idle { (0x0707_0707u64, 0xfu8) } else { (0x1234_5678, 0) };
+                let ctrl = (1 << (4 * col)) | (other_ctrl << (4 * (1 - col)));
+                XgmiiWord::new(q | (other << (32 * (1 - col))), ctrl)
+            }),
+            1 => (any::<u64>(), any::<u8>()).prop_map(|(d, c)| XgmiiWord::new(d, c)),
+            1 => (0u64..5, any::<u8>()).prop_map(|(code, c)| XgmiiWord::new((code << 24) | 0x9c, c)),
+        ];
+        proptest::collection::vec((one, 1usize..150), 0..12).prop_map(|runs| {
+            runs.into_iter()
+                .flat_map(|(w, n)| core::iter::repeat_n(w, n))
+                .collect()
+        })
+    }
+
+    proptest! {
+        /// The slice door (with its skip in INIT) equals the diagram one transfer at a time,
+        /// in state, status and where the status changes, for any cut of the stream.
+        #[test]
+        fn push_slice_equals_push_one_at_a_time(words in transfers(), cut in any::<prop::sample::Index>()) {
+            let mut one = LinkFaultMonitor::new();
+            let mut want = Vec::new();
+            for (i, &w) in words.iter().enumerate() {
+                let before = one.link_fault();
+                if one.push(w) != before {
+                    want.push((i, one.link_fault()));
+                }
+            }
+            let mut sliced = LinkFaultMonitor::new();
+            let mut got = Vec::new();
+            let cut = cut.index(words.len() + 1);
+            let (a, b) = words.split_at(cut);
+            sliced.push_slice(a, |i, lf| got.push((i, lf)));
+            let last = sliced.push_slice(b, |i, lf| got.push((cut + i, lf)));
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(last, one.link_fault());
+            prop_assert_eq!(sliced, one);
+        }
+    }
 
     #[test]
     fn ordered_set_words_match_pcs_core_constants() {
