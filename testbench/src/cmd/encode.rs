@@ -256,9 +256,10 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
     let mut frames = 0u64;
     match kind {
         Kind::Frames => {
-            for f in FrameReader::open(&a.input, a.fcs_included)? {
+            let mut reader = FrameReader::open(&a.input, a.fcs_included)?;
+            while let Some(f) = reader.next_ref() {
                 let f = f?;
-                let at = chain.frame(&f.data, f.fcs).map_err(|e| {
+                let at = chain.frame(f.data, f.fcs).map_err(|e| {
                     Error::Input(InputError::file(
                         &a.input,
                         format!("record {}: the MAC cannot send it: {e}", f.index),

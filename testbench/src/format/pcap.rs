@@ -37,6 +37,9 @@ pub struct FrameReader<R: Read> {
     fcs_included: bool,
     /// pcapng: per interface, whether `if_fcslen` says 4.
     ng_fcs: Vec<bool>,
+    /// The last record's octets when the reader cannot lend them (pcapng's lends them only
+    /// inside its block loop).
+    owned: Vec<u8>,
     snaplen: u32,
     offset: u64,
     index: u64,
@@ -120,6 +123,7 @@ impl<R: Read> FrameReader<R> {
             path: path.to_path_buf(),
             fcs_included,
             ng_fcs: Vec::new(),
+            owned: Vec::new(),
             snaplen,
             offset: 24,
             index: 0,
@@ -127,137 +131,178 @@ impl<R: Read> FrameReader<R> {
         })
     }
 
-    /// Splits the FCS off a record if the capture includes it.
-    fn frame(&mut self, mut data: Vec<u8>, fcs: bool) -> Result<Frame, InputError> {
-        let fcs = if fcs {
-            let n = data.len();
-            if n < 4 {
-                return Err(self.err(format!(
-                    "record {} has {n} octets: too short to include an FCS",
-                    self.index
-                )));
-            }
-            let tail = data.split_off(n - 4);
-            Some([tail[0], tail[1], tail[2], tail[3]])
-        } else {
-            None
-        };
-        let f = Frame {
-            index: self.index,
-            data,
-            fcs,
-        };
-        self.index += 1;
-        Ok(f)
-    }
-
-    fn err(&self, message: String) -> InputError {
+    /// The next frame, borrowed from the reader's buffer (no copy, no allocation); the
+    /// iterator gives owned [`Frame`]s.
+    pub fn next_ref(&mut self) -> Option<Result<FrameRef<'_>, InputError>> {
+        if self.failed {
+            return None;
+        }
         match self.inner {
-            Inner::Pcap(_) => InputError::byte(&self.path, self.offset, message),
-            Inner::PcapNg(_) => InputError::file(&self.path, message),
+            Inner::Pcap(_) => self.next_pcap(),
+            Inner::PcapNg(_) => self.next_ng(),
         }
     }
 
-    fn next_pcap(&mut self) -> Option<Result<Frame, InputError>> {
-        let Inner::Pcap(r) = &mut self.inner else {
+    fn next_pcap(&mut self) -> Option<Result<FrameRef<'_>, InputError>> {
+        let Self {
+            inner: Inner::Pcap(r),
+            path,
+            offset,
+            index,
+            snaplen,
+            fcs_included,
+            failed,
+            owned,
+            ..
+        } = self
+        else {
             return None;
+        };
+        let mut err = |message: String| {
+            *failed = true;
+            InputError::byte(path, *offset, message)
         };
         let raw = match r.next_raw_packet()? {
             Ok(raw) => raw,
-            Err(e) => {
-                return Some(Err(self.err(format!(
-                    "record {}: {}",
-                    self.index,
-                    describe(&e)
-                ))))
-            }
+            Err(e) => return Some(Err(err(format!("record {index}: {}", describe(&e))))),
         };
         let (incl, orig) = (raw.incl_len, raw.orig_len);
-        let data = raw.data.into_owned();
-        if incl > self.snaplen {
-            return Some(Err(self.err(format!(
-                "record {}: {incl} octets captured, larger than the file's snaplen {}",
-                self.index, self.snaplen
+        if incl > *snaplen {
+            return Some(Err(err(format!(
+                "record {index}: {incl} octets captured, larger than the file's snaplen {snaplen}"
             ))));
         }
         if incl < orig {
-            return Some(Err(self.err(format!(
-                "record {}: only {incl} of {orig} octets captured (snaplen cut the frame); capture with a larger snaplen",
-                self.index
+            return Some(Err(err(format!(
+                "record {index}: only {incl} of {orig} octets captured (snaplen cut the frame); capture with a larger snaplen"
             ))));
         }
-        self.offset += 16 + incl as u64;
-        let fcs = self.fcs_included;
-        Some(self.frame(data, fcs))
+        let data: &[u8] = match raw.data {
+            std::borrow::Cow::Borrowed(d) => d,
+            std::borrow::Cow::Owned(v) => {
+                *owned = v;
+                owned
+            }
+        };
+        let f = split_fcs(data, *fcs_included, index).map_err(err);
+        *offset += 16 + u64::from(incl);
+        Some(f)
     }
 
-    fn next_ng(&mut self) -> Option<Result<Frame, InputError>> {
-        loop {
-            let Inner::PcapNg(r) = &mut self.inner else {
-                return None;
-            };
+    fn next_ng(&mut self) -> Option<Result<FrameRef<'_>, InputError>> {
+        let Self {
+            inner: Inner::PcapNg(r),
+            path,
+            index,
+            fcs_included,
+            ng_fcs,
+            owned,
+            failed,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let mut err = |message: String| {
+            *failed = true;
+            InputError::file(path, message)
+        };
+        let fcs = loop {
             let block = match r.next_block()? {
                 Ok(b) => b,
-                Err(e) => {
-                    return Some(Err(self.err(format!(
-                        "after record {}: {}",
-                        self.index,
-                        describe(&e)
-                    ))))
-                }
+                Err(e) => return Some(Err(err(format!("after record {index}: {}", describe(&e))))),
             };
             let (iface, data, orig) = match block {
                 NgBlock::InterfaceDescription(idb) => {
                     if idb.linktype != DataLink::ETHERNET {
                         let msg = format!(
                             "interface {}: link type {:?}, expected Ethernet (1)",
-                            self.ng_fcs.len(),
+                            ng_fcs.len(),
                             idb.linktype
                         );
-                        return Some(Err(self.err(msg)));
+                        return Some(Err(err(msg)));
                     }
                     let fcs = idb
                         .options
                         .iter()
                         .any(|o| matches!(o, InterfaceDescriptionOption::IfFcsLen(4)));
-                    self.ng_fcs.push(fcs);
+                    ng_fcs.push(fcs);
                     continue;
                 }
-                NgBlock::EnhancedPacket(p) => (p.interface_id, p.data.into_owned(), p.original_len),
+                NgBlock::EnhancedPacket(p) => (p.interface_id, p.data, p.original_len),
                 NgBlock::SimplePacket(p) => {
                     let n = p.data.len() as u32;
-                    (0, p.data.into_owned(), p.original_len.max(n))
+                    (0, p.data, p.original_len.max(n))
                 }
-                NgBlock::Packet(p) => (p.interface_id as u32, p.data.into_owned(), p.original_len),
+                NgBlock::Packet(p) => (p.interface_id as u32, p.data, p.original_len),
                 _ => continue,
             };
-            if (data.len() as u64) < orig as u64 {
-                return Some(Err(self.err(format!(
-                    "record {}: only {} of {orig} octets captured (snaplen cut the frame)",
-                    self.index,
+            if (data.len() as u64) < u64::from(orig) {
+                return Some(Err(err(format!(
+                    "record {index}: only {} of {orig} octets captured (snaplen cut the frame)",
                     data.len()
                 ))));
             }
-            let fcs =
-                self.fcs_included || self.ng_fcs.get(iface as usize).copied().unwrap_or(false);
-            return Some(self.frame(data, fcs));
+            owned.clear();
+            owned.extend_from_slice(&data);
+            break *fcs_included || ng_fcs.get(iface as usize).copied().unwrap_or(false);
+        };
+        Some(split_fcs(owned, fcs, index).map_err(err))
+    }
+}
+
+/// One frame of a capture, borrowed from the reader ([`FrameReader::next_ref`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameRef<'a> {
+    /// 0-based record number among the frames of the file.
+    pub index: u64,
+    /// Destination MAC to the end of the payload.
+    pub data: &'a [u8],
+    /// The FCS the capture carried, if it included one.
+    pub fcs: Option<[u8; 4]>,
+}
+
+impl FrameRef<'_> {
+    /// An owned copy.
+    pub fn to_owned(&self) -> Frame {
+        Frame {
+            index: self.index,
+            data: self.data.to_vec(),
+            fcs: self.fcs,
         }
     }
+}
+
+/// Record `index` as a frame, its FCS split off when the capture includes it (`fcs`); counts
+/// the record.
+fn split_fcs<'a>(data: &'a [u8], fcs: bool, index: &mut u64) -> Result<FrameRef<'a>, String> {
+    let (data, fcs) = match (fcs, data.len().checked_sub(4)) {
+        (false, _) => (data, None),
+        (true, Some(n)) => {
+            let (d, f) = data.split_at(n);
+            (d, <[u8; 4]>::try_from(f).ok())
+        }
+        (true, None) => {
+            return Err(format!(
+                "record {index} has {} octets: too short to include an FCS",
+                data.len()
+            ))
+        }
+    };
+    let f = FrameRef {
+        index: *index,
+        data,
+        fcs,
+    };
+    *index += 1;
+    Ok(f)
 }
 
 impl<R: Read> Iterator for FrameReader<R> {
     type Item = Result<Frame, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        let r = match self.inner {
-            Inner::Pcap(_) => self.next_pcap(),
-            Inner::PcapNg(_) => self.next_ng(),
-        };
-        self.failed = matches!(r, Some(Err(_)));
-        r
+        self.next_ref().map(|r| r.map(|f| f.to_owned()))
     }
 }
 
