@@ -199,8 +199,8 @@ impl LinkFaultMonitor {
     /// it. Returns `link_fault` after them.
     ///
     /// In `INIT` a transfer without a sequence ordered set in either column changes nothing
-    /// (Fig. 46-11: INIT stays INIT with every count at 0), so they are skipped eight at a
-    /// time: a group with no control character in lane 0 or lane 4 holds no ordered set.
+    /// (Fig. 46-11: INIT stays INIT with every count at 0), so they are skipped, a data run
+    /// eight transfers at a time.
     ///
     /// Spec: IEEE 802.3 §46.3.4.2, Figure 46-11.
     pub fn push_slice(
@@ -291,13 +291,15 @@ impl LinkFaultMonitor {
 /// The index of the first transfer in `words` with a known sequence ordered set in either
 /// column (`words.len()` if none).
 fn next_sequence(words: &[XgmiiWord]) -> usize {
+    // An ordered set's column has its control bit in lane 0 (column 0) or lane 4: most
+    // transfers are passed on that test alone, and a data run eight at a time.
     let is_sequence = |w: &XgmiiWord| {
-        FaultKind::in_column(*w, 0).is_some() || FaultKind::in_column(*w, 1).is_some()
+        w.ctrl & 0x11 != 0
+            && (FaultKind::in_column(*w, 0).is_some() || FaultKind::in_column(*w, 1).is_some())
     };
     let mut groups = words.chunks_exact(8);
     let mut at = 0;
     for g in &mut groups {
-        // An ordered set's column has its control bit in lane 0 (column 0) or lane 4.
         if g.iter().fold(0, |a, w| a | w.ctrl) & 0x11 != 0 {
             if let Some(k) = g.iter().position(is_sequence) {
                 return at + k;
