@@ -495,6 +495,28 @@ mod tests {
         })
     }
 
+    /// One ordered set at every place in slices of every length up to three groups of eight:
+    /// the skip stops exactly at it (its count starts there), in a group or in the tail.
+    #[test]
+    fn push_slice_finds_an_ordered_set_at_every_place() {
+        let data = XgmiiWord::new(0x5555_5555_5555_5555, 0);
+        for n in 1..=24 {
+            for at in 0..n {
+                let mut words = [data; 24];
+                words[at] = FaultKind::RemoteFault.word();
+                let words = &words[..n];
+                let mut one = LinkFaultMonitor::new();
+                for &w in words {
+                    one.push(w);
+                }
+                let mut sliced = LinkFaultMonitor::new();
+                sliced.push_slice(words, |_, _| panic!("no change from one ordered set"));
+                assert_eq!(sliced, one, "{n} transfers, the ordered set at {at}");
+                assert_eq!(sliced.state(), LinkFaultState::Count);
+            }
+        }
+    }
+
     proptest! {
         /// The slice door (with its skip in INIT) equals the diagram one transfer at a time,
         /// in state, status and where the status changes, for any cut of the stream.
