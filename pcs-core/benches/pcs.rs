@@ -1,8 +1,9 @@
 //! The PCS pieces on whole slices: scrambler, encoder, receive PCS, gearbox, block lock.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use pcs_core::align::{AlignedBlock, BlockAligner};
 use pcs_core::encode::Encoder;
 use pcs_core::gearbox::TxGearbox;
-use pcs_core::lock::{AlignedBlock, BlockAligner, LockAction};
+use pcs_core::lock::LockAction;
 use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsTx};
 use pcs_core::scramble::Scrambler;
 use pcs_core::{Block, XgmiiWord};

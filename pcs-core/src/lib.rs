@@ -24,6 +24,7 @@
     )
 )]
 
+pub mod align;
 pub mod ber;
 pub mod block;
 pub mod decode;

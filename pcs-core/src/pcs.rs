@@ -7,7 +7,7 @@
 //!                                -> PcsStatus (MDIO 3.32/3.33 counters)
 //! ```
 //!
-//! Block lock works on the bit stream in front of `PcsRx` ([`crate::lock::BlockAligner`]);
+//! Block lock works on the bit stream in front of `PcsRx` ([`crate::align::BlockAligner`]);
 //! a source that already knows the block boundaries passes `block_lock = true`.
 //!
 //! Spec: IEEE 802.3 §49.2 (PCS functions), Figure 49-5 (functional block diagram).
@@ -390,8 +390,8 @@ impl PcsRx {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::align::BlockAligner;
     use crate::gearbox::TxGearbox;
-    use crate::lock::BlockAligner;
 
     /// A legal stream: idles, then packets of data words.
     fn stream(packets: usize) -> Vec<XgmiiWord> {
