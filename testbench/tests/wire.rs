@@ -31,6 +31,25 @@ fn sh(args: &[&str]) {
     );
 }
 
+/// A fresh network namespace `name` (one left by an earlier run is deleted first), with IPv6
+/// on or off (off: no router solicitations or other chatter on the test's links).
+fn netns(name: &str, ipv6: bool) {
+    let _ = Command::new("ip").args(["netns", "del", name]).output();
+    sh(&["ip", "netns", "add", name]);
+    let v = if ipv6 { "0" } else { "1" };
+    for k in ["all", "default"] {
+        sh(&[
+            "ip",
+            "netns",
+            "exec",
+            name,
+            "sysctl",
+            "-qw",
+            &format!("net.ipv6.conf.{k}.disable_ipv6={v}"),
+        ]);
+    }
+}
+
 /// Two namespaces joined by a veth pair; dropped: namespaces (and so the pair) deleted.
 struct Link {
     ns_w: String,
@@ -58,20 +77,7 @@ impl Link {
         assert!(l.if_w.len() <= 15);
         std::fs::create_dir_all(&l.dir).unwrap();
         for ns in [&l.ns_w, &l.ns_d] {
-            let _ = Command::new("ip").args(["netns", "del", ns]).output();
-            sh(&["ip", "netns", "add", ns]);
-            let v = if ipv6 { "0" } else { "1" };
-            for k in ["all", "default"] {
-                sh(&[
-                    "ip",
-                    "netns",
-                    "exec",
-                    ns,
-                    "sysctl",
-                    "-qw",
-                    &format!("net.ipv6.conf.{k}.disable_ipv6={v}"),
-                ]);
-            }
+            netns(ns, ipv6);
         }
         sh(&[
             "ip", "link", "add", &l.if_w, "netns", &l.ns_w, "type", "veth", "peer", "name",
@@ -1124,17 +1130,7 @@ impl Pair {
             dir: std::env::temp_dir().join(format!("baser-wire-{test}-{pid}")),
         };
         std::fs::create_dir_all(&p.dir).unwrap();
-        let _ = Command::new("ip").args(["netns", "del", &p.ns]).output();
-        sh(&["ip", "netns", "add", &p.ns]);
-        sh(&[
-            "ip",
-            "netns",
-            "exec",
-            &p.ns,
-            "sysctl",
-            "-qw",
-            "net.ipv6.conf.all.disable_ipv6=1",
-        ]);
+        netns(&p.ns, false);
         sh(&[
             "ip", "-n", &p.ns, "link", "add", &p.a, "type", "veth", "peer", "name", &p.b,
         ]);
