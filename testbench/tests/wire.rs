@@ -928,7 +928,11 @@ fn a_configured_qdisc_is_honoured_and_its_pushback_is_retried_not_lost() {
     let pcap = l.pcap("f.pcap", &frames(400, 1000));
     let r = l.reflect(&[]);
     let js = l.path("r.json");
-    let o = l.wire(&[&pcap, "--json", &js]);
+    // Unordered: the token bucket hands frames to the veth from the sending thread or from its
+    // timer, on either CPU, and the receive side takes each CPU's backlog on its own, so a frame
+    // may arrive after later ones (seen once in CI: 1 of 400 reordered). Order is not what this
+    // test is about; every frame arriving once is.
+    let o = l.wire(&[&pcap, "--unordered", "--json", &js]);
     let summary = stop(r);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let j = json(&js);
@@ -1151,7 +1155,8 @@ impl Drop for Pair {
 /// At top speed the sender can outrun its own capture when the receive side runs on another
 /// CPU (as a NIC's receive interrupt does; receive packet steering here): before the sender
 /// waited for the capture ring, 13-39 % of 200,000 frames of 1514 octets were lost in the
-/// capture ring (bench/wire.sh). Every frame must be captured and judged.
+/// capture ring (bench/wire.sh), and with the transmit ring up to 4 % in the receiving CPU's
+/// backlog. Every frame must be captured and judged.
 #[test]
 fn at_top_speed_the_sender_keeps_to_what_its_capture_takes() {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -1180,39 +1185,49 @@ fn at_top_speed_the_sender_keeps_to_what_its_capture_takes() {
         w.write(Duration::from_micros(i as u64), f).unwrap();
     }
     w.finish().unwrap();
-    let js = p.dir.join("r.json").to_string_lossy().into_owned();
-    let o = Command::new("ip")
-        .args([
-            "netns", "exec", &p.ns, BASER, "wire", &pcap, "--tx", &p.a, "--rx", &p.b,
-        ])
-        .args([
-            "--topspeed",
-            "--loop",
-            "150",
-            "--pin",
-            pin,
-            "--timeout-ms",
-            "3000",
-        ])
-        .args(["--json", &js])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let j = json(&js);
-    assert_eq!(j["capture_dropped"], 0, "{}", text(&o));
-    assert_eq!(
-        counts(&j),
-        [150_000, 150_000, 0, 0, 0, 0, 0],
-        "{}",
-        text(&o)
-    );
-    // When the sender waited, the report says how long.
-    let waited = j["capture_pauses"].as_u64().unwrap();
-    assert_eq!(
-        text(&o).contains("paced to the capture: the sender waited"),
-        waited > 0,
-        "{}",
-        text(&o)
-    );
-    println!("capture pauses {waited}, {} ms", j["capture_wait_ms"]);
+    // Both paths: the transmit ring hands the kernel bigger bursts, which overflowed the
+    // receiving CPU's backlog (frames lost before the capture ring) until the sender counted
+    // its frames in flight.
+    for path in ["sendmmsg", "ring"] {
+        let js = p.dir.join("r.json").to_string_lossy().into_owned();
+        let o = Command::new("ip")
+            .args([
+                "netns", "exec", &p.ns, BASER, "wire", &pcap, "--tx", &p.a, "--rx", &p.b,
+            ])
+            .args([
+                "--topspeed",
+                "--loop",
+                "150",
+                "--pin",
+                pin,
+                "--timeout-ms",
+                "3000",
+                "--tx-path",
+                path,
+            ])
+            .args(["--json", &js])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{path}: {}", text(&o));
+        let j = json(&js);
+        assert_eq!(j["capture_dropped"], 0, "{path}: {}", text(&o));
+        assert_eq!(
+            counts(&j),
+            [150_000, 150_000, 0, 0, 0, 0, 0],
+            "{path}: {}",
+            text(&o)
+        );
+        // When the sender waited, the report says how long.
+        let waited = j["capture_pauses"].as_u64().unwrap();
+        assert_eq!(
+            text(&o).contains("paced to the capture: the sender waited"),
+            waited > 0,
+            "{path}: {}",
+            text(&o)
+        );
+        println!(
+            "{path}: capture pauses {waited}, {} ms",
+            j["capture_wait_ms"]
+        );
+    }
 }

@@ -644,6 +644,26 @@ impl RxRing {
             .count()
     }
 
+    /// Frames that have reached the ring and were not read yet: those of the filled blocks,
+    /// and those the kernel has put so far in the block it is filling (its count is written
+    /// frame by frame, and read here live).
+    pub fn unread_frames(&self) -> usize {
+        let mut n = 0;
+        for k in 0..self.block_count {
+            let base = (self.current + k) % self.block_count * self.block_size;
+            n += self
+                .map
+                .status(base + BLOCK_NUM_PKTS)
+                .load(Ordering::Relaxed) as usize;
+            if self.map.status(base + BLOCK_STATUS).load(Ordering::Acquire) & libc::TP_STATUS_USER
+                == 0
+            {
+                break;
+            }
+        }
+        n
+    }
+
     /// The ring's number of blocks.
     pub fn block_count(&self) -> usize {
         self.block_count
@@ -696,6 +716,11 @@ impl RxRing {
             }
             off += next;
         }
+        // Its count is zeroed (the kernel does so only when it opens the block), so that
+        // `unread_frames` reads 0 for a block handed back and not yet filled again.
+        self.map
+            .status(base + BLOCK_NUM_PKTS)
+            .store(0, Ordering::Relaxed);
         status.store(0, Ordering::Release); // TP_STATUS_KERNEL: the block goes back
         self.current = (self.current + 1) % self.block_count;
         Ok(n)
