@@ -82,7 +82,7 @@ fn received(index: usize, body: Vec<u8>, class: RxClass) -> ReceivedFrame {
         fcs_ok: class == RxClass::Ok,
         start: Placement {
             block: index as u64 * 20,
-            lane: if index % 2 == 0 { 0 } else { 4 },
+            lane: if index.is_multiple_of(2) { 0 } else { 4 },
         },
         gap_octets: None,
         link_down: false,

@@ -26,9 +26,9 @@
 
 use baser_fuzz::Input;
 use libfuzzer_sys::fuzz_target;
+use pcs_core::align::{AlignedBlock, BlockAligner};
 use pcs_core::ber::{BerConfig, BerMonitor, LockLossReset};
 use pcs_core::gearbox::{bits_to_block, SerdesWord};
-use pcs_core::align::{AlignedBlock, BlockAligner};
 use pcs_core::lock::LockAction;
 
 /// The lock diagram reduced to its counters (Fig. 49-14 as described in `lock.rs`).

@@ -50,8 +50,12 @@ struct Reference {
     last_end: Option<u64>,
     starts: u64,
     misaligned: u64,
-    frames: Vec<(RxClass, Vec<u8>, bool, (u64, u8), Option<u64>, FrameEnd)>,
+    frames: Vec<RefFrame>,
 }
+
+/// A frame of the reference receiver: class, octets, FCS good, start (transfer, lane), the
+/// end of the previous frame, how it ended.
+type RefFrame = (RxClass, Vec<u8>, bool, (u64, u8), Option<u64>, FrameEnd);
 
 fn fcs_ok(data: &[u8]) -> bool {
     let Some(n) = data.len().checked_sub(4) else {
