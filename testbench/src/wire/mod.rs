@@ -495,11 +495,11 @@ fn capture(
         if n > 0 {
             last_rx = Instant::now();
         }
-        shared.arrived.store(
-            (c.received.len() + ring.unread_frames()) as u64,
-            Ordering::Release,
-        );
-        let behind = ring.filled_blocks() * 2 > ring.block_count();
+        let unread = ring.unread();
+        shared
+            .arrived
+            .store((c.received.len() + unread.frames) as u64, Ordering::Release);
+        let behind = unread.filled_blocks * 2 > ring.block_count();
         if behind != shared.capture_behind.load(Ordering::Relaxed) {
             shared.capture_behind.store(behind, Ordering::Release);
         }

@@ -583,6 +583,15 @@ const H3_MAC: usize = 24;
 const H3_VLAN_TCI: usize = 32;
 const H3_VLAN_TPID: usize = 36;
 
+/// What waits in a receive ring ([`RxRing::unread`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Unread {
+    /// Filled blocks handed over and not read yet.
+    pub filled_blocks: usize,
+    /// Frames arrived and not read yet.
+    pub frames: usize,
+}
+
 /// A TPACKET_V3 receive ring (blocks of frames the kernel fills and we hand back).
 pub struct RxRing {
     sock: PacketSocket,
@@ -631,27 +640,16 @@ impl RxRing {
         &self.sock
     }
 
-    /// Blocks the kernel has filled and handed over that have not been read yet, counted
-    /// from the next one to read (0: the reader keeps up; the ring's block count: it is full
-    /// and the kernel drops what arrives).
-    pub fn filled_blocks(&self) -> usize {
-        (0..self.block_count)
-            .take_while(|k| {
-                let base = (self.current + k) % self.block_count * self.block_size;
-                self.map.status(base + BLOCK_STATUS).load(Ordering::Acquire) & libc::TP_STATUS_USER
-                    != 0
-            })
-            .count()
-    }
-
-    /// Frames that have reached the ring and were not read yet: those of the filled blocks,
-    /// and those the kernel has put so far in the block it is filling (its count is written
-    /// frame by frame, and read here live).
-    pub fn unread_frames(&self) -> usize {
-        let mut n = 0;
+    /// What waits in the ring, in one walk from the next block to read: the blocks the kernel
+    /// has filled and handed over (0: the reader keeps up; the ring's block count: it is full
+    /// and the kernel drops what arrives), and the frames not read yet, those of the filled
+    /// blocks and those the kernel has put so far in the block it is filling (its count is
+    /// written frame by frame, and read here live).
+    pub fn unread(&self) -> Unread {
+        let mut u = Unread::default();
         for k in 0..self.block_count {
             let base = (self.current + k) % self.block_count * self.block_size;
-            n += self
+            u.frames += self
                 .map
                 .status(base + BLOCK_NUM_PKTS)
                 .load(Ordering::Relaxed) as usize;
@@ -660,8 +658,9 @@ impl RxRing {
             {
                 break;
             }
+            u.filled_blocks += 1;
         }
-        n
+        u
     }
 
     /// The ring's number of blocks.
@@ -717,7 +716,7 @@ impl RxRing {
             off += next;
         }
         // Its count is zeroed (the kernel does so only when it opens the block), so that
-        // `unread_frames` reads 0 for a block handed back and not yet filled again.
+        // `unread` reads 0 for a block handed back and not yet filled again.
         self.map
             .status(base + BLOCK_NUM_PKTS)
             .store(0, Ordering::Relaxed);
