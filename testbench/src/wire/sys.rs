@@ -440,9 +440,14 @@ impl PacketSocket {
             events,
             revents: 0,
         };
-        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
-        // SAFETY: one valid pollfd.
-        let r = unsafe { libc::poll(&mut p, 1, ms) };
+        // ppoll, not poll: a wait shorter than a millisecond (the capture's 200 us at top
+        // speed) must wait, not return at once and spin on the socket's queue lock.
+        let t = libc::timespec {
+            tv_sec: timeout.as_secs().min(i32::MAX as u64) as libc::time_t,
+            tv_nsec: timeout.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: one valid pollfd, a valid timespec, no signal mask.
+        let r = unsafe { libc::ppoll(&mut p, 1, &t, std::ptr::null()) };
         match r {
             r if r < 0 => {
                 let e = io::Error::last_os_error();
