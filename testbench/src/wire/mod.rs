@@ -572,6 +572,11 @@ struct TxStamps {
 }
 
 impl TxStamps {
+    /// The stamps a run of `sent` frames ends with: one per stamped frame, from each clock.
+    fn due(&self, sent: u64, hardware: bool) -> u64 {
+        sent.div_ceil(self.every.max(1)) * (1 + u64::from(hardware))
+    }
+
     fn take(&mut self, sender: &Sender) {
         if let (true, Some(s)) = (self.on, sender.stamped()) {
             if s.tx_timestamps(&mut self.got).is_err() {
@@ -972,9 +977,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     let stamp_wait = Instant::now() + Duration::from_millis(500);
     while tx_stamps.on {
         tx_stamps.take(&sender);
-        if tx_stamps.got.len() as u64 >= sent * (1 + u64::from(hw_on))
-            || Instant::now() > stamp_wait
-        {
+        if tx_stamps.got.len() as u64 >= tx_stamps.due(sent, hw_on) || Instant::now() > stamp_wait {
             break;
         }
         std::thread::sleep(Duration::from_millis(1));
@@ -1520,14 +1523,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_stamp_wait_ends_at_the_last_stamped_frame() {
+        // At top speed one frame in 64 asks for a stamp: waiting for one per frame sent held
+        // every run 500 ms after its last frame.
+        let s = TxStamps {
+            on: true,
+            every: 64,
+            got: Vec::new(),
+        };
+        assert_eq!(s.due(1_000_000, false), 15_625);
+        assert_eq!(s.due(65, false), 2);
+        assert_eq!(s.due(65, true), 4);
+        let paced = TxStamps { every: 1, ..s };
+        assert_eq!(paced.due(10, false), 10);
+        assert_eq!(paced.due(0, true), 0);
+    }
+
+    #[test]
     fn counter_moves_name_the_frames_sent_meanwhile_and_their_failures() {
         let base = Counters::default();
         let mut dropped = base.clone();
         dropped.sysfs.insert("tx_dropped".into(), 7);
         let mut rx_only = dropped.clone();
-        rx_only.sysfs.insert("rx_packets".into(), 1000); // not watched
-                                                         // Samples at 0, 100, 200, 300 ms (t0 = 0); the drop counter moves between 100 and
-                                                         // 200 ms.
+        // Not watched.
+        rx_only.sysfs.insert("rx_packets".into(), 1000);
+        // Samples at 0, 100, 200, 300 ms (t0 = 0); the drop counter moves between 100 and
+        // 200 ms.
         let ms = 1_000_000i64;
         let samples = vec![(
             "bsr0".to_string(),
