@@ -459,8 +459,14 @@ fn capture(
                       c: &mut Capture,
                       seen: &mut Assigner<'_>,
                       target: &mut Option<(u64, u64)>| {
-        with_vlan(f.data, f.vlan, &mut buf);
-        let ident = exp.identify(&buf);
+        // Judged where the ring holds it, unless the kernel took a VLAN tag out of it.
+        let frame: &[u8] = if f.vlan.is_some() {
+            with_vlan(f.data, f.vlan, &mut buf);
+            &buf
+        } else {
+            f.data
+        };
+        let ident = exp.identify(frame);
         if let (judge::Assignment::First(p), Some((limit, n))) = (seen.assign(ident), target) {
             if p < *limit {
                 *n += 1;
@@ -468,12 +474,12 @@ fn capture(
         }
         let data = (ident == Ident::Unknown && kept < KEEP_UNKNOWN).then(|| {
             kept += 1;
-            buf.clone()
+            frame.to_vec()
         });
         c.hardware_time |= f.hardware_time;
         c.received.push(Received {
             ident,
-            length: buf.len(),
+            length: frame.len(),
             time_ns: f.time_ns,
             data,
         });
