@@ -319,6 +319,8 @@ impl<S: TxSink> TxChain<S> {
         if BATCH - self.filled < need {
             self.flush();
         }
+        // The MAC says where the /S/ goes before it writes it.
+        let (word, lane) = self.mac.next_start();
         let out = self.words.get_mut(self.filled..).unwrap_or_default();
         let n = match fcs {
             Some(_) => self.mac.encode_frame_with_fcs(&with_fcs, out),
@@ -331,23 +333,9 @@ impl<S: TxSink> TxChain<S> {
                 }
             }
         })?;
-        let sent = self
-            .words
-            .get(self.filled..self.filled + n)
-            .unwrap_or_default();
-        let (word, lane) = sent
-            .iter()
-            .enumerate()
-            .find_map(|(i, w)| {
-                [0usize, 4]
-                    .into_iter()
-                    .find(|&l| w.is_control(l) && w.octet(l) == ControlChar::START.0)
-                    .map(|l| (i, l as u8))
-            })
-            .unwrap_or((0, 0));
         let placement = Placement {
             block: self.flushed + (self.filled + word) as u64,
-            lane,
+            lane: lane as u8,
         };
         self.filled += n;
         self.frames += 1;

@@ -367,6 +367,17 @@ impl<E: FcsEngine> MacTx<E> {
         self.start_owed() % 8
     }
 
+    /// Where the next `/S/` goes if a frame is encoded now: the transfer, counted from the
+    /// first one [`MacTx::encode_frame`] writes (the idles owed before it), and the lane (0
+    /// or 4).
+    ///
+    /// Spec: IEEE 802.3 §46.3.1.4.
+    #[must_use]
+    pub const fn next_start(&self) -> (usize, usize) {
+        let owed = self.start_owed();
+        (owed / 8, owed % 8)
+    }
+
     /// The idle octets before the next `/S/`: those owed, and 4 more when the start must go in
     /// lane 4 and the owed gap ends at a transfer boundary.
     const fn start_owed(&self) -> usize {
@@ -977,8 +988,8 @@ mod tests {
             let mut tx = MacTx::new(TxConfig { dic: DicMode::ResetOnIdle, ..TxConfig::default() });
             let mut words = Vec::new();
             for (f, &k) in frames.iter().zip(&idles) {
-                let start = tx.next_start_lane();
-                let lead = tx.owed_idle_octets() / 8;
+                let (lead, start) = tx.next_start();
+                prop_assert_eq!(start, tx.next_start_lane());
                 let w = encode(&mut tx, f);
                 prop_assert!(w[..lead].iter().all(|x| *x == XgmiiWord::IDLE));
                 prop_assert_eq!(&w[lead..], &reference_frame(start, f)[..]);
