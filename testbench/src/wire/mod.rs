@@ -568,6 +568,23 @@ impl Sender {
     }
 }
 
+/// Why a NIC gives no hardware timestamps, for the warning (software stamps are used).
+fn hw_stamp_refusal(name: &str, e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        // ixgbe takes "every received frame" only on an X550: the X520's 82599 and the X540
+        // stamp only PTP event frames on receive, and refuse the whole request.
+        Some(libc::ERANGE) => format!(
+            "{name}: the NIC cannot timestamp every received frame (SIOCSHWTSTAMP refused the \
+             receive filter ALL: {e}; an X520 (82599) or X540 stamps only PTP event frames, an \
+             X550 stamps all): software timestamps are used"
+        ),
+        _ => format!(
+            "{name}: the NIC does not timestamp frames (SIOCSHWTSTAMP: {e}): software \
+             timestamps are used"
+        ),
+    }
+}
+
 /// The transmit timestamps of a run, and where they come from.
 struct TxStamps {
     on: bool,
@@ -761,10 +778,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         for name in &names {
             if let Err(e) = probe.enable_hw_timestamps(name) {
                 hw_on = false;
-                warnings.push(format!(
-                    "{name}: the NIC does not timestamp frames (SIOCSHWTSTAMP: {e}): software \
-                     timestamps are used"
-                ));
+                warnings.push(hw_stamp_refusal(name, &e));
             }
         }
     }
@@ -1530,6 +1544,16 @@ fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_nic_that_stamps_only_ptp_frames_is_told_apart_from_one_without_stamps() {
+        let x520 = hw_stamp_refusal("eth2", &std::io::Error::from_raw_os_error(libc::ERANGE));
+        assert!(x520.starts_with("eth2: the NIC cannot timestamp every received frame"));
+        assert!(x520.contains("82599") && x520.contains("software timestamps are used"));
+        let veth = hw_stamp_refusal("bsr0", &std::io::Error::from_raw_os_error(libc::EOPNOTSUPP));
+        assert!(veth.starts_with("bsr0: the NIC does not timestamp frames"));
+        assert!(!veth.contains("82599"));
+    }
 
     #[test]
     fn the_stamp_wait_ends_at_the_last_stamped_frame() {
