@@ -116,9 +116,9 @@ pub struct WireArgs {
     /// Pin the sending thread and the capture thread to these CPUs, e.g. `--pin 0,1`.
     #[arg(long, value_name = "TX_CPU,RX_CPU", value_parser = parse_pin)]
     pub pin: Option<(usize, usize)>,
-    /// Hardware timestamps: the NIC is told to stamp every frame (SIOCSHWTSTAMP, as ixgbe
-    /// can) and its stamps are used for both ends of the latency; where it cannot, a warning
-    /// says so and the kernel's software stamps are used.
+    /// Hardware timestamps: the NIC is told to stamp every frame (SIOCSHWTSTAMP; ixgbe can on
+    /// an X550, not on an X520) and its stamps are used for both ends of the latency; where it
+    /// cannot, a warning says so and the kernel's software stamps are used.
     #[arg(long)]
     pub hw_timestamps: bool,
     /// Do not put the capture interface into promiscuous mode.
