@@ -46,6 +46,46 @@ pub struct CliMeasurement {
     pub x_10g: f64,
     /// This command's rate over its chain's (`tx` for encode, `rx` for decode).
     pub vs_chain: f64,
+    /// The file work alone, as a multiple of the line rate: reading the command's input and
+    /// writing an output of the same size as its own, in the same folder and 64 KiB pieces,
+    /// with no model in between (median of the runs). On one core the command cannot beat it.
+    pub io_bound_x_10g: f64,
+    /// The file work and the chain one after the other, `1 / (1 / io + 1 / chain)` in
+    /// multiples of the line rate: what a command on one core reaches if it adds nothing to
+    /// them.
+    pub serial_bound_x_10g: f64,
+}
+
+/// Reads `input` and writes `out_len` octets to `scratch` (then removes it), in the 64 KiB
+/// pieces the commands read and write: the file work of a command without its model.
+fn file_work(
+    input: &std::path::Path,
+    out_len: u64,
+    scratch: &std::path::Path,
+) -> Result<(), Error> {
+    use std::io::{Read, Write};
+    let mut buf = vec![0u8; 1 << 16];
+    let mut f = std::fs::File::open(input)
+        .map_err(|e| Error::Input(crate::format::InputError::io(input, &e)))?;
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::Input(crate::format::InputError::io(input, &e))),
+        }
+    }
+    let mut w =
+        std::fs::File::create(scratch).map_err(|e| Error::Output(scratch.to_path_buf(), e))?;
+    let mut left = out_len;
+    while left > 0 {
+        let k = left.min(buf.len() as u64) as usize;
+        w.write_all(buf.get(..k).unwrap_or_default())
+            .map_err(|e| Error::Output(scratch.to_path_buf(), e))?;
+        left -= k as u64;
+    }
+    drop(w);
+    std::fs::remove_file(scratch).map_err(|e| Error::Output(scratch.to_path_buf(), e))
 }
 
 /// Parses one command's arguments as the command line would.
@@ -85,6 +125,7 @@ pub struct CommandFiles {
     bits: PathBuf,
     b66: PathBuf,
     out: PathBuf,
+    scratch: PathBuf,
     enc: crate::cmd::encode::EncodeArgs,
     dec_bits: crate::cmd::decode::DecodeArgs,
     dec_b66: crate::cmd::decode::DecodeArgs,
@@ -110,6 +151,7 @@ impl CommandFiles {
         use crate::format::pcap::FrameWriter;
         let name = |ext: &str| dir.join(format!("baser-bench-{}.{ext}", std::process::id()));
         let (pcap, bits, b66, out) = (name("pcap"), name("bits"), name("b66"), name("out.pcap"));
+        let scratch = name("io");
         let s = |p: &PathBuf| p.display().to_string();
         let mut w = FrameWriter::new(crate::command::create(&pcap)?)
             .map_err(|e| Error::Output(pcap.clone(), e))?;
@@ -126,6 +168,7 @@ impl CommandFiles {
             bits,
             b66,
             out,
+            scratch,
             line_bits: 0,
         };
         let enc_b66: crate::cmd::encode::EncodeArgs = parse(&[&s(&c.pcap), "--b66", &s(&c.b66)])?;
@@ -163,11 +206,40 @@ impl CommandFiles {
     pub fn decode_b66(&self) -> Result<(), Error> {
         crate::cmd::decode::decode(&self.dec_b66, QUIET).map(|_| ())
     }
+
+    /// The file work of `encode x.pcap --bits` alone (see [`CliMeasurement::io_bound_x_10g`]).
+    ///
+    /// # Errors
+    /// A file cannot be read or written.
+    pub fn encode_bits_files(&self) -> Result<(), Error> {
+        file_work(&self.pcap, self.line_bits / 8, &self.scratch)
+    }
+
+    /// The file work of `decode x.bits --pcap` alone.
+    ///
+    /// # Errors
+    /// A file cannot be read or written.
+    pub fn decode_bits_files(&self) -> Result<(), Error> {
+        file_work(&self.bits, self.pcap_len(), &self.scratch)
+    }
+
+    /// The file work of `decode x.b66 --pcap` alone.
+    ///
+    /// # Errors
+    /// A file cannot be read or written.
+    pub fn decode_b66_files(&self) -> Result<(), Error> {
+        file_work(&self.b66, self.pcap_len(), &self.scratch)
+    }
+
+    /// The size of the pcap the decode commands write (the frames they find are the input's).
+    fn pcap_len(&self) -> u64 {
+        std::fs::metadata(&self.pcap).map_or(0, |m| m.len())
+    }
 }
 
 impl Drop for CommandFiles {
     fn drop(&mut self) {
-        for p in [&self.pcap, &self.bits, &self.b66, &self.out] {
+        for p in [&self.pcap, &self.bits, &self.b66, &self.out, &self.scratch] {
             std::fs::remove_file(p).ok();
         }
     }
@@ -190,7 +262,7 @@ fn run_commands(
             .map_or(f64::NAN, |m| m.gbps)
     };
     let mut rows = Vec::new();
-    let mut row = |command: String, t: (f64, f64, f64), chain_gbps: f64| {
+    let mut row = |command: String, t: (f64, f64, f64), io: (f64, f64, f64), chain_gbps: f64| {
         let gbps = line_bits / t.0 / 1e9;
         rows.push(CliMeasurement {
             command,
@@ -199,14 +271,19 @@ fn run_commands(
             spread: (line_bits / t.1 / 1e9, line_bits / t.2 / 1e9),
             x_10g: gbps / 10.3125,
             vs_chain: gbps / chain_gbps,
+            io_bound_x_10g: line_bits / io.0 / 1e9 / 10.3125,
+            serial_bound_x_10g: 1.0 / (io.0 * 1e9 * 10.3125 / line_bits + 10.3125 / chain_gbps),
         });
     };
     let t = time_runs(runs, || files.encode_bits())?;
-    row("encode .pcap --bits".into(), t, chain("tx"));
+    let io = time_runs(runs, || files.encode_bits_files())?;
+    row("encode .pcap --bits".into(), t, io, chain("tx"));
     let t = time_runs(runs, || files.decode_bits())?;
-    row("decode .bits --pcap".into(), t, chain("rx"));
+    let io = time_runs(runs, || files.decode_bits_files())?;
+    row("decode .bits --pcap".into(), t, io, chain("rx"));
     let t = time_runs(runs, || files.decode_b66())?;
-    row("decode .b66 --pcap".into(), t, chain("rx"));
+    let io = time_runs(runs, || files.decode_b66_files())?;
+    row("decode .b66 --pcap".into(), t, io, chain("rx"));
     Ok(rows)
 }
 
@@ -257,21 +334,42 @@ pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
                 a.runs
             );
             println!(
-                "  {:<22} {:<18} {:>9} {:>17} {:>8} {:>9}",
-                "command", "mix", "Gb/s", "spread", "x 10G", "vs chain"
+                "  {:<22} {:<18} {:>9} {:>17} {:>8} {:>9} {:>11} {:>11}",
+                "command",
+                "mix",
+                "Gb/s",
+                "spread",
+                "x 10G",
+                "vs chain",
+                "files x 10G",
+                "bound x 10G"
             );
         }
         for &mix in &mixes {
             for m in run_commands(mix, a.cli_frames, a.runs, &dir, &all)? {
                 if !out.quiet {
                     println!(
-                        "  {:<22} {:<18} {:>9.2} {:>7.2} .. {:<7.2} {:>8.2} {:>9.2}",
-                        m.command, m.mix, m.gbps, m.spread.0, m.spread.1, m.x_10g, m.vs_chain
+                        "  {:<22} {:<18} {:>9.2} {:>7.2} .. {:<7.2} {:>8.2} {:>9.2} {:>11.2} {:>11.2}",
+                        m.command,
+                        m.mix,
+                        m.gbps,
+                        m.spread.0,
+                        m.spread.1,
+                        m.x_10g,
+                        m.vs_chain,
+                        m.io_bound_x_10g,
+                        m.serial_bound_x_10g
                     );
                 }
                 cli.push(m);
             }
         }
+    }
+    if !out.quiet && !cli.is_empty() {
+        println!(
+            "  files x 10G: reading the input and writing the output alone, no model; bound x 10G: \
+             the files and the chain one after the other, what one core reaches at best"
+        );
     }
     if let Some(p) = &a.json {
         #[derive(Serialize)]
