@@ -1523,3 +1523,54 @@ fn gen_test_patterns_carry_their_error_count() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("unknown test pattern"));
 }
+
+#[test]
+fn bench_sets_each_command_beside_its_file_work_and_the_bound_of_both() {
+    let s = Scratch::new("bench");
+    let json = s.path("bench.json");
+    let dir = s.0.to_string_lossy().into_owned();
+    let o = baser(&[
+        "bench",
+        "--seconds",
+        "0.05",
+        "--runs",
+        "1",
+        "--mix",
+        "min",
+        "--cli-frames",
+        "300",
+        "--dir",
+        &dir,
+        "--json",
+        &json,
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let d: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let commands = d["commands"].as_array().unwrap();
+    assert_eq!(commands.len(), 3);
+    for c in commands {
+        let num = |k: &str| c[k].as_f64().unwrap_or_else(|| panic!("{k} in {c}"));
+        let (x, vs, io, bound) = (
+            num("x_10g"),
+            num("vs_chain"),
+            num("io_bound_x_10g"),
+            num("serial_bound_x_10g"),
+        );
+        let chain = x / vs;
+        assert!(x > 0.0 && io > 0.0 && bound > 0.0, "{c}");
+        // The files and the chain one after the other: slower than either alone.
+        assert!(bound < io && bound < chain, "{c}");
+        assert!(
+            (1.0 / bound - (1.0 / io + 1.0 / chain)).abs() < 1e-9 / bound,
+            "{c}"
+        );
+    }
+    // The commands' files (and the file work's scratch file) are gone: only the report is left.
+    let left: Vec<_> = std::fs::read_dir(&s.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["bench.json"]);
+}
