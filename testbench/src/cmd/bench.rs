@@ -206,35 +206,6 @@ impl CommandFiles {
     pub fn decode_b66(&self) -> Result<(), Error> {
         crate::cmd::decode::decode(&self.dec_b66, QUIET).map(|_| ())
     }
-
-    /// The file work of `encode x.pcap --bits` alone (see [`CliMeasurement::io_bound_x_10g`]).
-    ///
-    /// # Errors
-    /// A file cannot be read or written.
-    pub fn encode_bits_files(&self) -> Result<(), Error> {
-        file_work(&self.pcap, self.line_bits / 8, &self.scratch)
-    }
-
-    /// The file work of `decode x.bits --pcap` alone.
-    ///
-    /// # Errors
-    /// A file cannot be read or written.
-    pub fn decode_bits_files(&self) -> Result<(), Error> {
-        file_work(&self.bits, self.pcap_len(), &self.scratch)
-    }
-
-    /// The file work of `decode x.b66 --pcap` alone.
-    ///
-    /// # Errors
-    /// A file cannot be read or written.
-    pub fn decode_b66_files(&self) -> Result<(), Error> {
-        file_work(&self.b66, self.pcap_len(), &self.scratch)
-    }
-
-    /// The size of the pcap the decode commands write (the frames they find are the input's).
-    fn pcap_len(&self) -> u64 {
-        std::fs::metadata(&self.pcap).map_or(0, |m| m.len())
-    }
 }
 
 impl Drop for CommandFiles {
@@ -261,29 +232,50 @@ fn run_commands(
             .find(|m| m.chain == c && m.mix == mix.name())
             .map_or(f64::NAN, |m| m.gbps)
     };
+    // Each command, its input, the size of its output (a decode writes the frames of the
+    // pcap it was encoded from) and its chain.
+    let pcap_len = std::fs::metadata(&files.pcap).map_or(0, |m| m.len());
+    type Run = fn(&CommandFiles) -> Result<(), Error>;
+    let commands: [(&str, Run, &std::path::Path, u64, &str); 3] = [
+        (
+            "encode .pcap --bits",
+            CommandFiles::encode_bits,
+            &files.pcap,
+            files.line_bits / 8,
+            "tx",
+        ),
+        (
+            "decode .bits --pcap",
+            CommandFiles::decode_bits,
+            &files.bits,
+            pcap_len,
+            "rx",
+        ),
+        (
+            "decode .b66 --pcap",
+            CommandFiles::decode_b66,
+            &files.b66,
+            pcap_len,
+            "rx",
+        ),
+    ];
     let mut rows = Vec::new();
-    let mut row = |command: String, t: (f64, f64, f64), io: (f64, f64, f64), chain_gbps: f64| {
-        let gbps = line_bits / t.0 / 1e9;
+    for (command, run, input, out_len, c) in commands {
+        let t = time_runs(runs, || run(&files))?;
+        let io = time_runs(runs, || file_work(input, out_len, &files.scratch))?;
+        let x = |seconds: f64| line_bits / seconds / 1e9 / 10.3125;
+        let (x_10g, io_x, chain_x) = (x(t.0), x(io.0), chain(c) / 10.3125);
         rows.push(CliMeasurement {
-            command,
+            command: command.into(),
             mix: mix.name(),
-            gbps,
+            gbps: x_10g * 10.3125,
             spread: (line_bits / t.1 / 1e9, line_bits / t.2 / 1e9),
-            x_10g: gbps / 10.3125,
-            vs_chain: gbps / chain_gbps,
-            io_bound_x_10g: line_bits / io.0 / 1e9 / 10.3125,
-            serial_bound_x_10g: 1.0 / (io.0 * 1e9 * 10.3125 / line_bits + 10.3125 / chain_gbps),
+            x_10g,
+            vs_chain: x_10g / chain_x,
+            io_bound_x_10g: io_x,
+            serial_bound_x_10g: 1.0 / (1.0 / io_x + 1.0 / chain_x),
         });
-    };
-    let t = time_runs(runs, || files.encode_bits())?;
-    let io = time_runs(runs, || files.encode_bits_files())?;
-    row("encode .pcap --bits".into(), t, io, chain("tx"));
-    let t = time_runs(runs, || files.decode_bits())?;
-    let io = time_runs(runs, || files.decode_bits_files())?;
-    row("decode .bits --pcap".into(), t, io, chain("rx"));
-    let t = time_runs(runs, || files.decode_b66())?;
-    let io = time_runs(runs, || files.decode_b66_files())?;
-    row("decode .b66 --pcap".into(), t, io, chain("rx"));
+    }
     Ok(rows)
 }
 
