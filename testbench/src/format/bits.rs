@@ -6,6 +6,9 @@ use pcs_core::gearbox::{PartialWord, TxGearbox};
 use pcs_core::Block;
 use std::io::Write;
 
+/// Bytes gathered before they are written.
+const WRITE_BYTES: usize = 1 << 16;
+
 /// Writes a bit stream: serial words from the TX chain's gearbox, or blocks one at a time.
 pub struct BitsWriter<W: Write> {
     inner: W,
@@ -37,10 +40,20 @@ impl<W: Write> BitsWriter<W> {
     /// # Errors
     /// The writer failed.
     pub fn write_words(&mut self, words: &[u64]) -> std::io::Result<()> {
-        self.bytes.clear();
         self.bytes
             .extend(words.iter().flat_map(|w| w.to_le_bytes()));
-        self.inner.write_all(&self.bytes)
+        if self.bytes.len() >= WRITE_BYTES {
+            self.write_held()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the bytes held: a piece as large as a [`crate::command::create`] buffer or
+    /// larger goes to the file without a second copy.
+    fn write_held(&mut self) -> std::io::Result<()> {
+        self.inner.write_all(&self.bytes)?;
+        self.bytes.clear();
+        Ok(())
     }
 
     /// Writes the last partial word (given, or held from [`BitsWriter::write`]) as whole
@@ -49,6 +62,7 @@ impl<W: Write> BitsWriter<W> {
     /// # Errors
     /// The writer failed.
     pub fn finish(mut self, tail: Option<PartialWord<u64>>) -> std::io::Result<u32> {
+        self.write_held()?;
         let pad = match tail.or_else(|| self.gearbox.flush()) {
             Some(p) => {
                 let n = p.valid_bits.div_ceil(8) as usize;
@@ -78,5 +92,32 @@ mod tests {
         assert_eq!(out[0], 0b0111_1001);
         // 66 bits = 8 bytes + 2 bits: 9 bytes, 6 padding bits.
         assert_eq!((out.len(), pad), (9, 6));
+    }
+
+    #[test]
+    fn words_written_in_any_pieces_come_out_whole_and_in_order() {
+        // Pieces below and above the bytes gathered before a write, then a partial word.
+        let words: Vec<u64> = (0..40_000u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        let mut out = Vec::new();
+        let mut w = BitsWriter::new(&mut out);
+        let mut rest = &words[..];
+        for piece in [1usize, 4223, 8192, 9000, 3].iter().cycle() {
+            if rest.is_empty() {
+                break;
+            }
+            let (now, later) = rest.split_at((*piece).min(rest.len()));
+            w.write_words(now).unwrap();
+            rest = later;
+        }
+        let tail = PartialWord {
+            word: 0x1ff,
+            valid_bits: 9,
+        };
+        assert_eq!(w.finish(Some(tail)).unwrap(), 7);
+        let mut want: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        want.extend([0xff, 0x01]);
+        assert_eq!(out, want);
     }
 }
