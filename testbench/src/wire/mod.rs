@@ -550,13 +550,13 @@ fn capture(
     c
 }
 
-enum Sender {
+enum Sender<'a> {
     Ring(sys::TxRing),
-    Mmsg(sys::MmsgSender),
+    Mmsg(sys::MmsgSender<'a>),
     Plain(sys::PacketSocket),
 }
 
-impl Sender {
+impl Sender<'_> {
     /// The socket whose error queue carries transmit timestamps (not for a transmit ring, whose
     /// frames leave from mapped slots).
     fn stamped(&self) -> Option<&sys::PacketSocket> {
@@ -958,7 +958,12 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
                 Err(e) => Err(e),
             },
             Sender::Mmsg(m) => {
-                m.push(frame);
+                // A tagged frame is built in `scratch`: the sender keeps a copy of it.
+                if a.tag_offset.is_some() {
+                    m.push(frame);
+                } else {
+                    m.push_borrowed(f);
+                }
                 if m.queued() >= batch {
                     m.flush(STALL)
                 } else {

@@ -774,14 +774,24 @@ fn tx_stamp_flags(hardware: bool) -> u32 {
         }
 }
 
-/// Frames sent with one `sendmmsg()` per batch: each frame is copied into an arena, and the
-/// kernel copies it once more into a linear buffer (no page fragments, which a veth would have
-/// to copy again into freshly allocated pages, as it does for a transmit ring's frames).
-pub struct MmsgSender {
+/// Where a queued frame's octets are.
+#[derive(Clone, Copy)]
+enum Queued<'a> {
+    /// The caller's, for as long as the sender lives.
+    Borrowed(&'a [u8]),
+    /// (offset, length) in the arena.
+    Arena(usize, usize),
+}
+
+/// Frames sent with one `sendmmsg()` per batch: the kernel copies each frame into a linear
+/// buffer (no page fragments, which a veth would have to copy again into freshly allocated
+/// pages, as it does for a transmit ring's frames). A frame that outlives the sender is sent
+/// from where it is ([`MmsgSender::push_borrowed`]); others are copied into an arena first.
+pub struct MmsgSender<'a> {
     sock: PacketSocket,
     arena: Vec<u8>,
-    /// (offset, length, stamped) of each queued frame in `arena`.
-    frames: Vec<(usize, usize, bool)>,
+    /// Each queued frame, and whether it is stamped.
+    frames: Vec<(Queued<'a>, bool)>,
     /// Per-frame transmit stamps: the flags, and every how many frames one is stamped.
     stamping: Option<(u32, u64)>,
     /// Frames pushed so far.
@@ -790,7 +800,7 @@ pub struct MmsgSender {
     pub retried: u64,
 }
 
-impl MmsgSender {
+impl<'a> MmsgSender<'a> {
     /// A sender on `sock`, bound for sending.
     ///
     /// # Errors
@@ -826,12 +836,22 @@ impl MmsgSender {
 
     /// Queues a copy of `frame`.
     pub fn push(&mut self, frame: &[u8]) {
+        let at = Queued::Arena(self.arena.len(), frame.len());
+        self.arena.extend_from_slice(frame);
+        self.queue(at);
+    }
+
+    /// Queues `frame` itself, without a copy.
+    pub fn push_borrowed(&mut self, frame: &'a [u8]) {
+        self.queue(Queued::Borrowed(frame));
+    }
+
+    fn queue(&mut self, q: Queued<'a>) {
         let stamped = self
             .stamping
             .is_some_and(|(_, every)| self.pushed % every == 0);
         self.pushed += 1;
-        self.frames.push((self.arena.len(), frame.len(), stamped));
-        self.arena.extend_from_slice(frame);
+        self.frames.push((q, stamped));
     }
 
     /// Sends every queued frame, waiting while the device queue is full (a qdisc or a driver
@@ -850,15 +870,21 @@ impl MmsgSender {
     /// Sends every queued frame (see [`Self::flush`]).
     fn send_all(&mut self, timeout: Duration) -> io::Result<()> {
         let mut end = std::time::Instant::now() + timeout;
-        let base = self.arena.as_mut_ptr();
+        let arena = &self.arena;
         let mut iovs: Vec<libc::iovec> = self
             .frames
             .iter()
-            .map(|&(off, len, _)| libc::iovec {
-                // SAFETY: `off` is within the arena (it was pushed there); the arena is not
+            .map(|&(q, _)| {
+                let f = match q {
+                    Queued::Borrowed(f) => f,
+                    Queued::Arena(off, len) => arena.get(off..off + len).unwrap_or_default(),
+                };
+                // The kernel only reads through the pointer (sendmsg); the frames are not
                 // touched until the iovecs are dropped at the end of this call.
-                iov_base: unsafe { base.add(off) }.cast(),
-                iov_len: len,
+                libc::iovec {
+                    iov_base: f.as_ptr().cast_mut().cast(),
+                    iov_len: f.len(),
+                }
             })
             .collect();
         // A control message asking for a transmit stamp, for the frames marked.
@@ -868,7 +894,7 @@ impl MmsgSender {
             .iter_mut()
             .zip(controls.iter_mut())
             .zip(&self.frames)
-            .map(|((iov, control), &(_, _, stamped))| {
+            .map(|((iov, control), &(_, stamped))| {
                 // SAFETY: mmsghdr is plain data; all-zero is a valid empty header.
                 let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
                 m.msg_hdr.msg_iov = iov;
