@@ -21,7 +21,7 @@
 use crate::fcs::MacRx;
 use crate::profile::Profile;
 use crate::tx::Placement;
-use mac_core::fault::{FaultKind, LinkFault, LinkFaultMonitor};
+use mac_core::fault::{FaultKind, LinkFault, LinkFaultMonitor, LinkFaultState};
 use mac_core::rx::{RxClass, RxConfig, RxFrame};
 use pcs_core::align::{AlignedBlock, BlockAligner};
 use pcs_core::decode::RxEvent;
@@ -407,7 +407,9 @@ struct Back<K: RxSink> {
 }
 
 impl<K: RxSink> Back<K> {
-    fn words(&mut self, words: &[XgmiiWord], blocks: Option<&[Block]>) {
+    /// `ordered_sets`: the transfers may hold a sequence ordered set (when they cannot, the
+    /// link fault monitor in INIT, which only a sequence moves, is passed over).
+    fn words(&mut self, words: &[XgmiiWord], blocks: Option<&[Block]>, ordered_sets: bool) {
         if words.is_empty() {
             return;
         }
@@ -417,22 +419,9 @@ impl<K: RxSink> Back<K> {
             }
         }
         // The link fault monitor (it skips what cannot change it).
-        let (index, sink, summary, max) = (
-            self.index,
-            &mut self.sink,
-            &mut self.summary,
-            self.max_events,
-        );
-        self.fault.push_slice(words, |i, lf| {
-            let block = index + i as u64;
-            sink.link_fault(block, LinkStatus(lf));
-            if summary.link_fault_changes.len() < max {
-                summary.link_fault_changes.push(PcsEvent {
-                    block,
-                    what: format!("link fault status {}", LinkStatus(lf)),
-                });
-            }
-        });
+        if ordered_sets || self.fault.state() != LinkFaultState::Init {
+            self.fault_monitor(words);
+        }
         let (classes, sink, error) = (&mut self.classes, &mut self.sink, &mut self.error);
         let (spans, since, summary) = (&self.down_spans, self.down_since, &mut self.summary);
         self.mac.push_slice(words, |f: &RxFrame<'_>| {
@@ -467,6 +456,26 @@ impl<K: RxSink> Back<K> {
             }
         });
         self.index += words.len() as u64;
+    }
+
+    /// The transfers through the link fault monitor: every change of its status is booked.
+    fn fault_monitor(&mut self, words: &[XgmiiWord]) {
+        let (index, sink, summary, max) = (
+            self.index,
+            &mut self.sink,
+            &mut self.summary,
+            self.max_events,
+        );
+        self.fault.push_slice(words, |i, lf| {
+            let block = index + i as u64;
+            sink.link_fault(block, LinkStatus(lf));
+            if summary.link_fault_changes.len() < max {
+                summary.link_fault_changes.push(PcsEvent {
+                    block,
+                    what: format!("link fault status {}", LinkStatus(lf)),
+                });
+            }
+        });
     }
 
     /// Books the decoder's event for `block`; `link_up`: the link was up for that block.
@@ -850,7 +859,7 @@ impl<K: RxSink> RxChain<K> {
 
     /// Receives XGMII transfers (for [`RxInput::Xgmii`]): straight to the MAC.
     pub fn push_xgmii(&mut self, words: &[XgmiiWord]) {
-        self.back.words(words, None);
+        self.back.words(words, None, true);
     }
 
     /// Locked line blocks through the receive PCS: the batch path when it reports nothing
@@ -868,10 +877,10 @@ impl<K: RxSink> RxChain<K> {
         let (ber, errored) = (self.pcs.status.ber_count(), self.pcs.status.errored_count());
         if !self.wants_blocks && !self.hi_ber && block_lock && ber.max(errored) < 1 << 21 {
             let saved = self.pcs;
-            let (taken, n) = self.pcs.decode_slice(batch, true, &mut self.words);
+            let r = self.pcs.decode_slice(batch, true, &mut self.words);
             // Every block that enters RX_E counts in the errored-blocks counter, exactly
             // while it is below saturation.
-            let quiet = taken == batch.len()
+            let quiet = r.consumed == batch.len()
                 && !self.pcs.ber.hi_ber()
                 && self.pcs.status.ber_count() == ber
                 && self.pcs.status.errored_count() == errored;
@@ -880,7 +889,8 @@ impl<K: RxSink> RxChain<K> {
                 self.link_up_pending = true;
                 self.n += batch.len() as u64;
                 self.pending_block = None;
-                self.emit(n);
+                // Transfers from the decoder's short arrows only hold no ordered set.
+                self.emit_checked(r.written, r.by_diagram > 0);
                 return;
             }
             self.pcs = saved;
@@ -1004,11 +1014,16 @@ impl<K: RxSink> RxChain<K> {
 
     /// Hands the first `k` decided transfers to the MAC and the sink.
     fn emit(&mut self, k: usize) {
+        self.emit_checked(k, true);
+    }
+
+    /// [`RxChain::emit`]; `ordered_sets`: the transfers may hold a sequence ordered set.
+    fn emit_checked(&mut self, k: usize, ordered_sets: bool) {
         let words = self.words.get(..k).unwrap_or_default();
         let blocks = self
             .wants_blocks
             .then(|| self.dblocks.get(..k).unwrap_or_default());
-        self.back.words(words, blocks);
+        self.back.words(words, blocks, ordered_sets);
     }
 
     /// Ends the stream: decodes the serial bits that complete a block, decides the last
@@ -1140,9 +1155,33 @@ mod tests {
     }
 
     fn line(lens: &[usize]) -> Vec<Block> {
+        line_with_sequences(lens, &[])
+    }
+
+    /// Frames of `lens`, with `(after frame, kind, count)` runs of sequence ordered sets
+    /// between them: Local Fault in both columns, Remote Fault in both, Local Fault in
+    /// column 0 only, Remote Fault in column 1 only (idles in the other column).
+    fn line_with_sequences(lens: &[usize], sequences: &[(usize, u8, usize)]) -> Vec<Block> {
+        let idles = XgmiiWord::IDLE;
+        let kinds = [
+            XgmiiWord::LOCAL_FAULT,
+            XgmiiWord::REMOTE_FAULT,
+            XgmiiWord::new(
+                XgmiiWord::LOCAL_FAULT.data & 0xffff_ffff | idles.data & !0xffff_ffff,
+                0xf1,
+            ),
+            XgmiiWord::new(
+                XgmiiWord::REMOTE_FAULT.data & !0xffff_ffff | idles.data & 0xffff_ffff,
+                0x1f,
+            ),
+        ];
         let mut c = TxChain::new(&TxOptions::default(), VecSink::default());
         for (i, &l) in lens.iter().enumerate() {
             c.frame(&vec![i as u8 ^ 0x5a; l], None).unwrap();
+            for &(_, kind, n) in sequences.iter().filter(|s| s.0 == i) {
+                c.words(&vec![kinds[usize::from(kind) % 4]; n]);
+                c.idle(1);
+            }
         }
         c.finish().unwrap().0.lines
     }
@@ -1218,16 +1257,17 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         /// The batch paths equal the per-block path, on clean streams and on streams with
-        /// flipped line bits (invalid headers, errored blocks, lost frames), fed in uneven
-        /// pieces, from any bit offset.
+        /// flipped line bits (invalid headers, errored blocks, lost frames) and runs of link
+        /// fault sequences between frames, fed in uneven pieces, from any bit offset.
         #[test]
         fn batch_paths_equal_the_per_block_path(
             lens in proptest::collection::vec(0usize..1515, 1..30),
             flips in proptest::collection::vec(any::<u32>(), 0..6),
             skip in 0usize..66,
             cuts in proptest::collection::vec(1usize..3000, 1..8),
+            sequences in proptest::collection::vec((0usize..30, 0u8..4, 1usize..12), 0..4),
         ) {
-            let lines = line(&lens);
+            let lines = line_with_sequences(&lens, &sequences);
             let mut bytes = serial(&lines, skip);
             let nbits = bytes.len() * 8;
             for f in &flips {

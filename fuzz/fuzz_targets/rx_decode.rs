@@ -181,7 +181,9 @@ fuzz_target!(|data: &[u8]| {
             while !rest.is_empty() {
                 let take = rest.len().min(cut);
                 let room = 1 + (cut * 7) % 50;
-                let (c, n) = slice_rx.decode_slice(&rest[..take], lock, &mut out[..room]);
+                let r = slice_rx.decode_slice(&rest[..take], lock, &mut out[..room]);
+                let (c, n) = (r.consumed, r.written);
+                assert!(r.by_diagram <= n);
                 assert!(c <= take && n <= room);
                 got.extend_from_slice(&out[..n]);
                 rest = &rest[c..];

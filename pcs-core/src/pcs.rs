@@ -130,6 +130,21 @@ pub struct PcsRxStep {
     pub block: Block,
 }
 
+/// What [`PcsRx::decode_slice`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct SliceDecoded {
+    /// Blocks consumed.
+    pub consumed: usize,
+    /// Transfers written.
+    pub written: usize,
+    /// Of the transfers written, those the receive state diagram decided in full. The others
+    /// came from its short arrows for idles, starts, terminates and data, none of which holds
+    /// a sequence ordered set (`/Q/`, 0x9C) or an error character: when this is 0, a link
+    /// fault monitor may pass over the transfers without reading them.
+    pub by_diagram: usize,
+}
+
 /// The receive PCS after block lock: BER monitor, descrambler, decoder and status registers.
 ///
 /// Spec: IEEE 802.3 §49.2.10, §49.2.11, §49.2.13, §49.2.14.
@@ -244,8 +259,8 @@ impl PcsRx {
     }
 
     /// Receives `line` blocks (all with the same lock status) and writes the transfers
-    /// decided into `words`; returns `(blocks consumed, transfers written)`. Stops when
-    /// `words` is full.
+    /// decided into `words`; returns the blocks consumed and the transfers written. Stops
+    /// when `words` is full.
     ///
     /// Spec: IEEE 802.3 §49.2.10, §49.2.13.
     pub fn decode_slice(
@@ -253,9 +268,10 @@ impl PcsRx {
         line: &[Block],
         block_lock: bool,
         words: &mut [XgmiiWord],
-    ) -> (usize, usize) {
+    ) -> SliceDecoded {
         let mut consumed = 0;
         let mut written = 0;
+        let mut by_diagram = 0;
         while consumed < line.len() {
             let room = words.len().saturating_sub(written) as u64;
             // The steady state: locked, not hi_ber, the BER monitor waiting mid-window. A block
@@ -279,6 +295,7 @@ impl PcsRx {
                         *slot = word;
                     }
                     written += 1;
+                    by_diagram += 1;
                 }
                 consumed += 1;
                 continue;
@@ -286,7 +303,8 @@ impl PcsRx {
             self.book_steady(false);
             let rest = line.get(consumed..).unwrap_or_default();
             let window = rest.get(..steady as usize).unwrap_or(rest);
-            let (k, n) = self.decode_steady(window, words.get_mut(written..).unwrap_or_default());
+            let (k, n, d) =
+                self.decode_steady(window, words.get_mut(written..).unwrap_or_default());
             if k == 0 {
                 // An invalid header, or nothing pending from the link up: the general way.
                 let Some(&b) = window.first() else {
@@ -297,6 +315,7 @@ impl PcsRx {
                         *slot = word;
                     }
                     written += 1;
+                    by_diagram += 1;
                 }
                 consumed += 1;
                 continue;
@@ -304,8 +323,13 @@ impl PcsRx {
             self.ber.take_valid_headers(k as u64);
             consumed += k;
             written += n;
+            by_diagram += d;
         }
-        (consumed, written)
+        SliceDecoded {
+            consumed,
+            written,
+            by_diagram,
+        }
     }
 
     /// Books a block received in the steady state (locked, not hi_ber, no BER_BAD_SH).
@@ -325,10 +349,14 @@ impl PcsRx {
     /// data blocks inside a packet in a tight loop (`RX_D --D--> RX_D`), the blocks around
     /// them through the decoder's short paths ([`quick_arrow`]), anything else through the
     /// diagram. The descrambler state, the decoder's state and its pending block stay in
-    /// registers. Returns `(blocks taken, transfers written)`, `(0, 0)` when no block is pending
-    /// from the link up; `words` has room for every block.
-    fn decode_steady(&mut self, window: &[Block], words: &mut [XgmiiWord]) -> (usize, usize) {
-        let (mut consumed, mut written) = (0, 0);
+    /// registers. Returns `(blocks taken, transfers written, of them by the diagram)`, `(0, 0,
+    /// 0)` when no block is pending from the link up; `words` has room for every block.
+    fn decode_steady(
+        &mut self,
+        window: &[Block],
+        words: &mut [XgmiiWord],
+    ) -> (usize, usize, usize) {
+        let (mut consumed, mut written, mut by_diagram) = (0, 0, 0);
         let look_ahead = self.decoder.config().look_ahead;
         // Descrambling needs only the line bits before each block: the state is the previous
         // line payload shifted.
@@ -353,6 +381,7 @@ impl PcsRx {
                 {
                     *slot = word;
                     written += 1;
+                    by_diagram += 1;
                     if errored {
                         self.book_steady(true);
                     }
@@ -383,7 +412,7 @@ impl PcsRx {
             self.decoder.set_up_pending(state, pending);
         }
         self.descrambler = Descrambler::new(line_state);
-        (consumed, written)
+        (consumed, written, by_diagram)
     }
 }
 
@@ -554,9 +583,21 @@ mod tests {
             ] {
                 while !rest.is_empty() {
                     let take = rest.len().min(chunk);
-                    let (c, n) = b.decode_slice(&rest[..take], lock, &mut buf);
-                    got.extend_from_slice(&buf[..n]);
-                    rest = &rest[c..];
+                    let r = b.decode_slice(&rest[..take], lock, &mut buf);
+                    let written = &buf[..r.written];
+                    // Only the diagram's transfers can hold /Q/ or /E/.
+                    let marked = written
+                        .iter()
+                        .filter(|w| {
+                            (0..8).any(|k| {
+                                w.ctrl >> k & 1 == 1
+                                    && matches!((w.data >> (8 * k)) as u8, 0x9c | 0xfe)
+                            })
+                        })
+                        .count();
+                    proptest::prop_assert!(marked <= r.by_diagram, "{marked} > {}", r.by_diagram);
+                    got.extend_from_slice(written);
+                    rest = &rest[r.consumed..];
                 }
             }
             proptest::prop_assert_eq!(got, want);
@@ -613,8 +654,12 @@ mod tests {
         assert_eq!(tx.encode_slice(&words, &mut line), words.len());
         let mut a = PcsRx::new(PcsRxConfig::default());
         let mut out = vec![XgmiiWord::default(); words.len()];
-        let (c, n) = a.decode_slice(&line, true, &mut out);
+        let r = a.decode_slice(&line, true, &mut out);
+        let (c, n) = (r.consumed, r.written);
         assert_eq!((c, n), (words.len(), words.len() - 1));
+        // The first transfer (the descrambler still untrained) is the diagram's; idles,
+        // starts, data and terminates all took its short arrows.
+        assert_eq!(r.by_diagram, 1);
         let mut b = PcsRx::new(PcsRxConfig::default());
         let expect: Vec<XgmiiWord> = line
             .iter()
