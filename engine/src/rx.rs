@@ -889,7 +889,7 @@ impl<K: RxSink> RxChain<K> {
                 self.link_up_pending = true;
                 self.n += batch.len() as u64;
                 self.pending_block = None;
-                // Transfers from the decoder's short arrows only hold no ordered set.
+                // When the decoder's short arrows decided every transfer, none is an ordered set.
                 self.emit_checked(r.written, r.by_diagram > 0);
                 return;
             }
