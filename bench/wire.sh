@@ -60,6 +60,12 @@ if [ "$(nproc)" -ge 2 ]; then
 fi
 DUMPCAP=$(command -v dumpcap || true)
 
+# tcpreplay at top speed from the sending CPU; prints its frames/s.
+replay() {
+    ip netns exec "$NS" "${TASKSET[@]}" tcpreplay --intf1="$A" --topspeed --preload-pcap \
+        --loop="$2" "$1" 2>&1 | sed -n 's/.*Rated:.* \([0-9.]*\) pps.*/\1/p'
+}
+
 # tcpreplay while dumpcap captures every frame on the far end; prints "PPS RECEIVED DROPPED".
 replay_captured() {
     local pcap=$1 loops=$2 log="$TMP/dumpcap.log" pid pps i
@@ -68,8 +74,7 @@ replay_captured() {
     # It says "Capturing on" a moment before its capture starts.
     for i in $(seq 100); do grep -q "Capturing on" "$log" && break; sleep 0.05; done
     sleep 1
-    pps=$(ip netns exec "$NS" "${TASKSET[@]}" tcpreplay --intf1="$A" --topspeed --preload-pcap \
-        --loop="$loops" "$pcap" 2>&1 | sed -n 's/.*Rated:.* \([0-9.]*\) pps.*/\1/p')
+    pps=$(replay "$pcap" "$loops")
     sleep 0.5
     kill -INT "$pid"
     wait "$pid" || true
@@ -84,9 +89,7 @@ run() {
     local tr=() tc=() k
     # The three senders take turns, RUNS times, so that a slow spell of the machine hits all.
     for k in $(seq "$RUNS"); do
-        tr+=("$(ip netns exec "$NS" "${TASKSET[@]}" tcpreplay --intf1="$A" --topspeed --preload-pcap \
-            --loop="$loops" "$pcap" 2>&1 |
-            sed -n 's/.*Rated:.* \([0-9.]*\) pps.*/\1/p')")
+        tr+=("$(replay "$pcap" "$loops")")
         [ -n "$DUMPCAP" ] && tc+=("$(replay_captured "$pcap" "$loops" | tr ' ' ,)")
         ip netns exec "$NS" "$BASER" -q wire "$pcap" --tx "$A" --rx "$B" --topspeed --loop "$loops" \
             --timeout-ms 2000 "${PIN[@]}" --json "$TMP/r$len-$k.json" || true

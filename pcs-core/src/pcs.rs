@@ -282,48 +282,35 @@ impl PcsRx {
             } else {
                 0
             };
-            if steady == 0 {
-                // One block the general way.
-                let Some(&b) = line.get(consumed) else {
-                    break;
-                };
-                if self.decoder.has_pending() && written >= words.len() {
-                    break;
+            if steady > 0 {
+                self.book_steady(false);
+                let rest = line.get(consumed..).unwrap_or_default();
+                let window = rest.get(..steady as usize).unwrap_or(rest);
+                let (k, n, d) =
+                    self.decode_steady(window, words.get_mut(written..).unwrap_or_default());
+                if k > 0 {
+                    self.ber.take_valid_headers(k as u64);
+                    consumed += k;
+                    written += n;
+                    by_diagram += d;
+                    continue;
                 }
-                if let Some(word) = self.push_word(b, block_lock) {
-                    if let Some(slot) = words.get_mut(written) {
-                        *slot = word;
-                    }
-                    written += 1;
-                    by_diagram += 1;
-                }
-                consumed += 1;
-                continue;
+            } else if self.decoder.has_pending() && written >= words.len() {
+                break;
             }
-            self.book_steady(false);
-            let rest = line.get(consumed..).unwrap_or_default();
-            let window = rest.get(..steady as usize).unwrap_or(rest);
-            let (k, n, d) =
-                self.decode_steady(window, words.get_mut(written..).unwrap_or_default());
-            if k == 0 {
-                // An invalid header, or nothing pending from the link up: the general way.
-                let Some(&b) = window.first() else {
-                    break;
-                };
-                if let Some(word) = self.push_word(b, block_lock) {
-                    if let Some(slot) = words.get_mut(written) {
-                        *slot = word;
-                    }
-                    written += 1;
-                    by_diagram += 1;
+            // One block the general way: off the steady state, an invalid header, or nothing
+            // pending from the link up.
+            let Some(&b) = line.get(consumed) else {
+                break;
+            };
+            if let Some(word) = self.push_word(b, block_lock) {
+                if let Some(slot) = words.get_mut(written) {
+                    *slot = word;
                 }
-                consumed += 1;
-                continue;
+                written += 1;
+                by_diagram += 1;
             }
-            self.ber.take_valid_headers(k as u64);
-            consumed += k;
-            written += n;
-            by_diagram += d;
+            consumed += 1;
         }
         SliceDecoded {
             consumed,
