@@ -344,9 +344,7 @@ impl<const N: usize, E: FcsEngine> MacRx<N, E> {
                 if word.ctrl == 0 && word.data as u32 == PREAMBLE_TAIL =>
             {
                 self.state = RxState::Data;
-                if let Some(data) = word.data.to_le_bytes().get(4..) {
-                    self.take_data_octets(data);
-                }
+                self.take_data_lanes(word.data, 4, 8);
             }
             RxState::Idle | RxState::Preamble { .. } | RxState::Data => {
                 self.lanes_from(word, 0, &mut on_frame);
@@ -373,10 +371,7 @@ impl<const N: usize, E: FcsEngine> MacRx<N, E> {
                     } else {
                         lane + rest.trailing_zeros() as usize
                     };
-                    let bytes = word.data.to_le_bytes();
-                    if let Some(run) = bytes.get(lane..next_ctrl) {
-                        self.take_data_octets(run);
-                    }
+                    self.take_data_lanes(word.data, lane, next_ctrl);
                     if next_ctrl >= 8 {
                         return;
                     }
@@ -384,9 +379,7 @@ impl<const N: usize, E: FcsEngine> MacRx<N, E> {
                     lane = next_ctrl + 1;
                 }
                 RxState::Idle => {
-                    let start = (lane..8)
-                        .find(|&l| word.is_control(l) && word.octet(l) == ControlChar::START.0);
-                    let Some(start) = start else {
+                    let Some(start) = first_start(word, lane) else {
                         return;
                     };
                     self.lane(word, start, on_frame);
@@ -435,18 +428,25 @@ impl<const N: usize, E: FcsEngine> MacRx<N, E> {
         }
     }
 
+    /// The data octets of lanes `from..to` of a transfer (`from <= to <= 8`).
     #[inline]
-    fn take_data_octets(&mut self, run: &[u8]) {
-        let end = self.len.saturating_add(run.len());
-        match self.buf.get_mut(self.len..end) {
-            Some(dst) if self.overflow.is_none() => {
-                for (d, s) in dst.iter_mut().zip(run) {
-                    *d = *s;
-                }
-                self.len = end;
+    fn take_data_lanes(&mut self, data: u64, from: usize, to: usize) {
+        let count = to.saturating_sub(from);
+        let octets = data.checked_shr(8 * from as u32).unwrap_or(0);
+        // Room for a whole word: the octets are written as one (those past `count` are
+        // beyond `len`, and overwritten or never read).
+        let slot = self
+            .buf
+            .get_mut(self.len..)
+            .and_then(|rest| rest.first_chunk_mut::<8>())
+            .filter(|_| self.overflow.is_none());
+        match slot {
+            Some(slot) => {
+                *slot = octets.to_le_bytes();
+                self.len += count;
             }
-            Some(_) | None => {
-                for &b in run {
+            None => {
+                for b in octets.to_le_bytes().into_iter().take(count) {
                     self.take_data_octet(b);
                 }
             }
@@ -621,6 +621,20 @@ impl<const N: usize, E: FcsEngine> MacRx<N, E> {
     }
 }
 
+/// The first lane from `from` on with a `/S/` control character, all lanes at once: the zero
+/// octets of `data ^ /S/` (exactly, with no carry between octets) among the control lanes.
+#[inline]
+fn first_start(word: XgmiiWord, from: usize) -> Option<usize> {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let x = word.data ^ u64::from_le_bytes([ControlChar::START.0; 8]);
+    // Bit 7 of each octet: set when the octet of x is zero.
+    let zero = !((x & LOW7).wrapping_add(LOW7) | x | LOW7);
+    // Octet i's bit 7 to bit i.
+    let lanes = (zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+    let hits = lanes as u8 & word.ctrl & 0xffu8.checked_shl(from as u32).unwrap_or(0);
+    (hits != 0).then(|| hits.trailing_zeros() as usize)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -788,6 +802,30 @@ mod tests {
                 assert_eq!(&a[0].1[..4], &[0x78, 0x56, 0x34, 0x12]);
             }
         }
+    }
+
+    #[test]
+    fn a_start_is_found_only_in_a_control_lane_and_from_the_lane_asked() {
+        let idle = XgmiiWord::IDLE;
+        let start_in = |lane: usize| idle.with_lane(lane, Lane::Control(ControlChar::START));
+        for lane in 0..8 {
+            assert_eq!(first_start(start_in(lane), 0), Some(lane));
+            assert_eq!(first_start(start_in(lane), lane), Some(lane));
+            assert_eq!(first_start(start_in(lane), lane + 1), None);
+        }
+        // A data octet 0xfb is not a start, and an octet 0xfa above it (one more than 0xfb
+        // less a borrow) is not one either.
+        let w = idle
+            .with_lane(1, Lane::Data(0xfb))
+            .with_lane(2, Lane::Control(ControlChar(0xfa)));
+        assert_eq!(first_start(w, 0), None);
+        let w = w.with_lane(6, Lane::Control(ControlChar::START));
+        assert_eq!(first_start(w, 0), Some(6));
+        assert_eq!(first_start(XgmiiWord::from_data(u64::MAX), 0), None);
+        assert_eq!(
+            first_start(XgmiiWord::new(u64::from_le_bytes([0xfb; 8]), 0xa5), 1),
+            Some(2)
+        );
     }
 
     #[test]

@@ -746,6 +746,22 @@ fn trailing_chars(payload: u64, from: usize, error: &mut Option<DecodeBlockError
     }
 }
 
+/// The lane of the `/T/` for each block type byte (8 for a byte that is no terminate type):
+/// [`BlockType::terminate_lane`] in one lookup. (Built at compile time: an index out of range
+/// would fail the build, not panic.)
+#[allow(clippy::indexing_slicing)]
+const TERMINATE_LANE: [u8; 256] = {
+    let mut t = [8u8; 256];
+    let mut k = 0;
+    while k < 8 {
+        if let Some(ty) = BlockType::terminate(k) {
+            t[ty as usize] = k as u8;
+        }
+        k += 1;
+    }
+    t
+};
+
 /// The transfer of a terminate block whose lanes after the `/T/` all carry the idle code (as
 /// nearly every terminate does): [`decode_block`]'s word for it, without the per-lane lookups.
 /// `None` for any other block.
@@ -758,8 +774,13 @@ pub fn decode_idle_terminate(block: Block) -> Option<XgmiiWord> {
         return None;
     }
     let p = block.payload;
-    let k = BlockType::from_u8(p as u8)?.terminate_lane()? as u32;
-    if p.checked_shr(8 + 7 * (k + 1)).unwrap_or(0) != 0 {
+    let k = u32::from(
+        TERMINATE_LANE
+            .get(usize::from(p as u8))
+            .copied()
+            .unwrap_or(8),
+    );
+    if k > 7 || p.checked_shr(8 + 7 * (k + 1)).unwrap_or(0) != 0 {
         return None;
     }
     let data = (p >> 8) & !u64::MAX.checked_shl(8 * k).unwrap_or(0);

@@ -350,10 +350,10 @@ impl PcsRx {
         let mut line_state = self.descrambler.state();
         // Nothing pending (the stream's first block), or a block from before the link came up:
         // the caller decides it the general way.
-        while let Some((mut state, mut pending)) = self.decoder.up_pending() {
-            let Some((&b, slot)) = window.get(consumed).zip(words.get_mut(written)) else {
-                break;
-            };
+        let Some((mut state, mut pending)) = self.decoder.up_pending() else {
+            return (0, 0, 0);
+        };
+        while let Some((&b, slot)) = window.get(consumed).zip(words.get_mut(written)) {
             if !b.sync.is_valid() {
                 break;
             }
@@ -364,6 +364,7 @@ impl PcsRx {
             line_state = b.payload >> 6;
             consumed += 1;
             let Some((word, to)) = quick_arrow(state, pending, block, look_ahead) else {
+                self.decoder.set_up_pending(state, pending);
                 if let Some((word, errored)) = self.decoder.push_word_by_diagram(block, RxLink::UP)
                 {
                     *slot = word;
@@ -373,18 +374,28 @@ impl PcsRx {
                         self.book_steady(true);
                     }
                 }
+                // The diagram left this block pending, received with the link up.
+                match self.decoder.up_pending() {
+                    Some((s, p)) => (state, pending) = (s, p),
+                    None => {
+                        self.descrambler = Descrambler::new(line_state);
+                        return (consumed, written, by_diagram);
+                    }
+                }
                 continue;
             };
             *slot = word;
             written += 1;
             state = to;
             pending = block;
-            // A run of data blocks inside a packet.
+            // A run of data blocks inside a packet: in RX_D, a pending data block's transfer
+            // is its data whatever follows (RX_D --D--> RX_D), so the run takes the block after
+            // its last data block too (a terminate, usually), which is then pending.
             if state == RxState::Data && pending.sync == SyncHeader::DATA {
                 let rest = window.get(consumed..).unwrap_or_default();
                 let out = words.get_mut(written..).unwrap_or_default();
                 let mut k = 0;
-                for (b, slot) in rest.iter().zip(out) {
+                for (b, slot) in rest.iter().zip(out.iter_mut()) {
                     if b.sync != SyncHeader::DATA {
                         break;
                     }
@@ -393,11 +404,19 @@ impl PcsRx {
                     line_state = b.payload >> 6;
                     k += 1;
                 }
+                if let Some((b, slot)) = rest.get(k).zip(out.get_mut(k)) {
+                    if b.sync == SyncHeader::CONTROL {
+                        *slot = XgmiiWord::from_data(pending.payload);
+                        pending = Block::control(descramble_payload(line_state, b.payload));
+                        line_state = b.payload >> 6;
+                        k += 1;
+                    }
+                }
                 consumed += k;
                 written += k;
             }
-            self.decoder.set_up_pending(state, pending);
         }
+        self.decoder.set_up_pending(state, pending);
         self.descrambler = Descrambler::new(line_state);
         (consumed, written, by_diagram)
     }
