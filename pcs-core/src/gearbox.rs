@@ -196,20 +196,22 @@ const GROUP_WORDS: usize = 33;
 ///
 /// Spec: IEEE 802.3 §49.2.4.
 #[inline]
-fn pack32(blocks: &[Block; GROUP_BLOCKS], out: &mut [u64; GROUP_WORDS]) {
+fn pack32<W: SerdesWord>(blocks: &[Block; GROUP_BLOCKS], out: &mut [W; GROUP_WORDS]) {
     let mut carry = 0u64;
     macro_rules! step {
         ($($k:literal)*) => {$(
             let block = blocks[$k];
             let sh: u32 = 2 * $k;
-            out[$k] = carry
-                | u64::from(block.sync.to_bits()) << sh
-                | block.payload.checked_shl(sh + 2).unwrap_or(0);
+            out[$k] = W::from_u64_truncating(
+                carry
+                    | u64::from(block.sync.to_bits()) << sh
+                    | block.payload.checked_shl(sh + 2).unwrap_or(0),
+            );
             carry = block.payload >> (62 - sh);
         )*};
     }
     step!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
-    out[GROUP_BLOCKS] = carry;
+    out[GROUP_BLOCKS] = W::from_u64_truncating(carry);
 }
 
 /// Transmit gearbox: 66-bit blocks in, words of `W` out, bit 0 first.
@@ -354,11 +356,7 @@ impl<W: SerdesWord> TxGearbox<W> {
                         <&[Block; GROUP_BLOCKS]>::try_from(group),
                         <&mut [W; GROUP_WORDS]>::try_from(words),
                     ) {
-                        let mut packed = [0u64; GROUP_WORDS];
-                        pack32(group, &mut packed);
-                        for (w, p) in words.iter_mut().zip(packed) {
-                            *w = W::from_u64_truncating(p);
-                        }
+                        pack32(group, words);
                         b += GROUP_BLOCKS;
                         w += GROUP_WORDS;
                         continue;

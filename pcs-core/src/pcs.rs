@@ -15,7 +15,7 @@
 use crate::ber::{BerConfig, BerMonitor, BerStep, LockLossReset};
 use crate::block::{Block, SyncHeader};
 use crate::decode::{quick_arrow, Decoder, DecoderConfig, RxEvent, RxLink, RxState};
-use crate::encode::{Encoder, EncoderConfig, TxEvent};
+use crate::encode::{Encoder, EncoderConfig, TxEvent, TxState};
 use crate::scramble::{descramble_payload, Descrambler, Scrambler};
 use crate::status::{HighOrderCounters, PcsBlockEvents, PcsStatus};
 use crate::xgmii::XgmiiWord;
@@ -66,8 +66,13 @@ impl PcsTx {
         let mut line = line.chunks_exact_mut(2);
         for (w, l) in (&mut words).zip(&mut line) {
             if let ([w0, w1], [l0, l1]) = (w, l) {
-                let b0 = self.encoder.step_fast(*w0);
-                let b1 = self.encoder.step_fast(*w1);
+                // Two data transfers inside a packet: TX_D --D--> TX_D twice.
+                let (b0, b1) = if (w0.ctrl | w1.ctrl) == 0 && self.encoder.state() == TxState::Data
+                {
+                    (Block::data(w0.data), Block::data(w1.data))
+                } else {
+                    (self.encoder.step_fast(*w0), self.encoder.step_fast(*w1))
+                };
                 let (s0, s1) = self.scrambler.scramble_pair(b0.payload, b1.payload);
                 *l0 = Block {
                     sync: b0.sync,

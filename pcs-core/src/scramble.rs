@@ -46,17 +46,20 @@ pub const fn scramble_payload(state: u64, payload: u64) -> u64 {
 /// low word and `second` in the high word, and the taps inside the pair are
 /// `1 / (1 + x^39 + x^58) mod x^128 = 1 + x^39 + x^58 + x^78 + x^116 + x^117`, so the high word
 /// is `h ^ h << 39 ^ h << 58` plus what the low word carries into it:
-/// `t >> 25 ^ t >> 6 ^ t << 14 ^ t << 52 ^ t << 53`.
+/// `t >> 25 ^ t >> 6 ^ t << 14 ^ t << 52 ^ t << 53`, computed as
+/// `(t ^ t >> 19) >> 6 ^ (t ^ t << 38 ^ t << 39) << 14` (with `t << 39` shared with the low
+/// word).
 ///
 /// Spec: IEEE 802.3 §49.2.6, Figure 49-8.
 #[inline]
 #[must_use]
 pub const fn scramble_pair(state: u64, first: u64, second: u64) -> (u64, u64) {
     let t = first ^ state ^ (state >> 19);
-    let lo = t ^ (t << 39) ^ (t << 58);
+    let t39 = t << 39;
+    let lo = t ^ t39 ^ (t << 58);
     let hi = (second ^ (second << 39) ^ (second << 58))
-        ^ ((t >> 25) ^ (t >> 6))
-        ^ ((t << 14) ^ (t << 52) ^ (t << 53));
+        ^ ((t ^ (t >> 19)) >> 6)
+        ^ ((t ^ (t << 38) ^ t39) << 14);
     (lo, hi)
 }
 
