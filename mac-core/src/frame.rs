@@ -249,6 +249,7 @@ impl MaxFrameLength {
     ///
     /// Spec: IEEE 802.3 §3.5, §4.4.2, Table 4-2.
     #[must_use]
+    #[inline]
     pub fn limit_for(self, frame: &[u8]) -> usize {
         match self {
             Self::Basic if ether_type(frame) == Some(TPID_VLAN) => MAX_TAGGED_FRAME_OCTETS,

@@ -579,11 +579,12 @@ impl<const N: usize, E: FcsEngine> MacRx<N, E> {
     }
 
     fn count(&mut self, class: RxClass, fcs_ok: bool, control: Option<MacControl>) {
-        let kind = AddressKind::of_frame(self.data());
-        let tagged = ether_type(self.data()) == Some(TPID_VLAN);
         let s = &mut self.stats;
         match class {
             RxClass::Ok => {
+                let data = self.buf.get(..self.len).unwrap_or(&self.buf);
+                let kind = AddressKind::of_frame(data);
+                let tagged = ether_type(data) == Some(TPID_VLAN);
                 s.frames_received_ok += 1;
                 s.octets_received_ok += self.len as u64;
                 match kind {

@@ -156,7 +156,9 @@ enum Ending {
 /// Writes XGMII words: whole `u64` reads for the frame body, shifted lane groups for the
 /// partial transfers at its start and end (no per-octet loop anywhere).
 struct Emitter<'o> {
-    slots: core::slice::IterMut<'o, XgmiiWord>,
+    out: &'o mut [XgmiiWord],
+    /// The next transfer's index in `out` (the caller has checked the room).
+    at: usize,
     /// Lanes `0..lane` of the transfer being built.
     data: u64,
     ctrl: u8,
@@ -169,7 +171,8 @@ const IDLES: u64 = XgmiiWord::IDLE.data;
 impl<'o> Emitter<'o> {
     fn new(out: &'o mut [XgmiiWord]) -> Self {
         Self {
-            slots: out.iter_mut(),
+            out,
+            at: 0,
             data: 0,
             ctrl: 0,
             lane: 0,
@@ -178,9 +181,10 @@ impl<'o> Emitter<'o> {
 
     #[inline]
     fn put(&mut self, word: XgmiiWord) {
-        if let Some(slot) = self.slots.next() {
+        if let Some(slot) = self.out.get_mut(self.at) {
             *slot = word;
         }
+        self.at += 1;
     }
 
     /// Appends `n` (1..=8) lanes: lane i of the group is `data` bits 8i+7..8i and a control
@@ -230,13 +234,16 @@ impl<'o> Emitter<'o> {
             self.short_data(head);
             rest = tail;
         }
-        let chunks = rest.chunks_exact(8);
-        let tail = chunks.remainder();
-        for chunk in chunks {
-            if let Ok(arr) = <[u8; 8]>::try_from(chunk) {
-                self.put(XgmiiWord::from_data(u64::from_le_bytes(arr)));
+        let words = rest.chunks_exact(8);
+        let tail = words.remainder();
+        let slots = self.out.get_mut(self.at..).unwrap_or_default();
+        let n = words.len();
+        for (slot, octets) in slots.iter_mut().zip(words) {
+            if let Some(&octets) = octets.first_chunk::<8>() {
+                *slot = XgmiiWord::from_data(u64::from_le_bytes(octets));
             }
         }
+        self.at += n;
         self.short_data(tail);
     }
 
