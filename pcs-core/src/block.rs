@@ -751,12 +751,20 @@ fn trailing_chars(payload: u64, from: usize, error: &mut Option<DecodeBlockError
 /// would fail the build, not panic.)
 #[allow(clippy::indexing_slicing)]
 const TERMINATE_LANE: [u8; 256] = {
+    let types = [
+        BlockType::Terminate0,
+        BlockType::Terminate1,
+        BlockType::Terminate2,
+        BlockType::Terminate3,
+        BlockType::Terminate4,
+        BlockType::Terminate5,
+        BlockType::Terminate6,
+        BlockType::Terminate7,
+    ];
     let mut t = [8u8; 256];
     let mut k = 0;
-    while k < 8 {
-        if let Some(ty) = BlockType::terminate(k) {
-            t[ty as usize] = k as u8;
-        }
+    while k < types.len() {
+        t[types[k] as usize] = k as u8;
         k += 1;
     }
     t

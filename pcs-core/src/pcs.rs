@@ -431,6 +431,8 @@ impl PcsRx {
 mod tests {
     use super::*;
     use crate::align::BlockAligner;
+    use crate::encode::tests::word_of;
+    use crate::encode::TxMode;
     use crate::gearbox::TxGearbox;
 
     /// A legal stream: idles, then packets of data words.
@@ -655,6 +657,48 @@ mod tests {
         let e = rx.push(Block::IDLE, false).rx.unwrap();
         assert_eq!(e.word, XgmiiWord::LOCAL_FAULT);
         assert!(!e.is_errored());
+    }
+
+    proptest::proptest! {
+        /// `PcsTx::encode_slice` (two transfers a step, two data transfers in TX_D at once)
+        /// equals `PcsTx::step` transfer by transfer: runs of data, terminates in lane 0 with
+        /// idles after them (two control transfers with the same control mask), data after
+        /// idles (illegal in TX_C), each at either position of a pair, in both modes.
+        #[test]
+        fn encode_slice_equals_step_at_both_positions_of_a_pair(
+            picks in proptest::collection::vec((0u8..8, 0u8..4, proptest::num::u64::ANY), 0..40),
+            lead in 0usize..2,
+            stateless: bool,
+        ) {
+            let mode = if stateless { TxMode::Stateless } else { TxMode::StateMachine };
+            let config = EncoderConfig { mode };
+            // `lead` idles first, so that every pick lands at either position of a pair.
+            let mut words = vec![XgmiiWord::IDLE; lead];
+            for (kind, run, data) in picks {
+                match kind {
+                    // A packet: start, `run` data transfers, a terminate in lane 0 + idles.
+                    0..=2 => {
+                        words.push(word_of('S'));
+                        words.extend((0..run).map(|k| XgmiiWord::from_data(data ^ u64::from(k))));
+                        words.push(XgmiiWord::new(0x0707_0707_0707_07fd, 0xff));
+                    }
+                    3 => words.push(XgmiiWord::IDLE),
+                    // Data with no start (TX_C --D--> TX_E), alone or two.
+                    4 => words.extend((0..=run % 2).map(|_| XgmiiWord::from_data(data))),
+                    5 => words.push(word_of('T')),
+                    6 => words.push(word_of('E')),
+                    _ => words.push(XgmiiWord::new(data, run.wrapping_mul(0x55))),
+                }
+            }
+            let mut fast = PcsTx::new(config, 7);
+            let mut line = vec![Block::IDLE; words.len()];
+            proptest::prop_assert_eq!(fast.encode_slice(&words, &mut line), words.len());
+            let mut slow = PcsTx::new(config, 7);
+            let want: Vec<Block> = words.iter().map(|&w| slow.step(w).0).collect();
+            proptest::prop_assert_eq!(line, want);
+            proptest::prop_assert_eq!(fast.encoder.state(), slow.encoder.state());
+            proptest::prop_assert_eq!(fast.scrambler.state(), slow.scrambler.state());
+        }
     }
 
     #[test]
