@@ -7,7 +7,10 @@
 # Usage: bench/instructions.sh [BASER [BASER_B]]   (default: target/release/baser, built here)
 # Prints, per command, the instructions of each binary (and B/A), on 20,000 frames of a uniform
 # 60..1514-octet mix and 40,000 of 60 octets (pcap record lengths, without FCS), written to a
-# scratch folder that is removed at the end. Needs valgrind and python3.
+# scratch folder that is removed at the end; then, per chain of `baser bench` and mix, the
+# instructions per block (`baser bench --reps`: 15 runs less 5 runs over the mix's 2,000
+# frames, divided by the blocks of the 10 runs between, so that setting up is left out).
+# Needs valgrind and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "bench/instructions.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
@@ -55,6 +58,35 @@ for m in uniform 64-octet; do
             # shellcheck disable=SC2086
             b=$(count "$B" $c)
             printf ' %14s %7s' "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b / a }')"
+        fi
+        printf '\n'
+    done
+done
+
+# Instructions per block of a chain: BIN MIX CHAIN ("n/a" for a build without `bench --reps`).
+per_block() {
+    local i5 i15 b5 b15
+    if ! "$1" bench --help | grep -q -- --reps; then
+        printf 'n/a'
+        return
+    fi
+    i5=$(count "$1" bench --reps 5 --mix "$2" --chain "$3")
+    i15=$(count "$1" bench --reps 15 --mix "$2" --chain "$3")
+    b5=$("$1" bench --reps 5 --mix "$2" --chain "$3" | awk '{print $5}')
+    b15=$("$1" bench --reps 15 --mix "$2" --chain "$3" | awk '{print $5}')
+    awk -v a="$i5" -v b="$i15" -v x="$b5" -v y="$b15" 'BEGIN { printf "%.2f", (b - a) / (y - x) }'
+}
+
+printf '\n%-32s %-9s %14s' "chain: instructions per block" mix "A"
+[ -n "$B" ] && printf ' %14s %7s' "B" "B/A"
+printf '\n'
+for m in uniform min max; do
+    for c in tx rx; do
+        a=$(per_block "$A" $m $c)
+        printf '%-32s %-9s %14s' "$c" "$m" "$a"
+        if [ -n "$B" ]; then
+            b=$(per_block "$B" $m $c)
+            printf ' %14s %7s' "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", b / a; else printf "-" }')"
         fi
         printf '\n'
     done

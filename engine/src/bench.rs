@@ -245,25 +245,82 @@ pub fn memcpy_gbs(time: Duration) -> f64 {
     bytes as f64 / start.elapsed().as_secs_f64() / 1e9
 }
 
-/// Measures both chains on a mix.
-pub fn run_mix(mix: Mix, time: Duration, runs: usize) -> [Measurement; 2] {
+/// Measures the chains asked for on a mix.
+pub fn run_mix(mix: Mix, time: Duration, runs: usize, chains: &[Chain]) -> Vec<Measurement> {
     let frames = traffic(mix, 2000);
-    let mut tx = TxChainBench::default();
-    let (gbps, lo, hi) = measure(time, runs, || tx.run(&frames));
-    std::hint::black_box(&tx);
-    let m = |chain, gbps: f64, lo, hi| Measurement {
-        chain,
+    let m = |chain: Chain, (gbps, lo, hi): (f64, f64, f64)| Measurement {
+        chain: chain.name(),
         mix: mix.name(),
         gbps,
         spread: (lo, hi),
         x_10g: gbps * 1e9 / LINE_RATE_10G,
         x_25g: gbps * 1e9 / LINE_RATE_25G,
     };
-    let txm = m("tx", gbps, lo, hi);
-    let stream = TxChainBench::stream(&frames);
-    let mut rx = RxChainBench::default();
-    let (gbps, lo, hi) = measure(time, runs, || rx.run(&stream));
-    [txm, m("rx", gbps, lo, hi)]
+    chains
+        .iter()
+        .map(|&chain| match chain {
+            Chain::Tx => {
+                let mut tx = TxChainBench::default();
+                let r = measure(time, runs, || tx.run(&frames));
+                std::hint::black_box(&tx);
+                m(chain, r)
+            }
+            Chain::Rx => {
+                let stream = TxChainBench::stream(&frames);
+                let mut rx = RxChainBench::default();
+                m(chain, measure(time, runs, || rx.run(&stream)))
+            }
+        })
+        .collect()
+}
+
+/// Runs a chain `reps` times over `mix`'s 2,000 frames, untimed: a fixed amount of work, for
+/// counting instructions (`baser bench --reps`). Returns the blocks the chain handled.
+pub fn run_reps(mix: Mix, chain: Chain, reps: usize) -> u64 {
+    let frames = traffic(mix, 2000);
+    let bits: u64 = match chain {
+        Chain::Tx => {
+            let mut tx = TxChainBench::default();
+            (0..reps).map(|_| tx.run(&frames)).sum()
+        }
+        Chain::Rx => {
+            let stream = TxChainBench::stream(&frames);
+            let mut rx = RxChainBench::default();
+            (0..reps).map(|_| rx.run(&stream)).sum()
+        }
+    };
+    bits / 66
+}
+
+/// One of the two chains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chain {
+    /// Frames to serial words.
+    Tx,
+    /// Serial words to frames.
+    Rx,
+}
+
+impl std::str::FromStr for Chain {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "tx" => Ok(Self::Tx),
+            "rx" => Ok(Self::Rx),
+            _ => Err(format!("unknown chain `{s}`: expected tx or rx")),
+        }
+    }
+}
+
+impl Chain {
+    /// The chain's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Tx => "tx",
+            Self::Rx => "rx",
+        }
+    }
 }
 
 #[cfg(test)]
@@ -284,6 +341,23 @@ mod tests {
             rx.run(&stream);
             assert_eq!(rx.frames(), (100, 0), "{mix:?}");
         }
+    }
+
+    #[test]
+    fn fixed_runs_handle_the_same_blocks_each_time() {
+        for chain in [Chain::Tx, Chain::Rx] {
+            let one = run_reps(Mix::Min, chain, 1);
+            // 2,000 frames of 84 octets on the line: 10.5 blocks each (the RX stream has its
+            // lead and tail idles too; the TX chain keeps its last half-filled block).
+            assert!((20_990..21_400).contains(&one), "{chain:?}: {one}");
+            let three = run_reps(Mix::Min, chain, 3);
+            assert!(
+                three.abs_diff(3 * one) <= 2,
+                "{chain:?}: {three} vs 3 x {one}"
+            );
+        }
+        assert_eq!("rx".parse::<Chain>(), Ok(Chain::Rx));
+        assert!("both".parse::<Chain>().is_err());
     }
 
     #[test]

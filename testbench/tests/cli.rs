@@ -1574,3 +1574,37 @@ fn bench_sets_each_command_beside_its_file_work_and_the_bound_of_both() {
         .collect();
     assert_eq!(left, ["bench.json"]);
 }
+
+#[test]
+fn bench_reps_runs_the_chains_asked_for_over_a_fixed_amount_of_work() {
+    // Untimed: the blocks are the same on every run, three runs are three times one.
+    let blocks = |reps: &str, chain: &str| -> u64 {
+        let o = baser(&["bench", "--reps", reps, "--mix", "min", "--chain", chain]);
+        assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+        let (out, _) = text(&o);
+        let line = out.trim();
+        assert!(
+            line.starts_with(&format!("{chain} 64-octet: {reps} runs, ")),
+            "{line}"
+        );
+        assert_eq!(out.lines().count(), 1, "{out}");
+        line.rsplit(", ")
+            .next()
+            .and_then(|b| b.strip_suffix(" blocks"))
+            .and_then(|b| b.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"))
+    };
+    for chain in ["tx", "rx"] {
+        let one = blocks("1", chain);
+        // 2,000 frames of 64 octets: 10.5 blocks each on the line.
+        assert!((20_990..21_400).contains(&one), "{chain}: {one}");
+        assert!(blocks("3", chain).abs_diff(3 * one) <= 2, "{chain}");
+    }
+    let o = baser(&["bench", "--reps", "1", "--chain", "both"]);
+    assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
+    assert!(
+        text(&o).1.contains("unknown chain `both`"),
+        "{:?}",
+        text(&o)
+    );
+}

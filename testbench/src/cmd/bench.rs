@@ -29,6 +29,14 @@ pub struct BenchArgs {
     /// removed at the end.
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// Chains: tx, rx (default: both).
+    #[arg(long)]
+    pub chain: Vec<baser_engine::bench::Chain>,
+    /// Run each chain this many times over its mix's 2,000 frames, untimed, and print the
+    /// blocks it handled (no commands): a fixed amount of work, for counting instructions
+    /// (bench/instructions.sh).
+    #[arg(long)]
+    pub reps: Option<usize>,
 }
 
 /// One measurement of a command, end to end with its files.
@@ -261,6 +269,10 @@ fn run_commands(
     ];
     let mut rows = Vec::new();
     for (command, run, input, out_len, c) in commands {
+        if chain(c).is_nan() {
+            // Its chain was not measured (`--chain`).
+            continue;
+        }
         let t = time_runs(runs, || run(&files))?;
         let io = time_runs(runs, || file_work(input, out_len, &files.scratch))?;
         let x = |seconds: f64| line_bits / seconds / 1e9 / 10.3125;
@@ -284,13 +296,33 @@ fn run_commands(
 /// # Errors
 /// The JSON file cannot be written.
 pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
-    use baser_engine::bench::{memcpy_gbs, run_mix, Mix};
+    use baser_engine::bench::{memcpy_gbs, run_mix, run_reps, Chain, Mix};
     let time = std::time::Duration::from_secs_f64(a.seconds.max(0.1));
     let mixes = if a.mix.is_empty() {
         vec![Mix::Uniform, Mix::Min, Mix::Max]
     } else {
         a.mix.clone()
     };
+    let chains = if a.chain.is_empty() {
+        vec![Chain::Tx, Chain::Rx]
+    } else {
+        a.chain.clone()
+    };
+    if let Some(reps) = a.reps {
+        for &mix in &mixes {
+            for &chain in &chains {
+                let blocks = run_reps(mix, chain, reps);
+                if !out.quiet {
+                    println!(
+                        "{} {}: {reps} runs, {blocks} blocks",
+                        chain.name(),
+                        mix.name()
+                    );
+                }
+            }
+        }
+        return Ok(Verdict::Pass);
+    }
     let memcpy = memcpy_gbs(std::time::Duration::from_millis(500));
     if !out.quiet {
         println!(
@@ -305,7 +337,7 @@ pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
     }
     let mut all = Vec::new();
     for &mix in &mixes {
-        for m in run_mix(mix, time, a.runs) {
+        for m in run_mix(mix, time, a.runs, &chains) {
             if !out.quiet {
                 println!(
                     "  {:<4} {:<18} {:>9.2} {:>7.2} .. {:<7.2} {:>8.2} {:>8.2}",
