@@ -245,30 +245,45 @@ pub fn memcpy_gbs(time: Duration) -> f64 {
     bytes as f64 / start.elapsed().as_secs_f64() / 1e9
 }
 
+/// A chain set up on a mix, kept running (the RX chain on the TX chain's serial words).
+enum Runner<'a> {
+    Tx(Box<TxChainBench>, &'a [Vec<u8>]),
+    Rx(Box<RxChainBench>, Vec<u64>),
+}
+
+impl<'a> Runner<'a> {
+    fn new(chain: Chain, frames: &'a [Vec<u8>]) -> Self {
+        match chain {
+            Chain::Tx => Self::Tx(Box::default(), frames),
+            Chain::Rx => Self::Rx(Box::default(), TxChainBench::stream(frames)),
+        }
+    }
+
+    /// One run over the frames; returns the line bits.
+    fn run(&mut self) -> u64 {
+        match self {
+            Self::Tx(tx, frames) => tx.run(frames),
+            Self::Rx(rx, stream) => rx.run(stream),
+        }
+    }
+}
+
 /// Measures the chains asked for on a mix.
 pub fn run_mix(mix: Mix, time: Duration, runs: usize, chains: &[Chain]) -> Vec<Measurement> {
     let frames = traffic(mix, 2000);
-    let m = |chain: Chain, (gbps, lo, hi): (f64, f64, f64)| Measurement {
-        chain: chain.name(),
-        mix: mix.name(),
-        gbps,
-        spread: (lo, hi),
-        x_10g: gbps * 1e9 / LINE_RATE_10G,
-        x_25g: gbps * 1e9 / LINE_RATE_25G,
-    };
     chains
         .iter()
-        .map(|&chain| match chain {
-            Chain::Tx => {
-                let mut tx = TxChainBench::default();
-                let r = measure(time, runs, || tx.run(&frames));
-                std::hint::black_box(&tx);
-                m(chain, r)
-            }
-            Chain::Rx => {
-                let stream = TxChainBench::stream(&frames);
-                let mut rx = RxChainBench::default();
-                m(chain, measure(time, runs, || rx.run(&stream)))
+        .map(|&chain| {
+            let mut r = Runner::new(chain, &frames);
+            let (gbps, lo, hi) = measure(time, runs, || r.run());
+            std::hint::black_box(&r);
+            Measurement {
+                chain: chain.name(),
+                mix: mix.name(),
+                gbps,
+                spread: (lo, hi),
+                x_10g: gbps * 1e9 / LINE_RATE_10G,
+                x_25g: gbps * 1e9 / LINE_RATE_25G,
             }
         })
         .collect()
@@ -278,18 +293,8 @@ pub fn run_mix(mix: Mix, time: Duration, runs: usize, chains: &[Chain]) -> Vec<M
 /// counting instructions (`baser bench --reps`). Returns the blocks the chain handled.
 pub fn run_reps(mix: Mix, chain: Chain, reps: usize) -> u64 {
     let frames = traffic(mix, 2000);
-    let bits: u64 = match chain {
-        Chain::Tx => {
-            let mut tx = TxChainBench::default();
-            (0..reps).map(|_| tx.run(&frames)).sum()
-        }
-        Chain::Rx => {
-            let stream = TxChainBench::stream(&frames);
-            let mut rx = RxChainBench::default();
-            (0..reps).map(|_| rx.run(&stream)).sum()
-        }
-    };
-    bits / 66
+    let mut r = Runner::new(chain, &frames);
+    (0..reps).map(|_| r.run()).sum::<u64>() / 66
 }
 
 /// One of the two chains.

@@ -238,7 +238,7 @@ fn run_commands(
         chains
             .iter()
             .find(|m| m.chain == c && m.mix == mix.name())
-            .map_or(f64::NAN, |m| m.gbps)
+            .map(|m| m.gbps)
     };
     // Each command, its input, the size of its output (a decode writes the frames of the
     // pcap it was encoded from) and its chain.
@@ -269,14 +269,14 @@ fn run_commands(
     ];
     let mut rows = Vec::new();
     for (command, run, input, out_len, c) in commands {
-        if chain(c).is_nan() {
-            // Its chain was not measured (`--chain`).
+        // A command whose chain was not measured (`--chain`) is not run.
+        let Some(chain_gbps) = chain(c) else {
             continue;
-        }
+        };
         let t = time_runs(runs, || run(&files))?;
         let io = time_runs(runs, || file_work(input, out_len, &files.scratch))?;
         let x = |seconds: f64| line_bits / seconds / 1e9 / 10.3125;
-        let (x_10g, io_x, chain_x) = (x(t.0), x(io.0), chain(c) / 10.3125);
+        let (x_10g, io_x, chain_x) = (x(t.0), x(io.0), chain_gbps / 10.3125);
         rows.push(CliMeasurement {
             command: command.into(),
             mix: mix.name(),
