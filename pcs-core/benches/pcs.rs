@@ -40,6 +40,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| e.encode_slice(black_box(&ws), &mut blocks))
     });
     let mut tx = PcsTx::new(Default::default(), 1);
+    g.bench_function("pcs_tx_encode_slice", |b| {
+        b.iter(|| tx.encode_slice(black_box(&ws), &mut blocks))
+    });
+    let mut tx = PcsTx::new(Default::default(), 1);
     tx.encode_slice(&ws, &mut blocks);
     let mut rx = PcsRx::new(PcsRxConfig::default());
     let mut out = vec![XgmiiWord::IDLE; N];

@@ -16,7 +16,7 @@ use crate::ber::{BerConfig, BerMonitor, BerStep, LockLossReset};
 use crate::block::{Block, SyncHeader};
 use crate::decode::{quick_arrow, Decoder, DecoderConfig, RxEvent, RxLink, RxState};
 use crate::encode::{Encoder, EncoderConfig, TxEvent, TxState};
-use crate::scramble::{descramble_payload, Descrambler, Scrambler};
+use crate::scramble::{descramble_payload, scramble_pair, Descrambler, Scrambler};
 use crate::status::{HighOrderCounters, PcsBlockEvents, PcsStatus};
 use crate::xgmii::XgmiiWord;
 
@@ -60,31 +60,35 @@ impl PcsTx {
     /// Spec: IEEE 802.3 §49.2.5, §49.2.6.
     pub fn encode_slice(&mut self, words: &[XgmiiWord], line: &mut [Block]) -> usize {
         let n = words.len().min(line.len());
+        let (words, line) = (
+            words.get(..n).unwrap_or_default(),
+            line.get_mut(..n).unwrap_or_default(),
+        );
         // One pass, two blocks at a time: the encoder's work overlaps the scrambler's
         // dependency chain, which is half as long per block for a pair.
-        let mut words = words.chunks_exact(2);
-        let mut line = line.chunks_exact_mut(2);
-        for (w, l) in (&mut words).zip(&mut line) {
-            if let ([w0, w1], [l0, l1]) = (w, l) {
-                // Two data transfers inside a packet: TX_D --D--> TX_D twice.
-                let (b0, b1) = if (w0.ctrl | w1.ctrl) == 0 && self.encoder.state() == TxState::Data
-                {
-                    (Block::data(w0.data), Block::data(w1.data))
-                } else {
-                    (self.encoder.step_fast(*w0), self.encoder.step_fast(*w1))
-                };
-                let (s0, s1) = self.scrambler.scramble_pair(b0.payload, b1.payload);
-                *l0 = Block {
-                    sync: b0.sync,
-                    payload: s0,
-                };
-                *l1 = Block {
-                    sync: b1.sync,
-                    payload: s1,
-                };
+        let mut i = 0;
+        while let (Some([w0, w1]), Some([l0, l1])) = (words.get(i..i + 2), line.get_mut(i..i + 2)) {
+            if self.encoder.state() == TxState::Data && (w0.ctrl | w1.ctrl) == 0 {
+                // Inside a packet: TX_D --D--> TX_D for as long as pairs of data last.
+                i += self.scramble_data_pairs(
+                    words.get(i..).unwrap_or_default(),
+                    line.get_mut(i..).unwrap_or_default(),
+                );
+                continue;
             }
+            let (b0, b1) = (self.encoder.step_fast(*w0), self.encoder.step_fast(*w1));
+            let (s0, s1) = self.scrambler.scramble_pair(b0.payload, b1.payload);
+            *l0 = Block {
+                sync: b0.sync,
+                payload: s0,
+            };
+            *l1 = Block {
+                sync: b1.sync,
+                payload: s1,
+            };
+            i += 2;
         }
-        for (w, l) in words.remainder().iter().zip(line.into_remainder()) {
+        if let (Some(w), Some(l)) = (words.get(i), line.get_mut(i)) {
             let block = self.encoder.step_fast(*w);
             *l = Block {
                 sync: block.sync,
@@ -92,6 +96,34 @@ impl PcsTx {
             };
         }
         n
+    }
+
+    /// The encoder in TX_D: scrambles pairs of data transfers into data blocks, the
+    /// scrambler's state in a register, up to the first pair that holds a control character.
+    /// Returns how many transfers it took (even; the encoder stays in TX_D).
+    ///
+    /// Spec: IEEE 802.3 §49.2.5 (TX_D --D--> TX_D), §49.2.6.
+    #[inline]
+    fn scramble_data_pairs(&mut self, words: &[XgmiiWord], line: &mut [Block]) -> usize {
+        // The last line payload rather than the state (`last >> 6`): the shift then overlaps
+        // the next pair's work instead of lengthening the chain from pair to pair.
+        let mut last = self.scrambler.state() << 6;
+        let mut taken = 0;
+        for (w, l) in words.chunks_exact(2).zip(line.chunks_exact_mut(2)) {
+            let ([w0, w1], [l0, l1]) = (w, l) else {
+                break;
+            };
+            if (w0.ctrl | w1.ctrl) != 0 {
+                break;
+            }
+            let (s0, s1) = scramble_pair(last >> 6, w0.data, w1.data);
+            *l0 = Block::data(s0);
+            *l1 = Block::data(s1);
+            last = s1;
+            taken += 2;
+        }
+        self.scrambler = Scrambler::new(last >> 6);
+        taken
     }
 }
 
