@@ -72,8 +72,10 @@ per_block() {
     fi
     i5=$(count "$1" bench --reps 5 --mix "$2" --chain "$3")
     i15=$(count "$1" bench --reps 15 --mix "$2" --chain "$3")
-    b5=$("$1" bench --reps 5 --mix "$2" --chain "$3" | awk '{print $5}')
-    b15=$("$1" bench --reps 15 --mix "$2" --chain "$3" | awk '{print $5}')
+    # The count of blocks is the number before "blocks" (a mix's name can hold spaces:
+    # "uniform 64..1518").
+    b5=$("$1" bench --reps 5 --mix "$2" --chain "$3" | sed -n 's/.* \([0-9]*\) blocks$/\1/p')
+    b15=$("$1" bench --reps 15 --mix "$2" --chain "$3" | sed -n 's/.* \([0-9]*\) blocks$/\1/p')
     awk -v a="$i5" -v b="$i15" -v x="$b5" -v y="$b15" 'BEGIN { printf "%.2f", (b - a) / (y - x) }'
 }
 
