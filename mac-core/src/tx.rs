@@ -168,6 +168,29 @@ struct Emitter<'o> {
 /// Eight idle characters as data bits.
 const IDLES: u64 = XgmiiWord::IDLE.data;
 
+/// The first `min(8, bytes.len())` octets as a little-endian word (the first octet in bits
+/// 7..0), zero above them: at most three loads, whatever the length (a copy of a variable
+/// length would be a call to `memcpy`, once or twice per frame).
+#[inline]
+fn load_le(bytes: &[u8]) -> u64 {
+    if let Some(w) = bytes.first_chunk::<8>() {
+        return u64::from_le_bytes(*w);
+    }
+    let n = bytes.len();
+    if let (Some(lo), Some(hi)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        // 4..=7 octets: two loads that overlap in the middle, where they agree.
+        return u64::from(u32::from_le_bytes(*lo))
+            | u64::from(u32::from_le_bytes(*hi)) << (8 * (n - 4));
+    }
+    // 1..=3 octets: the first, the middle and the last (some of them the same octet).
+    let at = |i: usize| u64::from(bytes.get(i).copied().unwrap_or(0)) << (8 * i);
+    if n == 0 {
+        0
+    } else {
+        at(0) | at(n / 2) | at(n - 1)
+    }
+}
+
 impl<'o> Emitter<'o> {
     fn new(out: &'o mut [XgmiiWord]) -> Self {
         Self {
@@ -218,11 +241,7 @@ impl<'o> Emitter<'o> {
         if n == 0 {
             return;
         }
-        let mut arr = [0u8; 8];
-        for (d, s) in arr.iter_mut().zip(bytes) {
-            *d = *s;
-        }
-        self.lanes(u64::from_le_bytes(arr), 0, n);
+        self.lanes(load_le(bytes), 0, n);
     }
 
     /// Data octets: a lane group up to a transfer boundary, then whole `u64` reads.
@@ -931,6 +950,17 @@ mod tests {
             all.extend(encode(&mut tx, &vec![0x11; n]));
         }
         all
+    }
+
+    proptest! {
+        #[test]
+        fn load_le_is_the_first_octets_in_order_and_zero_above(bytes in proptest::collection::vec(any::<u8>(), 0..12)) {
+            let mut want = 0u64;
+            for (i, &b) in bytes.iter().take(8).enumerate() {
+                want |= u64::from(b) << (8 * i);
+            }
+            prop_assert_eq!(load_le(&bytes), want);
+        }
     }
 
     proptest! {
