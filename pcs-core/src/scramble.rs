@@ -67,7 +67,9 @@ pub const fn scramble_pair(state: u64, first: u64, second: u64) -> (u64, u64) {
 #[inline]
 #[must_use]
 pub const fn descramble_payload(state: u64, line: u64) -> u64 {
-    line ^ (line << 39) ^ (line << 58) ^ state ^ (state >> 19)
+    // `line << 39 ^ line << 58` written as one shift of `line ^ line << 19`: one register copy
+    // fewer per block in the receive chain's data run (rustc 1.95, x86-64).
+    line ^ ((line ^ (line << 19)) << 39) ^ (state ^ (state >> 19))
 }
 
 /// The transmit scrambler.
