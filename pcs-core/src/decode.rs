@@ -207,7 +207,7 @@ impl core::fmt::Display for RxEvent {
 /// control block into `RX_T` (from `RX_D` or `RX_E`).
 ///
 /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram.
-#[inline]
+#[inline(always)]
 pub(crate) fn quick_arrow(
     state: RxState,
     prev: Block,
