@@ -169,7 +169,7 @@ struct Emitter<'o> {
 const IDLES: u64 = XgmiiWord::IDLE.data;
 
 /// The first `min(8, bytes.len())` octets as a little-endian word (the first octet in bits
-/// 7..0), zero above them: at most three loads, whatever the length (a copy of a variable
+/// 7..0), zero above them: at most two loads, whatever the length (a copy of a variable
 /// length would be a call to `memcpy`, once or twice per frame).
 #[inline]
 fn load_le(bytes: &[u8]) -> u64 {
@@ -182,13 +182,12 @@ fn load_le(bytes: &[u8]) -> u64 {
         return u64::from(u32::from_le_bytes(*lo))
             | u64::from(u32::from_le_bytes(*hi)) << (8 * (n - 4));
     }
-    // 1..=3 octets: the first, the middle and the last (some of them the same octet).
-    let at = |i: usize| u64::from(bytes.get(i).copied().unwrap_or(0)) << (8 * i);
-    if n == 0 {
-        0
-    } else {
-        at(0) | at(n / 2) | at(n - 1)
+    if let (Some(lo), Some(hi)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
+        // 2 or 3 octets: the same with two 16-bit loads.
+        return u64::from(u16::from_le_bytes(*lo))
+            | u64::from(u16::from_le_bytes(*hi)) << (8 * (n - 2));
     }
+    bytes.first().map_or(0, |&b| u64::from(b))
 }
 
 impl<'o> Emitter<'o> {
