@@ -63,6 +63,12 @@ for m in uniform 64-octet; do
     done
 done
 
+# Blocks a chain handles in REPS runs: BIN REPS MIX CHAIN (the number before "blocks"; a
+# mix's name can hold spaces: "uniform 64..1518").
+blocks() {
+    "$1" bench --reps "$2" --mix "$3" --chain "$4" | sed -n 's/.* \([0-9]*\) blocks$/\1/p'
+}
+
 # Instructions per block of a chain: BIN MIX CHAIN ("n/a" for a build without `bench --reps`).
 per_block() {
     local i5 i15 b5 b15
@@ -72,10 +78,8 @@ per_block() {
     fi
     i5=$(count "$1" bench --reps 5 --mix "$2" --chain "$3")
     i15=$(count "$1" bench --reps 15 --mix "$2" --chain "$3")
-    # The count of blocks is the number before "blocks" (a mix's name can hold spaces:
-    # "uniform 64..1518").
-    b5=$("$1" bench --reps 5 --mix "$2" --chain "$3" | sed -n 's/.* \([0-9]*\) blocks$/\1/p')
-    b15=$("$1" bench --reps 15 --mix "$2" --chain "$3" | sed -n 's/.* \([0-9]*\) blocks$/\1/p')
+    b5=$(blocks "$1" 5 "$2" "$3")
+    b15=$(blocks "$1" 15 "$2" "$3")
     awk -v a="$i5" -v b="$i15" -v x="$b5" -v y="$b15" 'BEGIN { printf "%.2f", (b - a) / (y - x) }'
 }
 

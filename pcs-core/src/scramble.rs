@@ -56,8 +56,6 @@ pub const fn scramble_payload(state: u64, payload: u64) -> u64 {
 pub const fn scramble_pair(state: u64, first: u64, second: u64) -> (u64, u64) {
     let t = (first ^ state) ^ (state >> 19);
     let lo = t ^ ((t << 39) ^ (t << 58));
-    // A tree of XORs, not a chain: the next pair waits for `hi` (the new state is `hi >> 6`),
-    // so its depth from `state` sets the pace of a run of pairs.
     let hi = ((second ^ (second << 39) ^ (second << 58)) ^ (t >> 6))
         ^ (((t >> 25) ^ (t << 14)) ^ ((t << 52) ^ (t << 53)));
     (lo, hi)
