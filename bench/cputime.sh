@@ -31,11 +31,19 @@ if command -v taskset >/dev/null; then
     pin=(taskset -c "$(($(nproc) - 1))")
 fi
 
-# One run: user + system seconds.
+# One run: user + system seconds (bash's `time` writes to the shell's stderr; baser's own
+# stderr goes to fd 3, the terminal's).
 cpu() {
     local TIMEFORMAT='%U %S'
-    { time "${pin[@]}" "$1" bench --reps "$REPS" --mix "$MIX" --chain "$CHAIN" -q >/dev/null; } 2>&1 \
-        | awk '{ printf "%.3f\n", $1 + $2 }'
+    { time "${pin[@]}" "$1" bench --reps "$REPS" --mix "$MIX" --chain "$CHAIN" -q >/dev/null 2>&3; } \
+        3>&2 2>&1 | awk '{ printf "%.3f\n", $1 + $2 }'
+}
+
+# The runs of one build sorted, then its best and its median: "runs|best median".
+stats() {
+    printf '%s\n' "$@" | sort -n | awk '
+        { v[NR] = $1; line = line (NR > 1 ? " " : "") $1 }
+        END { print line "|" v[1], v[int((NR + 1) / 2)] }'
 }
 
 a=()
@@ -44,13 +52,12 @@ for _ in $(seq "$RUNS"); do
     a+=("$(cpu "$A")")
     b+=("$(cpu "$B")")
 done
+IFS='|' read -r runs_a best_med_a < <(stats "${a[@]}")
+IFS='|' read -r runs_b best_med_b < <(stats "${b[@]}")
+read -r best_a med_a <<<"$best_med_a"
+read -r best_b med_b <<<"$best_med_b"
 printf '%s %s, %s runs of --reps %s, CPU seconds (user + system)\n' "$CHAIN" "$MIX" "$RUNS" "$REPS"
-printf '%s\n' "${a[@]}" | sort -n | awk -v name="A $A" -v other="$(printf '%s\n' "${b[@]}" | sort -n | tr '\n' ' ')" '
-    { v[NR] = $1; line = line " " $1 }
-    END {
-        sub(/ $/, "", other); n = split(other, w, " ")
-        ma = v[int((NR + 1) / 2)]; mb = w[int((n + 1) / 2)]
-        printf "%s:%s\n  best %.3f  median %.3f\n", name, line, v[1], ma
-        printf "B: %s\n  best %.3f  median %.3f\n", other, w[1], mb
-        printf "B/A: best %.3f  median %.3f\n", w[1] / v[1], mb / ma
-    }' | sed "s|^B: |B $B: |"
+printf 'A %s: %s\n  best %s  median %s\n' "$A" "$runs_a" "$best_a" "$med_a"
+printf 'B %s: %s\n  best %s  median %s\n' "$B" "$runs_b" "$best_b" "$med_b"
+awk -v a="$best_a" -v b="$best_b" -v ma="$med_a" -v mb="$med_b" \
+    'BEGIN { printf "B/A: best %.3f  median %.3f\n", b / a, mb / ma }'
