@@ -3,13 +3,12 @@
 //! `cmd/`.
 
 use crate::format::InputError;
+use crate::outfile::OutFile;
 use crate::report::{self, Case};
 use baser_engine::rx::{PcsSummary, StreamKind};
 use baser_engine::Profile;
 use mac_core::frame::MaxFrameLength;
 use std::fmt;
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 /// Verbosity from `--quiet` / `-v`.
@@ -252,10 +251,8 @@ pub fn named(p: &Path, e: std::io::Error) -> std::io::Error {
     std::io::Error::new(e.kind(), format!("{}: cannot write: {e}", p.display()))
 }
 
-pub fn create(p: &Path) -> Result<BufWriter<File>, Error> {
-    File::create(p)
-        .map(|f| BufWriter::with_capacity(1 << 16, f))
-        .map_err(|e| Error::Output(p.to_path_buf(), e))
+pub fn create(p: &Path) -> Result<OutFile, Error> {
+    OutFile::create(p).map_err(|e| Error::Output(p.to_path_buf(), e))
 }
 
 /// The MAC's largest frame for a `--max-frame-length`.

@@ -6,6 +6,7 @@ pub mod cmd;
 pub mod command;
 pub mod format;
 pub mod html;
+pub mod outfile;
 pub mod pcs_check;
 pub mod report;
 pub mod stream;

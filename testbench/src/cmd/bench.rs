@@ -54,37 +54,43 @@ pub struct CliMeasurement {
     pub x_10g: f64,
     /// This command's rate over its chain's (`tx` for encode, `rx` for decode).
     pub vs_chain: f64,
-    /// The file work alone, as a multiple of the line rate: reading the command's input and
-    /// writing an output of the same size as its own, in the same folder and 64 KiB pieces,
-    /// with no model in between (median of the runs). On one core the command cannot beat it.
-    pub io_bound_x_10g: f64,
-    /// The file work and the chain one after the other, `1 / (1 / io + 1 / chain)` in
-    /// multiples of the line rate: what a command on one core reaches if it adds nothing to
-    /// them.
+    /// Reading the command's input alone, in 64 KiB pieces, as a multiple of the line rate
+    /// (median of the runs).
+    pub read_x_10g: f64,
+    /// Writing an output of the same size as the command's alone, in the same folder, through
+    /// the commands' writing thread (median of the runs).
+    pub write_x_10g: f64,
+    /// What the command reaches at best: its thread reads and runs the chain while the writing
+    /// thread writes, so the slower of `1 / (1 / read + 1 / chain)` and `write`.
+    pub bound_x_10g: f64,
+    /// The same work on one core, one thing after the other:
+    /// `1 / (1 / read + 1 / write + 1 / chain)`.
     pub serial_bound_x_10g: f64,
 }
 
-/// Reads `input` and writes `out_len` octets to `scratch` (then removes it), in the 64 KiB
-/// pieces the commands read and write: the file work of a command without its model.
-fn file_work(
-    input: &std::path::Path,
-    out_len: u64,
-    scratch: &std::path::Path,
-) -> Result<(), Error> {
-    use std::io::{Read, Write};
+/// Reads `input` in the 64 KiB pieces the commands read: a command's input alone.
+fn read_work(input: &std::path::Path) -> Result<(), Error> {
+    use std::io::Read;
     let mut buf = vec![0u8; 1 << 16];
     let mut f = std::fs::File::open(input)
         .map_err(|e| Error::Input(crate::format::InputError::io(input, &e)))?;
     loop {
         match f.read(&mut buf) {
-            Ok(0) => break,
+            Ok(0) => return Ok(()),
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(Error::Input(crate::format::InputError::io(input, &e))),
         }
     }
-    let mut w =
-        std::fs::File::create(scratch).map_err(|e| Error::Output(scratch.to_path_buf(), e))?;
+}
+
+/// Writes `out_len` octets to `scratch` (truncating what an earlier run left, as a command
+/// does with its output) through the commands' own output file ([`crate::command::create`],
+/// a writing thread), in 64 KiB pieces: a command's output alone.
+fn write_work(out_len: u64, scratch: &std::path::Path) -> Result<(), Error> {
+    use std::io::Write;
+    let buf = vec![0u8; 1 << 16];
+    let mut w = crate::command::create(scratch)?;
     let mut left = out_len;
     while left > 0 {
         let k = left.min(buf.len() as u64) as usize;
@@ -92,8 +98,8 @@ fn file_work(
             .map_err(|e| Error::Output(scratch.to_path_buf(), e))?;
         left -= k as u64;
     }
-    drop(w);
-    std::fs::remove_file(scratch).map_err(|e| Error::Output(scratch.to_path_buf(), e))
+    w.flush()
+        .map_err(|e| Error::Output(scratch.to_path_buf(), e))
 }
 
 /// Parses one command's arguments as the command line would.
@@ -274,9 +280,11 @@ fn run_commands(
             continue;
         };
         let t = time_runs(runs, || run(&files))?;
-        let io = time_runs(runs, || file_work(input, out_len, &files.scratch))?;
+        let read = time_runs(runs, || read_work(input))?;
+        let write = time_runs(runs, || write_work(out_len, &files.scratch))?;
         let x = |seconds: f64| line_bits / seconds / 1e9 / 10.3125;
-        let (x_10g, io_x, chain_x) = (x(t.0), x(io.0), chain_gbps / 10.3125);
+        let (x_10g, chain_x) = (x(t.0), chain_gbps / 10.3125);
+        let (read_x, write_x) = (x(read.0), x(write.0));
         rows.push(CliMeasurement {
             command: command.into(),
             mix: mix.name(),
@@ -284,8 +292,10 @@ fn run_commands(
             spread: (line_bits / t.1 / 1e9, line_bits / t.2 / 1e9),
             x_10g,
             vs_chain: x_10g / chain_x,
-            io_bound_x_10g: io_x,
-            serial_bound_x_10g: 1.0 / (1.0 / io_x + 1.0 / chain_x),
+            read_x_10g: read_x,
+            write_x_10g: write_x,
+            bound_x_10g: write_x.min(1.0 / (1.0 / read_x + 1.0 / chain_x)),
+            serial_bound_x_10g: 1.0 / (1.0 / read_x + 1.0 / write_x + 1.0 / chain_x),
         });
     }
     Ok(rows)
@@ -358,22 +368,24 @@ pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
                 a.runs
             );
             println!(
-                "  {:<22} {:<18} {:>9} {:>17} {:>8} {:>9} {:>11} {:>11}",
+                "  {:<22} {:<18} {:>9} {:>17} {:>8} {:>9} {:>6} {:>6} {:>6} {:>6}",
                 "command",
                 "mix",
                 "Gb/s",
                 "spread",
                 "x 10G",
                 "vs chain",
-                "files x 10G",
-                "bound x 10G"
+                "read",
+                "write",
+                "bound",
+                "serial"
             );
         }
         for &mix in &mixes {
             for m in run_commands(mix, a.cli_frames, a.runs, &dir, &all)? {
                 if !out.quiet {
                     println!(
-                        "  {:<22} {:<18} {:>9.2} {:>7.2} .. {:<7.2} {:>8.2} {:>9.2} {:>11.2} {:>11.2}",
+                        "  {:<22} {:<18} {:>9.2} {:>7.2} .. {:<7.2} {:>8.2} {:>9.2} {:>6.2} {:>6.2} {:>6.2} {:>6.2}",
                         m.command,
                         m.mix,
                         m.gbps,
@@ -381,7 +393,9 @@ pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
                         m.spread.1,
                         m.x_10g,
                         m.vs_chain,
-                        m.io_bound_x_10g,
+                        m.read_x_10g,
+                        m.write_x_10g,
+                        m.bound_x_10g,
                         m.serial_bound_x_10g
                     );
                 }
@@ -391,8 +405,9 @@ pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
     }
     if !out.quiet && !cli.is_empty() {
         println!(
-            "  files x 10G: reading the input and writing the output alone, no model; bound x 10G: \
-             the files and the chain one after the other, what one core reaches at best"
+            "  read, write: the input read and the output written alone, no model (x 10G); \
+             bound: the command at best, its thread reading and running the chain while its \
+             writing thread writes; serial: the same on one core, one after the other"
         );
     }
     if let Some(p) = &a.json {

@@ -16,6 +16,7 @@ use crate::format::b66::{B66Header, B66Reader, B66Writer, Scrambling};
 use crate::format::bits::BitsWriter;
 use crate::format::xgmii::{XgmiiReader, XgmiiWriter};
 use crate::format::InputError;
+use crate::outfile::OutFile;
 use crate::stream;
 use baser_engine::rx::{LockFinder, RxOptions, RxSink};
 use baser_engine::Profile;
@@ -24,7 +25,7 @@ use pcs_core::pcs::PcsTx;
 use pcs_core::scramble::{Descrambler, Scrambler, DEFAULT_STATE};
 use pcs_core::{Block, XgmiiWord};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// Options of `baser convert`.
@@ -297,7 +298,7 @@ fn write_blocks(a: &ConvertArgs, to: Kind, line: Line) -> Result<u64, Error> {
 }
 
 /// Writes the decoded transfers of each block.
-struct XgmiiSink(XgmiiWriter<BufWriter<File>>);
+struct XgmiiSink(XgmiiWriter<OutFile>);
 
 impl RxSink for XgmiiSink {
     fn words(

@@ -7,6 +7,7 @@ use crate::format::b66::Scrambling;
 use crate::format::pcap::FrameWriter;
 use crate::format::xgmii::XgmiiWriter;
 use crate::format::InputError;
+use crate::outfile::OutFile;
 use crate::report;
 use crate::stream;
 use baser_engine::coverage::Collector;
@@ -17,7 +18,6 @@ use baser_engine::Profile;
 use mac_core::rx::RxConfig;
 use pcs_core::Block;
 use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 /// Options of `baser decode`.
@@ -66,9 +66,9 @@ pub struct DecodeArgs {
 /// Writes decoded transfers and frames to files, and keeps what a check needs.
 pub struct DecodeSinks {
     /// The decoded transfers go here.
-    pub xgmii: Option<(PathBuf, XgmiiWriter<BufWriter<File>>)>,
+    pub xgmii: Option<(PathBuf, XgmiiWriter<OutFile>)>,
     /// The received frames go here.
-    pub pcap: Option<(PathBuf, FrameWriter<BufWriter<File>>)>,
+    pub pcap: Option<(PathBuf, FrameWriter<OutFile>)>,
     /// Print a line per received frame (`-v`).
     pub list: bool,
     /// The received frames are kept here.

@@ -7,6 +7,7 @@ use crate::format::pcap::FrameReader;
 use crate::format::vcd::VcdWriter;
 use crate::format::xgmii::{XgmiiReader, XgmiiWriter};
 use crate::format::InputError;
+use crate::outfile::OutFile;
 use baser_engine::inject::{Fault, FaultChannel};
 use baser_engine::tx::{TxBatch, TxChain, TxForms, TxOptions, TxSink};
 use baser_engine::Profile;
@@ -14,7 +15,6 @@ use mac_core::frame::Padding;
 use mac_core::tx::{DicMode, StartLanes, TxConfig};
 use pcs_core::gearbox::PartialWord;
 use std::fs::File;
-use std::io::BufWriter;
 use std::path::PathBuf;
 
 /// Options of `baser encode`.
@@ -70,11 +70,11 @@ pub struct EncodeArgs {
 
 /// The file sinks of `baser encode`.
 struct FileSinks {
-    xgmii: Option<(PathBuf, XgmiiWriter<BufWriter<File>>)>,
-    b66: Option<(PathBuf, B66Writer<BufWriter<File>>)>,
-    b66u: Option<(PathBuf, B66Writer<BufWriter<File>>)>,
-    bits: Option<(PathBuf, BitsWriter<BufWriter<File>>)>,
-    vcd: Option<(PathBuf, VcdWriter<BufWriter<File>>)>,
+    xgmii: Option<(PathBuf, XgmiiWriter<OutFile>)>,
+    b66: Option<(PathBuf, B66Writer<OutFile>)>,
+    b66u: Option<(PathBuf, B66Writer<OutFile>)>,
+    bits: Option<(PathBuf, BitsWriter<OutFile>)>,
+    vcd: Option<(PathBuf, VcdWriter<OutFile>)>,
     /// With `--inject`, the line blocks go through this channel before `.b66`/`.bits`.
     channel: Option<FaultChannel>,
 }

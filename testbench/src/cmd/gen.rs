@@ -210,7 +210,7 @@ fn write_files(dir: &Path, g: &Generated, made_by: &str, bit_offset: u32) -> Res
     report::write_json(&p, e).map_err(output(&p))?;
 
     let p = dir.join("outcomes.txt");
-    let mut w = std::io::BufWriter::new(create(&p)?);
+    let mut w = create(&p)?;
     writeln!(w, "# {made_by}").map_err(output(&p))?;
     writeln!(
         w,
