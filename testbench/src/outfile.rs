@@ -255,13 +255,34 @@ mod tests {
     }
 
     #[test]
-    fn a_file_is_created_and_written() {
+    fn a_file_is_created_and_what_an_earlier_run_left_is_gone() {
         let p = std::env::temp_dir().join(format!("baser-outfile-{}", std::process::id()));
         let mut f = OutFile::create(&p).unwrap();
         f.write_all(b"0123456789").unwrap();
         f.flush().unwrap();
         drop(f);
         assert_eq!(std::fs::read(&p).unwrap(), b"0123456789");
+        // Shorter over longer: the rest of the old file is gone.
+        let mut f = OutFile::create(&p).unwrap();
+        f.write_all(b"ab").unwrap();
+        f.flush().unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"ab");
+        drop(f);
+        // Nothing written: empty.
+        let mut f = OutFile::create(&p).unwrap();
+        f.flush().unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"");
+        drop(f);
         std::fs::remove_file(&p).unwrap();
+    }
+
+    #[test]
+    fn a_directory_or_a_missing_folder_is_an_error_at_once() {
+        assert!(OutFile::create(&std::env::temp_dir()).is_err());
+        let missing = std::env::temp_dir().join("baser-outfile-no-such-folder/x");
+        assert_eq!(
+            OutFile::create(&missing).err().map(|e| e.kind()),
+            Some(io::ErrorKind::NotFound)
+        );
     }
 }
