@@ -36,15 +36,7 @@ impl OutFile {
     /// # Errors
     /// The file cannot be created, or the thread cannot be started.
     pub fn create(path: &Path) -> io::Result<Self> {
-        Self::new(File::create(path)?)
-    }
-
-    /// Writes to `file` from a new thread.
-    ///
-    /// # Errors
-    /// The thread cannot be started.
-    pub fn new(file: File) -> io::Result<Self> {
-        Self::with_writer(file)
+        Self::with_writer(File::create(path)?)
     }
 
     fn with_writer<W: Write + Send + 'static>(mut w: W) -> io::Result<Self> {
