@@ -251,6 +251,8 @@ pub fn named(p: &Path, e: std::io::Error) -> std::io::Error {
     std::io::Error::new(e.kind(), format!("{}: cannot write: {e}", p.display()))
 }
 
+/// Creates an output file, written by a thread of its own ([`OutFile`]); a file that cannot
+/// be created is an error naming it.
 pub fn create(p: &Path) -> Result<OutFile, Error> {
     OutFile::create(p).map_err(|e| Error::Output(p.to_path_buf(), e))
 }

@@ -48,8 +48,7 @@ impl<W: Write> BitsWriter<W> {
         Ok(())
     }
 
-    /// Writes the bytes held: a piece as large as a [`crate::command::create`] buffer or
-    /// larger goes to the file without a second copy.
+    /// Hands the bytes held to the writer in one piece.
     fn write_held(&mut self) -> std::io::Result<()> {
         self.inner.write_all(&self.bytes)?;
         self.bytes.clear();
