@@ -128,6 +128,9 @@ impl Write for OutFile {
         Ok(n)
     }
 
+    /// As the default, without its loop's checks: `write` takes something of every non-empty
+    /// piece or fails. The pcap writer calls this twice per frame: with the default,
+    /// `decode .bits --pcap` at 64 octets ran 8.6 % more instructions (callgrind).
     fn write_all(&mut self, mut data: &[u8]) -> io::Result<()> {
         while !data.is_empty() {
             let n = self.write(data)?;

@@ -6,9 +6,6 @@ use pcs_core::gearbox::{PartialWord, TxGearbox};
 use pcs_core::Block;
 use std::io::Write;
 
-/// Bytes gathered before they are written.
-const WRITE_BYTES: usize = 1 << 16;
-
 /// Writes a bit stream: serial words from the TX chain's gearbox, or blocks one at a time.
 pub struct BitsWriter<W: Write> {
     inner: W,
@@ -40,19 +37,12 @@ impl<W: Write> BitsWriter<W> {
     /// # Errors
     /// The writer failed.
     pub fn write_words(&mut self, words: &[u64]) -> std::io::Result<()> {
+        // The writer buffers (the commands' output files gather 256 KiB): the words are only
+        // turned into bytes here.
+        self.bytes.clear();
         self.bytes
             .extend(words.iter().flat_map(|w| w.to_le_bytes()));
-        if self.bytes.len() >= WRITE_BYTES {
-            self.write_held()?;
-        }
-        Ok(())
-    }
-
-    /// Hands the bytes held to the writer in one piece.
-    fn write_held(&mut self) -> std::io::Result<()> {
-        self.inner.write_all(&self.bytes)?;
-        self.bytes.clear();
-        Ok(())
+        self.inner.write_all(&self.bytes)
     }
 
     /// Writes the last partial word (given, or held from [`BitsWriter::write`]) as whole
@@ -61,7 +51,6 @@ impl<W: Write> BitsWriter<W> {
     /// # Errors
     /// The writer failed.
     pub fn finish(mut self, tail: Option<PartialWord<u64>>) -> std::io::Result<u32> {
-        self.write_held()?;
         let pad = match tail.or_else(|| self.gearbox.flush()) {
             Some(p) => {
                 let n = p.valid_bits.div_ceil(8) as usize;
@@ -95,7 +84,7 @@ mod tests {
 
     #[test]
     fn words_written_in_any_pieces_come_out_whole_and_in_order() {
-        // Pieces below and above the bytes gathered before a write, then a partial word.
+        // Pieces of one word to more than 64 KiB, then a partial word.
         let words: Vec<u64> = (0..40_000u64)
             .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
             .collect();
