@@ -345,6 +345,10 @@ pub struct FrameQueue {
 }
 
 impl RxSink for FrameQueue {
+    fn wants_words(&self) -> bool {
+        false
+    }
+
     fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
         self.frames.push_back(f.to_owned());
         Ok(())

@@ -27,7 +27,7 @@ use pcs_core::align::{AlignedBlock, BlockAligner};
 use pcs_core::decode::RxEvent;
 use pcs_core::gearbox::TxGearbox;
 use pcs_core::lock::LockAction;
-use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsRxStep};
+use pcs_core::pcs::{LongRuns, PcsRx, PcsRxConfig, PcsRxStep};
 use pcs_core::scramble::{Descrambler, DEFAULT_STATE};
 use pcs_core::{Block, XgmiiWord};
 use serde::Serialize;
@@ -340,6 +340,13 @@ pub trait RxSink {
         false
     }
 
+    /// Whether [`RxSink::words`] is wanted (it is, unless the sink says not). A sink that says
+    /// not is never given transfers, only frames and events: the chain then writes the data of
+    /// long runs inside a frame straight into the frame, without transfers.
+    fn wants_words(&self) -> bool {
+        true
+    }
+
     /// Decoded transfers; `first` is the index of the first (= its block index). `blocks`
     /// (when asked for) are the descrambled blocks they came from (`None` for a transfer
     /// without one, such as the XGMII input's).
@@ -378,10 +385,18 @@ pub trait RxSink {
 }
 
 /// Counts only.
-impl RxSink for () {}
+impl RxSink for () {
+    fn wants_words(&self) -> bool {
+        false
+    }
+}
 
 /// Keeps the frames.
 impl RxSink for Vec<ReceivedFrame> {
+    fn wants_words(&self) -> bool {
+        false
+    }
+
     fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
         self.push(f.to_owned());
         Ok(())
@@ -400,6 +415,8 @@ struct Back<K: RxSink> {
     /// Frames per class, indexed as [`CLASSES`].
     classes: [u64; 8],
     sink: K,
+    /// [`RxSink::wants_words`].
+    wants_words: bool,
     max_events: usize,
     error: Option<std::io::Error>,
     /// The last errored block counted, and its event.
@@ -413,7 +430,7 @@ impl<K: RxSink> Back<K> {
         if words.is_empty() {
             return;
         }
-        if self.error.is_none() {
+        if self.wants_words && self.error.is_none() {
             if let Err(e) = self.sink.words(self.index, words, blocks) {
                 self.error = Some(e);
             }
@@ -614,6 +631,7 @@ impl<K: RxSink> RxChain<K> {
                 index: 0,
                 summary,
                 classes: [0; 8],
+                wants_words: sink.wants_words(),
                 sink,
                 max_events: opt.max_events,
                 error: None,
@@ -875,37 +893,80 @@ impl<K: RxSink> RxChain<K> {
         // (every invalid header while locked enters BER_BAD_SH); counters near saturation
         // take the per-block path.
         let (ber, errored) = (self.pcs.status.ber_count(), self.pcs.status.errored_count());
+        let mut rest = batch;
         if !self.wants_blocks && !self.hi_ber && block_lock && ber.max(errored) < 1 << 21 {
-            let saved = self.pcs;
-            let r = self.pcs.decode_slice(batch, true, &mut self.words);
-            // Every block that enters RX_E counts in the errored-blocks counter, exactly
-            // while it is below saturation.
-            let quiet = r.consumed == batch.len()
-                && !self.pcs.ber.hi_ber()
-                && self.pcs.status.ber_count() == ber
-                && self.pcs.status.errored_count() == errored;
-            if quiet {
+            // A sink that wants no transfers has the long data runs inside a frame go straight
+            // into the frame: the batch is decoded in pieces that end in front of one.
+            let mut long_runs = if self.back.wants_words {
+                LongRuns::Decode
+            } else {
+                LongRuns::Stop
+            };
+            loop {
+                let saved = self.pcs;
+                let r = self
+                    .pcs
+                    .decode_slice(rest, true, &mut self.words, long_runs);
+                // Every block that enters RX_E counts in the errored-blocks counter, exactly
+                // while it is below saturation.
+                let quiet = (r.consumed == rest.len() || r.at_long_run)
+                    && !self.pcs.ber.hi_ber()
+                    && self.pcs.status.ber_count() == ber
+                    && self.pcs.status.errored_count() == errored;
+                if !quiet {
+                    self.pcs = saved;
+                    break;
+                }
                 self.link(true);
                 self.link_up_pending = true;
-                self.n += batch.len() as u64;
+                self.n += r.consumed as u64;
                 self.pending_block = None;
                 // When the decoder's short arrows decided every transfer, none is an ordered set.
                 self.emit_checked(r.written, r.by_diagram > 0);
-                return;
+                rest = rest.get(r.consumed..).unwrap_or_default();
+                if r.at_long_run {
+                    let k = self.data_run(rest);
+                    rest = rest.get(k..).unwrap_or_default();
+                    // A run the frame did not take is decoded as transfers.
+                    if k == 0 {
+                        long_runs = LongRuns::Decode;
+                    }
+                }
+                if rest.is_empty() {
+                    return;
+                }
             }
-            self.pcs = saved;
-            if batch.len() > EVENT_PIECE {
-                let (a, b) = batch.split_at(batch.len() / 2);
+            if rest.len() > EVENT_PIECE {
+                let (a, b) = rest.split_at(rest.len() / 2);
                 self.pcs_batch(a, block_lock);
                 self.pcs_batch(b, block_lock);
                 return;
             }
         }
         let mut k = 0;
-        for &b in batch {
+        for &b in rest {
             self.pcs_block(b, block_lock, &mut k);
         }
         self.emit(k);
+    }
+
+    /// A long run of data blocks (the decoder stopped in front of it, locked, in the steady
+    /// state), its transfers written by the decoder straight into the frame the MAC is
+    /// receiving; returns the blocks taken (0 when the MAC is not in a frame's data or its
+    /// buffer is full, or the link fault monitor is counting columns).
+    fn data_run(&mut self, line: &[Block]) -> usize {
+        // Out of INIT, the link fault monitor counts every column.
+        if self.back.fault.state() != LinkFaultState::Init {
+            return 0;
+        }
+        let pcs = &mut self.pcs;
+        let k = self
+            .back
+            .mac
+            .take_data_run(|octets| pcs.decode_data_run(line, true, octets));
+        self.back.index += k as u64;
+        self.n += k as u64;
+        k
     }
 
     /// One line block through the per-block path; its decided transfer (if any) is put at
@@ -1125,10 +1186,12 @@ mod tests {
     use crate::tx::{TxChain, TxOptions, VecSink};
     use proptest::prelude::*;
 
-    /// Records everything, and asks for the blocks (forcing the per-block path) or not.
+    /// Records everything, and asks for the blocks (forcing the per-block path) or not; or
+    /// records only the frames (`frames_only`: long data runs then go straight into frames).
     #[derive(Default)]
     struct Rec {
         blocks: bool,
+        frames_only: bool,
         words: Vec<XgmiiWord>,
         frames: Vec<ReceivedFrame>,
     }
@@ -1136,6 +1199,9 @@ mod tests {
     impl RxSink for Rec {
         fn wants_blocks(&self) -> bool {
             self.blocks
+        }
+        fn wants_words(&self) -> bool {
+            !self.frames_only
         }
         fn words(
             &mut self,
@@ -1215,20 +1281,50 @@ mod tests {
         feed: impl FnOnce(&mut RxChain<Rec>),
         blocks: bool,
     ) -> (PcsSummary, FrameCounts, Rec) {
+        let rec = Rec {
+            blocks,
+            ..Rec::default()
+        };
+        run_with(input, feed, rec)
+    }
+
+    fn run_with(
+        input: RxInput,
+        feed: impl FnOnce(&mut RxChain<Rec>),
+        rec: Rec,
+    ) -> (PcsSummary, FrameCounts, Rec) {
         let opt = RxOptions {
             max_events: 1000,
             ..RxOptions::default()
         };
-        let mut c = RxChain::new(
-            &opt,
-            input,
-            Rec {
-                blocks,
-                ..Rec::default()
-            },
-        );
+        let mut c = RxChain::new(&opt, input, rec);
         feed(&mut c);
         c.finish().unwrap()
+    }
+
+    /// Frames only (the sink wants no transfers): the same summary, counts and frames as
+    /// `slow`'s, and no transfer given.
+    fn same_frames(
+        a: &(PcsSummary, FrameCounts, Rec),
+        b: &(PcsSummary, FrameCounts, Rec),
+    ) -> Result<(), TestCaseError> {
+        prop_assert_eq!(
+            serde_json::to_string(&a.0).ok(),
+            serde_json::to_string(&b.0).ok()
+        );
+        prop_assert_eq!(
+            serde_json::to_string(&a.1).ok(),
+            serde_json::to_string(&b.1).ok()
+        );
+        prop_assert!(a.2.words.is_empty());
+        prop_assert_eq!(
+            serde_json::to_string(&a.2.frames).ok(),
+            serde_json::to_string(&b.2.frames).ok()
+        );
+        for (x, y) in a.2.frames.iter().zip(&b.2.frames) {
+            prop_assert_eq!(&x.data, &y.data);
+        }
+        Ok(())
     }
 
     fn same(
@@ -1290,6 +1386,8 @@ mod tests {
             let fast = run(RxInput::Serial, feed, false);
             let slow = run(RxInput::Serial, feed, true);
             same(&fast, &slow)?;
+            let frames_only = Rec { frames_only: true, ..Rec::default() };
+            same_frames(&run_with(RxInput::Serial, feed, frames_only), &slow)?;
             if flips.is_empty() && skip == 0 {
                 // (From another offset, lock may take longer than the 128 leading idles.)
                 prop_assert_eq!(fast.1.total as usize, lens.len());
@@ -1302,9 +1400,12 @@ mod tests {
                 lines[at].payload ^= 1 << (f % 64);
             }
             let input = RxInput::Blocks { scrambled: true, descrambler_state: None };
-            let fast = run(input, |c| { for ch in lines.chunks(700) { c.push_blocks(ch); } }, false);
+            let by_chunks = |c: &mut RxChain<Rec>| { for ch in lines.chunks(700) { c.push_blocks(ch); } };
+            let fast = run(input, by_chunks, false);
             let slow = run(input, |c| { for &b in &lines { c.push_blocks(&[b]); } }, true);
             same(&fast, &slow)?;
+            let frames_only = Rec { frames_only: true, ..Rec::default() };
+            same_frames(&run_with(input, by_chunks, frames_only), &slow)?;
         }
     }
 

@@ -3,7 +3,9 @@
 //! - it never panics;
 //! - the batch paths (`push_words_locked`, `decode_slice`, rolled back when a batch holds an
 //!   event) give exactly what the per-block path gives (a sink that asks for the descrambled
-//!   blocks forces that path): the same transfers, frames, counts and PCS summary.
+//!   blocks forces that path): the same transfers, frames, counts and PCS summary; a sink
+//!   that wants frames only (long data runs then go straight into frames) gets the same
+//!   frames, counts and summary, and no transfer.
 #![no_main]
 
 use baser_engine::rx::{FrameRef, RxChain, RxInput, RxOptions, RxSink};
@@ -16,6 +18,7 @@ use pcs_core::{Block, XgmiiWord};
 #[derive(Default)]
 struct Rec {
     blocks: bool,
+    frames_only: bool,
     words: Vec<XgmiiWord>,
     frames: Vec<(u64, u8, Vec<u8>)>,
 }
@@ -23,6 +26,9 @@ struct Rec {
 impl RxSink for Rec {
     fn wants_blocks(&self) -> bool {
         self.blocks
+    }
+    fn wants_words(&self) -> bool {
+        !self.frames_only
     }
     fn words(&mut self, first: u64, w: &[XgmiiWord], _: Option<&[Block]>) -> std::io::Result<()> {
         assert_eq!(first, self.words.len() as u64);
@@ -97,12 +103,13 @@ fuzz_target!(|data: &[u8]| {
         max_events: 64,
         ..RxOptions::default()
     };
-    let run = |blocks: bool| {
+    let run = |blocks: bool, frames_only: bool| {
         let mut c = RxChain::new(
             &opt,
             RxInput::Serial,
             Rec {
                 blocks,
+                frames_only,
                 ..Rec::default()
             },
         );
@@ -116,8 +123,13 @@ fuzz_target!(|data: &[u8]| {
         }
         c.finish().expect("a recording sink never fails")
     };
-    let (fp, fc, fast) = run(false);
-    let (sp, sc, slow) = run(true);
+    let (fp, fc, fast) = run(false, false);
+    let (sp, sc, slow) = run(true, false);
+    let (op, oc, only) = run(false, true);
+    assert!(only.words.is_empty(), "transfers to a sink that wants none");
+    assert_eq!(only.frames, slow.frames, "frames (frames only)");
+    assert_eq!(format!("{oc:?}"), format!("{sc:?}"), "frame counts (frames only)");
+    assert_eq!(format!("{op:?}"), format!("{sp:?}"), "PCS summary (frames only)");
     assert_eq!(fast.words, slow.words, "transfers");
     assert_eq!(fast.frames, slow.frames, "frames");
     assert_eq!(format!("{fc:?}"), format!("{sc:?}"), "frame counts");

@@ -20,7 +20,9 @@
 //!   3.33, 3.44 and 3.45 gives both counters back whole;
 //! - (descrambling) the batch path `decode_slice`, fed the same blocks in runs of one lock
 //!   status cut at uneven points, gives the same transfers and leaves the same BER monitor,
-//!   decoder, descrambler and registers.
+//!   decoder, descrambler and registers; also when it stops in front of long data runs
+//!   (`LongRuns::Stop`, cut points permitting) and `decode_data_run` takes them as octets,
+//!   into rooms of uneven size, or is called where no run is.
 #![no_main]
 
 use baser_fuzz::Input;
@@ -30,7 +32,7 @@ use pcs_core::block::{decode_block, Block, BlockClass, SyncHeader};
 use pcs_core::decode::{
     DecoderConfig, LinkDownOutput, LookAhead, RxEvent, RxLink, RxMode, RxState,
 };
-use pcs_core::pcs::{PcsRx, PcsRxConfig};
+use pcs_core::pcs::{LongRuns, PcsRx, PcsRxConfig};
 use pcs_core::scramble::STATE_MASK;
 use pcs_core::status::{STATUS_1_BLOCK_LOCK, STATUS_1_HIGH_BER, STATUS_1_RECEIVE_LINK};
 use pcs_core::XgmiiWord;
@@ -181,12 +183,30 @@ fuzz_target!(|data: &[u8]| {
             while !rest.is_empty() {
                 let take = rest.len().min(cut);
                 let room = 1 + (cut * 7) % 50;
-                let r = slice_rx.decode_slice(&rest[..take], lock, &mut out[..room]);
+                let runs = if cut % 3 == 0 {
+                    LongRuns::Decode
+                } else {
+                    LongRuns::Stop
+                };
+                let r = slice_rx.decode_slice(&rest[..take], lock, &mut out[..room], runs);
                 let (c, n) = (r.consumed, r.written);
                 assert!(r.by_diagram <= n);
                 assert!(c <= take && n <= room);
+                assert!(!r.at_long_run || runs == LongRuns::Stop);
                 got.extend_from_slice(&out[..n]);
                 rest = &rest[c..];
+                if runs == LongRuns::Stop {
+                    // The run as octets (or, where none is, nothing).
+                    let mut octets = vec![0u8; (cut * 5) % 300];
+                    let k = slice_rx.decode_data_run(rest, lock, &mut octets);
+                    assert!(k * 8 <= octets.len() && k <= rest.len());
+                    got.extend(
+                        octets.chunks_exact(8).take(k).map(|o| {
+                            XgmiiWord::from_data(u64::from_le_bytes(o.try_into().unwrap()))
+                        }),
+                    );
+                    rest = &rest[k..];
+                }
                 cut = 1 + (cut * 13 + c) % 64;
             }
             at += run;

@@ -180,7 +180,41 @@ pub struct SliceDecoded {
     /// a sequence ordered set (`/Q/`, 0x9C) or an error character: when this is 0, a link
     /// fault monitor may pass over the transfers without reading them.
     pub by_diagram: usize,
+    /// It stopped in front of a long run of data blocks inside a packet, as
+    /// [`LongRuns::Stop`] asked: [`PcsRx::decode_data_run`] takes the run.
+    pub at_long_run: bool,
 }
+
+/// Whether `line` starts with a long run of data blocks, as far as a look at every other
+/// header of the first [`LONG_RUN`] tells: packets are at least two blocks apart (a terminate
+/// and a start), so a gap between packets shows. (A lone control block inside a packet may
+/// pass unseen; the run then ends there.)
+#[inline]
+fn long_run(line: &[Block]) -> bool {
+    let Some(head) = line.first_chunk::<LONG_RUN>() else {
+        return false;
+    };
+    [0, 1, 3, 5, 7, 9, 11, 13, 15]
+        .iter()
+        .all(|&i| head.get(i).is_some_and(|b| b.sync == SyncHeader::DATA))
+}
+
+/// What [`PcsRx::decode_slice`] does at a long run of data blocks inside a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum LongRuns {
+    /// Decodes it into transfers, as any other block.
+    Decode,
+    /// Stops in front of it, for [`PcsRx::decode_data_run`] (a receiver that takes a frame's
+    /// data straight as octets).
+    Stop,
+}
+
+/// Data blocks that must follow a data block pending in `RX_D` (the 16th at least) for
+/// [`LongRuns::Stop`] to stop: a shorter run is cheaper as transfers.
+pub const LONG_RUN: usize = 16;
+// (`long_run` looks at headers 0, 1, 3, ..., 15.)
+const _: () = assert!(LONG_RUN == 16);
 
 /// The receive PCS after block lock: BER monitor, descrambler, decoder and status registers.
 ///
@@ -297,7 +331,8 @@ impl PcsRx {
 
     /// Receives `line` blocks (all with the same lock status) and writes the transfers
     /// decided into `words`; returns the blocks consumed and the transfers written. Stops
-    /// when `words` is full.
+    /// when `words` is full, and in front of a long run of data blocks inside a packet when
+    /// `long_runs` asks.
     ///
     /// Spec: IEEE 802.3 §49.2.10, §49.2.13.
     pub fn decode_slice(
@@ -305,12 +340,11 @@ impl PcsRx {
         line: &[Block],
         block_lock: bool,
         words: &mut [XgmiiWord],
+        long_runs: LongRuns,
     ) -> SliceDecoded {
-        let mut consumed = 0;
-        let mut written = 0;
-        let mut by_diagram = 0;
-        while consumed < line.len() {
-            let room = words.len().saturating_sub(written) as u64;
+        let mut d = SliceDecoded::default();
+        while d.consumed < line.len() {
+            let room = words.len().saturating_sub(d.written) as u64;
             // The steady state: locked, not hi_ber, the BER monitor waiting mid-window. A block
             // with a valid header then only lets the BER timer run (BER_TEST_SH --sh_valid-->
             // BER_TEST_SH), and the status registers only see errored blocks.
@@ -321,39 +355,36 @@ impl PcsRx {
             };
             if steady > 0 {
                 self.book_steady(false);
-                let rest = line.get(consumed..).unwrap_or_default();
+                let rest = line.get(d.consumed..).unwrap_or_default();
                 let window = rest.get(..steady as usize).unwrap_or(rest);
-                let (k, n, d) =
-                    self.decode_steady(window, words.get_mut(written..).unwrap_or_default());
+                let before = d.consumed;
+                self.decode_steady(window, words, &mut d, long_runs);
+                let k = d.consumed - before;
                 if k > 0 {
                     self.ber.take_valid_headers(k as u64);
-                    consumed += k;
-                    written += n;
-                    by_diagram += d;
+                    if d.at_long_run {
+                        break;
+                    }
                     continue;
                 }
-            } else if self.decoder.has_pending() && written >= words.len() {
+            } else if self.decoder.has_pending() && d.written >= words.len() {
                 break;
             }
             // One block the general way: off the steady state, an invalid header, or nothing
             // pending from the link up.
-            let Some(&b) = line.get(consumed) else {
+            let Some(&b) = line.get(d.consumed) else {
                 break;
             };
             if let Some(word) = self.push_word(b, block_lock) {
-                if let Some(slot) = words.get_mut(written) {
+                if let Some(slot) = words.get_mut(d.written) {
                     *slot = word;
                 }
-                written += 1;
-                by_diagram += 1;
+                d.written += 1;
+                d.by_diagram += 1;
             }
-            consumed += 1;
+            d.consumed += 1;
         }
-        SliceDecoded {
-            consumed,
-            written,
-            by_diagram,
-        }
+        d
     }
 
     /// Books a block received in the steady state (locked, not hi_ber, no BER_BAD_SH).
@@ -370,17 +401,20 @@ impl PcsRx {
 
     /// Descrambles and decodes the blocks of `window` up to the first invalid header, all in
     /// the BER monitor's steady state (which the caller advances), with the link up: runs of
-    /// data blocks inside a packet in a tight loop (`RX_D --D--> RX_D`), the blocks around
-    /// them through the decoder's short paths ([`quick_arrow`]), anything else through the
-    /// diagram. The descrambler state, the decoder's state and its pending block stay in
-    /// registers. Returns `(blocks taken, transfers written, of them by the diagram)`, `(0, 0,
-    /// 0)` when no block is pending from the link up; `words` has room for every block.
+    /// data blocks inside a packet in a tight loop (`RX_D --D--> RX_D`; in front of a long one
+    /// it stops, if `long_runs` asks), the blocks around them through the decoder's short
+    /// paths ([`quick_arrow`]), anything else through the diagram. The descrambler state, the
+    /// decoder's state and its pending block stay in registers. Adds to `d` the blocks taken
+    /// and the transfers written (at `words[d.written..]`, which has room for every block);
+    /// takes nothing when no block is pending from the link up.
     fn decode_steady(
         &mut self,
         window: &[Block],
         words: &mut [XgmiiWord],
-    ) -> (usize, usize, usize) {
-        let (mut consumed, mut written, mut by_diagram) = (0, 0, 0);
+        d: &mut SliceDecoded,
+        long_runs: LongRuns,
+    ) {
+        let (mut consumed, mut written) = (0, d.written);
         let look_ahead = self.decoder.config().look_ahead;
         // Descrambling needs only the line bits before each block: the state is the previous
         // line payload shifted.
@@ -388,7 +422,7 @@ impl PcsRx {
         // Nothing pending (the stream's first block), or a block from before the link came up:
         // the caller decides it the general way.
         let Some((mut state, mut pending)) = self.decoder.up_pending() else {
-            return (0, 0, 0);
+            return;
         };
         while let Some((&b, slot)) = window.get(consumed).zip(words.get_mut(written)) {
             if !b.sync.is_valid() {
@@ -406,7 +440,7 @@ impl PcsRx {
                 {
                     *slot = word;
                     written += 1;
-                    by_diagram += 1;
+                    d.by_diagram += 1;
                     if errored {
                         self.book_steady(true);
                     }
@@ -416,7 +450,9 @@ impl PcsRx {
                     Some((s, p)) => (state, pending) = (s, p),
                     None => {
                         self.descrambler = Descrambler::new(line_state);
-                        return (consumed, written, by_diagram);
+                        d.consumed += consumed;
+                        d.written = written;
+                        return;
                     }
                 }
                 continue;
@@ -430,6 +466,19 @@ impl PcsRx {
             // its last data block too (a terminate, usually), which is then pending.
             if state == RxState::Data && pending.sync == SyncHeader::DATA {
                 let rest = window.get(consumed..).unwrap_or_default();
+                if long_runs == LongRuns::Stop && long_run(rest) {
+                    // A long run: its first transfer still as a transfer (after a start in
+                    // lane 4 it ends the preamble), then stop in front of the rest.
+                    if let (Some(b), Some(slot)) = (rest.first(), words.get_mut(written)) {
+                        *slot = XgmiiWord::from_data(pending.payload);
+                        pending = Block::data(descramble_payload(line_state, b.payload));
+                        line_state = b.payload >> 6;
+                        consumed += 1;
+                        written += 1;
+                        d.at_long_run = true;
+                        break;
+                    }
+                }
                 let out = words.get_mut(written..).unwrap_or_default();
                 let mut k = 0;
                 for (b, slot) in rest.iter().zip(out.iter_mut()) {
@@ -455,7 +504,82 @@ impl PcsRx {
         }
         self.decoder.set_up_pending(state, pending);
         self.descrambler = Descrambler::new(line_state);
-        (consumed, written, by_diagram)
+        d.consumed += consumed;
+        d.written = written;
+    }
+
+    /// Takes the run of data blocks in front of which [`PcsRx::decode_slice`] stopped
+    /// ([`SliceDecoded::at_long_run`]): descrambles the leading data blocks of `line` (all with
+    /// the lock status `block_lock`) and writes the transfers they decide into `octets`, 8 octets per
+    /// transfer (lane 0 first): the pending block's data, then each data block's but the
+    /// last, which is left pending (`RX_D --D--> RX_D`: a data block's transfer is its data
+    /// whatever follows). As many as `octets` has room for and the BER monitor's steady state
+    /// allows; returns how many (each one block taken). Takes none unless locked, with a data
+    /// block pending in `RX_D` from the link up.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2.3 (Figure 49-15, `RX_D`), §49.2.13.3.
+    pub fn decode_data_run(
+        &mut self,
+        line: &[Block],
+        block_lock: bool,
+        octets: &mut [u8],
+    ) -> usize {
+        // (hi_ber needs no test of its own: a block received while it is set is decided with
+        // the link down, and `up_pending` gives no such block.)
+        if !block_lock {
+            return 0;
+        }
+        let steady = usize::try_from(self.ber.steady_headers()).unwrap_or(usize::MAX);
+        let Some((RxState::Data, mut pending)) = self.decoder.up_pending() else {
+            return 0;
+        };
+        if pending.sync != SyncHeader::DATA {
+            return 0;
+        }
+        let mut line_state = self.descrambler.state();
+        let mut k = 0;
+        let line = line.get(..steady).unwrap_or(line);
+        // Two blocks a turn while both are data blocks, then one.
+        for (two, dst) in line.chunks_exact(2).zip(octets.chunks_exact_mut(16)) {
+            let (Some(a), Some(b)) = (two.first(), two.get(1)) else {
+                break;
+            };
+            if a.sync != SyncHeader::DATA || b.sync != SyncHeader::DATA {
+                break;
+            }
+            let first = descramble_payload(line_state, a.payload);
+            if let Some((x, y)) = dst.split_first_chunk_mut::<8>() {
+                *x = pending.payload.to_le_bytes();
+                if let Some(y) = y.first_chunk_mut::<8>() {
+                    *y = first.to_le_bytes();
+                }
+            }
+            pending = Block::data(descramble_payload(a.payload >> 6, b.payload));
+            line_state = b.payload >> 6;
+            k += 2;
+        }
+        let (line, octets) = (
+            line.get(k..).unwrap_or_default(),
+            octets.get_mut(8 * k..).unwrap_or_default(),
+        );
+        for (b, dst) in line.iter().zip(octets.chunks_exact_mut(8)) {
+            if b.sync != SyncHeader::DATA {
+                break;
+            }
+            if let Some(dst) = dst.first_chunk_mut::<8>() {
+                *dst = pending.payload.to_le_bytes();
+            }
+            pending = Block::data(descramble_payload(line_state, b.payload));
+            line_state = b.payload >> 6;
+            k += 1;
+        }
+        if k > 0 {
+            self.book_steady(false);
+            self.ber.take_valid_headers(k as u64);
+            self.decoder.set_up_pending(RxState::Data, pending);
+            self.descrambler = Descrambler::new(line_state);
+        }
+        k
     }
 }
 
@@ -578,6 +702,8 @@ mod tests {
             stateless_tx in proptest::bool::ANY,
             lock_at in 0usize..80,
             locked_for in 0usize..2000,
+            stop_at_runs in proptest::bool::ANY,
+            rooms in proptest::collection::vec(0usize..330, 0..4),
         ) {
             // Packets with long data runs, idles, damaged headers; a short BER window (400
             // ticks = 100 blocks) so that runs cross window ends and hi_ber comes and goes.
@@ -621,14 +747,35 @@ mod tests {
                 .collect();
             let mut got = Vec::new();
             let mut buf = vec![XgmiiWord::default(); room];
+            let mut runs_taken = 0;
             for (mut rest, lock) in [
                 (&line[..lock_at], false),
                 (&line[lock_at..unlock_at], true),
                 (&line[unlock_at..], false),
             ] {
+                let mut declined = false;
                 while !rest.is_empty() {
                     let take = rest.len().min(chunk);
-                    let r = b.decode_slice(&rest[..take], lock, &mut buf);
+                    let long_runs = if stop_at_runs && !declined { LongRuns::Stop } else { LongRuns::Decode };
+                    let r = b.decode_slice(&rest[..take], lock, &mut buf, long_runs);
+                    proptest::prop_assert!(!r.at_long_run || long_runs == LongRuns::Stop);
+                    got.extend_from_slice(&buf[..r.written]);
+                    rest = &rest[r.consumed..];
+                    if stop_at_runs {
+                        // The run as octets, in rooms of `rooms` octets in turn (not always
+                        // whole transfers); when none is taken, the next slice decodes it.
+                        // Also where the slice did not stop: a run is taken only where one is.
+                        let room = rooms.get(runs_taken % rooms.len().max(1)).copied().unwrap_or(0);
+                        let mut octets = vec![0xee; room];
+                        let n = b.decode_data_run(rest, lock, &mut octets);
+                        proptest::prop_assert!(n * 8 <= room && n <= rest.len());
+                        got.extend(octets.chunks_exact(8).take(n).map(|c| {
+                            XgmiiWord::from_data(u64::from_le_bytes(c.try_into().unwrap()))
+                        }));
+                        rest = &rest[n..];
+                        runs_taken += 1;
+                        declined = r.at_long_run && n == 0;
+                    }
                     let written = &buf[..r.written];
                     // Only the diagram's transfers can hold /Q/ or /E/.
                     let marked = written
@@ -641,8 +788,6 @@ mod tests {
                         })
                         .count();
                     proptest::prop_assert!(marked <= r.by_diagram, "{marked} > {}", r.by_diagram);
-                    got.extend_from_slice(written);
-                    rest = &rest[r.consumed..];
                 }
             }
             proptest::prop_assert_eq!(got, want);
@@ -741,7 +886,7 @@ mod tests {
         assert_eq!(tx.encode_slice(&words, &mut line), words.len());
         let mut a = PcsRx::new(PcsRxConfig::default());
         let mut out = vec![XgmiiWord::default(); words.len()];
-        let r = a.decode_slice(&line, true, &mut out);
+        let r = a.decode_slice(&line, true, &mut out, LongRuns::Decode);
         let (c, n) = (r.consumed, r.written);
         assert_eq!((c, n), (words.len(), words.len() - 1));
         // The first transfer (the descrambler still untrained) is the diagram's; idles,

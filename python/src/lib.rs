@@ -233,6 +233,10 @@ impl RxSink for Keep {
         self.blocks.is_some()
     }
 
+    fn wants_words(&self) -> bool {
+        self.blocks.is_some()
+    }
+
     fn words(&mut self, _: u64, _: &[XgmiiWord], b: Option<&[Block]>) -> std::io::Result<()> {
         if let (Some(keep), Some(b)) = (self.blocks.as_mut(), b) {
             keep.extend_from_slice(b);

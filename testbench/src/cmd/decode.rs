@@ -102,6 +102,10 @@ impl RxSink for DecodeSinks {
         self.coverage.is_some()
     }
 
+    fn wants_words(&self) -> bool {
+        self.xgmii.is_some() || self.blocks.is_some() || self.coverage.is_some()
+    }
+
     fn rx_event(&mut self, block: u64, e: &pcs_core::decode::RxEvent) {
         if let Some(c) = self.coverage.as_mut() {
             c.rx_event(block, e);
