@@ -88,6 +88,7 @@ pub struct FoldSink {
 impl TxSink for FoldSink {
     fn forms(&self) -> TxForms {
         TxForms {
+            words: false,
             unscrambled: false,
             serial: true,
         }
@@ -109,6 +110,7 @@ pub struct SerialSink {
 impl TxSink for SerialSink {
     fn forms(&self) -> TxForms {
         TxForms {
+            words: false,
             unscrambled: false,
             serial: true,
         }

@@ -83,6 +83,7 @@ struct Queue {
 impl TxSink for Queue {
     fn forms(&self) -> TxForms {
         TxForms {
+            words: true,
             unscrambled: true,
             serial: false,
         }

@@ -19,7 +19,7 @@ use crate::profile::Profile;
 use mac_core::tx::EncodeFrameError;
 use mac_core::tx::TxConfig;
 use pcs_core::gearbox::{PartialWord, TxGearbox};
-use pcs_core::pcs::PcsTx;
+use pcs_core::pcs::{PcsTx, LONG_RUN};
 use pcs_core::{Block, ControlChar, XgmiiWord};
 use serde::Serialize;
 
@@ -28,12 +28,26 @@ use serde::Serialize;
 const BATCH: usize = 4096;
 
 /// Which forms of the stream a sink takes; the chain computes only those.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TxForms {
+    /// The XGMII transfers. Without them, [`TxBatch::words`] is empty, and the chain encodes
+    /// the long runs of data inside a frame straight from the frame's octets.
+    pub words: bool,
     /// The unscrambled blocks (the encoder's output).
     pub unscrambled: bool,
     /// Serial words from the gearbox (64 bits, bit 0 first on the wire).
     pub serial: bool,
+}
+
+/// The transfers and the line blocks.
+impl Default for TxForms {
+    fn default() -> Self {
+        Self {
+            words: true,
+            unscrambled: false,
+            serial: false,
+        }
+    }
 }
 
 /// One batch of what the TX chain produced.
@@ -41,7 +55,7 @@ pub struct TxForms {
 pub struct TxBatch<'a> {
     /// Index of the first transfer (block) of the batch.
     pub first_block: u64,
-    /// The XGMII transfers.
+    /// The XGMII transfers (none unless [`TxForms::words`]).
     pub words: &'a [XgmiiWord],
     /// The unscrambled blocks, when the sink asked for them.
     pub unscrambled: Option<&'a [Block]>,
@@ -88,6 +102,7 @@ pub struct VecSink {
 impl TxSink for VecSink {
     fn forms(&self) -> TxForms {
         TxForms {
+            words: true,
             unscrambled: true,
             serial: false,
         }
@@ -189,6 +204,9 @@ pub struct TxChain<S: TxSink> {
     words: Vec<XgmiiWord>,
     /// How many of `words` are filled.
     filled: usize,
+    /// How many of `line` are encoded already (frames whose long data run went straight from
+    /// its octets: `words` holds stale transfers in its place).
+    encoded: usize,
     unscrambled: Vec<Block>,
     line: Vec<Block>,
     serial: Vec<u64>,
@@ -250,6 +268,7 @@ impl<S: TxSink> TxChain<S> {
             sink,
             words: vec![XgmiiWord::IDLE; BATCH],
             filled: 0,
+            encoded: 0,
             unscrambled: if forms.unscrambled {
                 vec![Block::IDLE; BATCH]
             } else {
@@ -321,9 +340,36 @@ impl<S: TxSink> TxChain<S> {
         }
         // The MAC says where the /S/ goes before it writes it.
         let (word, lane) = self.mac.next_start();
-        let out = self.words.get_mut(self.filled..).unwrap_or_default();
+        let (before, out) = self.words.split_at_mut(self.filled.min(BATCH));
+        // A sink that wants no transfers: the frame's long run of data goes from its octets
+        // straight into line blocks (after the transfers before it, in order).
+        let straight = !self.forms.words && !self.forms.unscrambled && self.idle_fill.is_none();
         let n = match fcs {
             Some(_) => self.mac.encode_frame_with_fcs(&with_fcs, out),
+            None if straight => {
+                let (pcs, line, encoded, filled) = (
+                    &mut self.pcs,
+                    &mut self.line,
+                    &mut self.encoded,
+                    self.filled,
+                );
+                self.mac.encode_frame_with_run(data, out, |head, octets| {
+                    let (e, at) = (*encoded, filled + head.len());
+                    if octets.len() < 8 * LONG_RUN || at > line.len() || e > filled {
+                        return 0;
+                    }
+                    let (done, rest) = line.split_at_mut(at);
+                    let (earlier, mine) = done.split_at_mut(filled);
+                    pcs.encode_slice(
+                        before.get(e..).unwrap_or_default(),
+                        earlier.get_mut(e..).unwrap_or_default(),
+                    );
+                    pcs.encode_slice(head, mine);
+                    let took = pcs.encode_data_run(octets, rest);
+                    *encoded = at + took;
+                    took
+                })
+            }
             None => self.mac.encode_frame(data, out),
         }
         .map_err(|e| match e {
@@ -382,6 +428,7 @@ impl<S: TxSink> TxChain<S> {
                 *w = os.fill(*w);
             }
         }
+        let encoded = std::mem::take(&mut self.encoded);
         let words = self.words.get(..n).unwrap_or_default();
         let line = self.line.get_mut(..n).unwrap_or_default();
         let unscrambled = if self.forms.unscrambled {
@@ -393,7 +440,11 @@ impl<S: TxSink> TxChain<S> {
             }
             Some(&*blocks)
         } else {
-            self.pcs.encode_slice(words, line);
+            // (Past what the frames' long data runs encoded already.)
+            self.pcs.encode_slice(
+                words.get(encoded..).unwrap_or_default(),
+                line.get_mut(encoded..).unwrap_or_default(),
+            );
             None
         };
         let mut produced = 0;
@@ -414,7 +465,7 @@ impl<S: TxSink> TxChain<S> {
         if self.error.is_none() {
             let batch = TxBatch {
                 first_block: self.flushed,
-                words,
+                words: if self.forms.words { words } else { &[] },
                 unscrambled,
                 line,
                 serial: self.serial.get(..produced).unwrap_or_default(),
@@ -509,6 +560,8 @@ mod tests {
     #[derive(Default)]
     struct All {
         unscrambled: bool,
+        /// Wants no transfers (long data runs then go straight from the frames' octets).
+        no_words: bool,
         words: Vec<XgmiiWord>,
         line: Vec<Block>,
         serial: Vec<u64>,
@@ -519,12 +572,14 @@ mod tests {
     impl TxSink for All {
         fn forms(&self) -> TxForms {
             TxForms {
+                words: !self.no_words,
                 unscrambled: self.unscrambled,
                 serial: true,
             }
         }
         fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {
-            assert_eq!(b.first_block, self.words.len() as u64);
+            assert_eq!(b.first_block, self.line.len() as u64);
+            assert_eq!(b.words.is_empty(), self.no_words || b.line.is_empty());
             assert_eq!(b.unscrambled.is_some(), self.unscrambled);
             self.firsts.push(b.first_block);
             self.words.extend_from_slice(b.words);
@@ -539,13 +594,17 @@ mod tests {
     }
 
     fn run(frames: &[Vec<u8>], unscrambled: bool) -> (All, TxTotals, Vec<Placement>) {
-        let mut c = TxChain::new(
-            &TxOptions::default(),
+        run_with(
+            frames,
             All {
                 unscrambled,
                 ..All::default()
             },
-        );
+        )
+    }
+
+    fn run_with(frames: &[Vec<u8>], sink: All) -> (All, TxTotals, Vec<Placement>) {
+        let mut c = TxChain::new(&TxOptions::default(), sink);
         let places = frames.iter().map(|f| c.frame(f, None).unwrap()).collect();
         let (sink, totals) = c.finish().unwrap();
         (sink, totals, places)
@@ -560,7 +619,7 @@ mod tests {
             let (fast, ft, fp) = run(&frames, false);
             let (slow, st, sp) = run(&frames, true);
             prop_assert_eq!(ft, st);
-            prop_assert_eq!(fp, sp);
+            prop_assert_eq!(fp, sp.clone());
             prop_assert_eq!(&fast.words, &slow.words);
             prop_assert_eq!(&fast.line, &slow.line);
             prop_assert_eq!(&fast.serial, &slow.serial);
@@ -575,6 +634,14 @@ mod tests {
             prop_assert_eq!(fast.tail, gb.flush().map(|t| (t.word, t.valid_bits)));
             prop_assert_eq!(ft.blocks as usize, fast.line.len());
             prop_assert_eq!(ft.frames as usize, frames.len());
+            // No transfers wanted: long data runs straight from the octets, the same line.
+            let (only, ot, op) = run_with(&frames, All { no_words: true, ..All::default() });
+            prop_assert!(only.words.is_empty());
+            prop_assert_eq!(ot, st);
+            prop_assert_eq!(op, sp);
+            prop_assert_eq!(&only.line, &slow.line);
+            prop_assert_eq!(&only.serial, &slow.serial);
+            prop_assert_eq!(only.tail, slow.tail);
         }
     }
 

@@ -48,6 +48,7 @@ struct Bytes(Vec<u8>);
 impl TxSink for Bytes {
     fn forms(&self) -> TxForms {
         TxForms {
+            words: false,
             unscrambled: false,
             serial: true,
         }

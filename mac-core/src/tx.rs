@@ -244,7 +244,7 @@ impl<'o> Emitter<'o> {
     }
 
     /// Data octets: a lane group up to a transfer boundary, then whole `u64` reads.
-    #[inline]
+    #[inline(always)]
     fn data(&mut self, bytes: &[u8]) {
         let mut rest = bytes;
         if self.lane != 0 {
@@ -263,6 +263,24 @@ impl<'o> Emitter<'o> {
         }
         self.at += n;
         self.short_data(tail);
+    }
+
+    /// As [`Emitter::data`], with the whole transfers after the first boundary offered to
+    /// `run` first (given the transfers written so far); those it takes are skipped.
+    #[inline]
+    fn data_with_run(&mut self, bytes: &[u8], run: impl FnOnce(&[XgmiiWord], &[u8]) -> usize) {
+        let mut rest = bytes;
+        if self.lane != 0 {
+            let (head, tail) = rest.split_at(rest.len().min(8 - (self.lane & 7)));
+            self.short_data(head);
+            rest = tail;
+        }
+        let whole = rest.len() / 8;
+        let (octets, _) = rest.split_at(8 * whole);
+        let before = self.out.get(..self.at).unwrap_or_default();
+        let took = run(before, octets).min(whole);
+        self.at += took;
+        self.data(rest.get(8 * took..).unwrap_or_default());
     }
 
     fn zeros(&mut self, n: usize) {
@@ -472,7 +490,32 @@ impl<E: FcsEngine> MacTx<E> {
         };
         self.check(frame, ending, out.len())?;
         let fcs = fcs_padded_with::<E>(frame, pad);
-        let n = self.emit(frame, Ending::Fcs { pad, fcs }, out);
+        let n = self.emit(frame, Ending::Fcs { pad, fcs }, out, |_, _| 0);
+        self.count_sent(frame, frame.len() + pad + FCS_OCTETS, pad > 0);
+        Ok(n)
+    }
+
+    /// As [`MacTx::encode_frame`], with the frame's whole transfers of data (those after its
+    /// first transfer boundary that hold frame octets only) offered to `run`, for a PCS that
+    /// encodes them straight from the octets: `run` is given the transfers this call wrote
+    /// before them (owed idles, the start) and their octets, takes as many transfers as it
+    /// can from the first, and returns how many. Their places in `out` are left as they were;
+    /// the others are written. Returns the transfers of the frame, those taken included.
+    ///
+    /// # Errors
+    /// As [`MacTx::encode_frame`].
+    ///
+    /// Spec: IEEE 802.3 §4.2.3, §46.3.1.
+    pub fn encode_frame_with_run(
+        &mut self,
+        frame: &[u8],
+        out: &mut [XgmiiWord],
+        run: impl FnOnce(&[XgmiiWord], &[u8]) -> usize,
+    ) -> Result<usize, EncodeFrameError> {
+        let pad = self.config.padding.pad_octets(frame.len());
+        self.check(frame, Ending::Fcs { pad, fcs: 0 }, out.len())?;
+        let fcs = fcs_padded_with::<E>(frame, pad);
+        let n = self.emit(frame, Ending::Fcs { pad, fcs }, out, run);
         self.count_sent(frame, frame.len() + pad + FCS_OCTETS, pad > 0);
         Ok(n)
     }
@@ -490,7 +533,7 @@ impl<E: FcsEngine> MacTx<E> {
         out: &mut [XgmiiWord],
     ) -> Result<usize, EncodeFrameError> {
         self.check(frame_with_fcs, Ending::Raw, out.len())?;
-        let n = self.emit(frame_with_fcs, Ending::Raw, out);
+        let n = self.emit(frame_with_fcs, Ending::Raw, out, |_, _| 0);
         self.count_sent(frame_with_fcs, frame_with_fcs.len(), false);
         Ok(n)
     }
@@ -518,7 +561,7 @@ impl<E: FcsEngine> MacTx<E> {
         out: &mut [XgmiiWord],
     ) -> Result<usize, EncodeFrameError> {
         self.check(sent, Ending::Abort, out.len())?;
-        let n = self.emit(sent, Ending::Abort, out);
+        let n = self.emit(sent, Ending::Abort, out, |_, _| 0);
         self.stats.frames_lost_due_to_int_mac_xmit_error += 1;
         Ok(n)
     }
@@ -570,7 +613,13 @@ impl<E: FcsEngine> MacTx<E> {
     }
 
     /// Writes the owed idles and the frame; the caller has checked the buffer.
-    fn emit(&mut self, body: &[u8], ending: Ending, out: &mut [XgmiiWord]) -> usize {
+    fn emit(
+        &mut self,
+        body: &[u8],
+        ending: Ending,
+        out: &mut [XgmiiWord],
+        run: impl FnOnce(&[XgmiiWord], &[u8]) -> usize,
+    ) -> usize {
         let owed = self.start_owed();
         if owed != self.owed_idle_octets {
             // 4 idles inserted to move the start to lane 4 (StartLanes::Lane4).
@@ -588,7 +637,7 @@ impl<E: FcsEngine> MacTx<E> {
             e.put(START_LANE4_WORD);
             e.short_data(&[PREAMBLE_OCTET, PREAMBLE_OCTET, PREAMBLE_OCTET, SFD]);
         }
-        e.data(body);
+        e.data_with_run(body, run);
         let tail_ctrl = match ending {
             Ending::Fcs { pad, fcs } => {
                 e.zeros(pad);
@@ -952,6 +1001,49 @@ mod tests {
     }
 
     proptest! {
+        /// `encode_frame_with_run` writes what `encode_frame` writes, but for the transfers its
+        /// `run` takes: `run` sees the transfers written before them and the frame's octets
+        /// of every whole data transfer after the first boundary.
+        #[test]
+        fn a_run_taken_leaves_the_rest_as_encode_frame_writes_it(
+            lens in proptest::collection::vec((0usize..300, 0usize..50), 1..12),
+            dic in 0usize..3,
+        ) {
+            let dic = [DicMode::Strict, DicMode::ResetOnIdle, DicMode::Off][dic];
+            let config = TxConfig { dic, ..TxConfig::default() };
+            let (mut a, mut b) = (MacTx::new(config), MacTx::new(config));
+            for (i, &(len, cap)) in lens.iter().enumerate() {
+                let frame: Vec<u8> = (0..len).map(|k| (k * 7 + i) as u8).collect();
+                let mut want = vec![XgmiiWord::default(); a.words_needed(len)];
+                let n = a.encode_frame(&frame, &mut want).unwrap();
+                let sentinel = XgmiiWord::new(0x1234, 0xa5);
+                let mut got = vec![sentinel; want.len()];
+                let mut seen = None;
+                let m = b
+                    .encode_frame_with_run(&frame, &mut got, |head, octets| {
+                        seen = Some((head.to_vec(), octets.to_vec()));
+                        cap.min(octets.len() / 8)
+                    })
+                    .unwrap();
+                prop_assert_eq!(m, n);
+                let (head, octets) = seen.unwrap();
+                let (h, k) = (head.len(), cap.min(octets.len() / 8));
+                prop_assert_eq!(&head[..], &want[..h]);
+                // The octets: the frame's, from the first transfer boundary, whole transfers.
+                prop_assert_eq!(octets.len() % 8, 0);
+                let from = if want[h - 1] == crate::tx::START_LANE0_WORD { 0 } else { 4 };
+                let whole = (len.saturating_sub(from)) / 8;
+                prop_assert_eq!(&octets[..], &frame[from.min(len)..from.min(len) + 8 * whole]);
+                for (j, o) in octets.chunks_exact(8).enumerate() {
+                    prop_assert_eq!(want[h + j], XgmiiWord::from_data(u64::from_le_bytes(o.try_into().unwrap())));
+                }
+                prop_assert!(got[h..h + k].iter().all(|&w| w == sentinel));
+                prop_assert_eq!(&got[..h], &want[..h]);
+                prop_assert_eq!(&got[h + k..n], &want[h + k..n]);
+            }
+            prop_assert_eq!(a.stats(), b.stats());
+        }
+
         #[test]
         fn load_le_is_the_first_octets_in_order_and_zero_above(bytes in proptest::collection::vec(any::<u8>(), 0..12)) {
             let mut want = 0u64;

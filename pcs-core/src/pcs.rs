@@ -16,7 +16,9 @@ use crate::ber::{BerConfig, BerMonitor, BerStep, LockLossReset};
 use crate::block::{Block, SyncHeader};
 use crate::decode::{quick_arrow, Decoder, DecoderConfig, RxEvent, RxLink, RxState};
 use crate::encode::{Encoder, EncoderConfig, TxEvent, TxState};
-use crate::scramble::{descramble_payload, scramble_pair, Descrambler, Scrambler};
+use crate::scramble::{
+    descramble_payload, scramble_pair, scramble_payload, Descrambler, Scrambler,
+};
 use crate::status::{HighOrderCounters, PcsBlockEvents, PcsStatus};
 use crate::xgmii::XgmiiWord;
 
@@ -96,6 +98,39 @@ impl PcsTx {
             };
         }
         n
+    }
+
+    /// Inside a packet (the encoder in `TX_D`): encodes and scrambles whole transfers of data
+    /// `octets`, 8 per transfer (lane 0 first), into data blocks (`TX_D --D--> TX_D`), as
+    /// many as `line` has room for; returns how many. Takes none unless in `TX_D`.
+    ///
+    /// Spec: IEEE 802.3 §49.2.5 (TX_D --D--> TX_D), §49.2.6.
+    pub fn encode_data_run(&mut self, octets: &[u8], line: &mut [Block]) -> usize {
+        if self.encoder.state() != TxState::Data {
+            return 0;
+        }
+        // As `scramble_data_pairs`: the last line payload in a register, two blocks a turn.
+        let mut last = self.scrambler.state() << 6;
+        let mut taken = 0;
+        for (o, l) in octets.chunks_exact(16).zip(line.chunks_exact_mut(2)) {
+            let (Some((a, b)), [l0, l1]) = (o.split_first_chunk::<8>(), l) else {
+                break;
+            };
+            let b = b.first_chunk::<8>().copied().unwrap_or_default();
+            let (s0, s1) = scramble_pair(last >> 6, u64::from_le_bytes(*a), u64::from_le_bytes(b));
+            *l0 = Block::data(s0);
+            *l1 = Block::data(s1);
+            last = s1;
+            taken += 2;
+        }
+        let rest = octets.get(8 * taken..).unwrap_or_default();
+        if let (Some(o), Some(l)) = (rest.first_chunk::<8>(), line.get_mut(taken)) {
+            *l = Block::data(scramble_payload(last >> 6, u64::from_le_bytes(*o)));
+            last = l.payload;
+            taken += 1;
+        }
+        self.scrambler = Scrambler::new(last >> 6);
+        taken
     }
 
     /// The encoder in TX_D: scrambles pairs of data transfers into data blocks, the
@@ -448,12 +483,7 @@ impl PcsRx {
                 // The diagram left this block pending, received with the link up.
                 match self.decoder.up_pending() {
                     Some((s, p)) => (state, pending) = (s, p),
-                    None => {
-                        self.descrambler = Descrambler::new(line_state);
-                        d.consumed += consumed;
-                        d.written = written;
-                        return;
-                    }
+                    None => return self.steady_done(d, line_state, consumed, written),
                 }
                 continue;
             };
@@ -503,6 +533,17 @@ impl PcsRx {
             }
         }
         self.decoder.set_up_pending(state, pending);
+        self.steady_done(d, line_state, consumed, written);
+    }
+
+    /// How [`PcsRx::decode_steady`] ends: the descrambler's state, and what it took and wrote.
+    fn steady_done(
+        &mut self,
+        d: &mut SliceDecoded,
+        line_state: u64,
+        consumed: usize,
+        written: usize,
+    ) {
         self.descrambler = Descrambler::new(line_state);
         d.consumed += consumed;
         d.written = written;
@@ -573,12 +614,11 @@ impl PcsRx {
             line_state = b.payload >> 6;
             k += 1;
         }
-        if k > 0 {
-            self.book_steady(false);
-            self.ber.take_valid_headers(k as u64);
-            self.decoder.set_up_pending(RxState::Data, pending);
-            self.descrambler = Descrambler::new(line_state);
-        }
+        // (With none taken, this leaves everything as it was.)
+        self.book_steady(false);
+        self.ber.take_valid_headers(k as u64);
+        self.decoder.set_up_pending(RxState::Data, pending);
+        self.descrambler = Descrambler::new(line_state);
         k
     }
 }
@@ -872,10 +912,84 @@ mod tests {
             proptest::prop_assert_eq!(fast.encode_slice(&words, &mut line), words.len());
             let mut slow = PcsTx::new(config, 7);
             let want: Vec<Block> = words.iter().map(|&w| slow.step(w).0).collect();
-            proptest::prop_assert_eq!(line, want);
+            proptest::prop_assert_eq!(&line, &want);
             proptest::prop_assert_eq!(fast.encoder.state(), slow.encoder.state());
             proptest::prop_assert_eq!(fast.scrambler.state(), slow.scrambler.state());
+            // Runs of data transfers given as octets to `encode_data_run` (into rooms of 0..8
+            // blocks), the other transfers one by one: the same line.
+            let mut runs = PcsTx::new(config, 7);
+            let mut got = Vec::new();
+            let (mut i, mut turn) = (0, lead);
+            while i < words.len() {
+                let octets: Vec<u8> = words[i..]
+                    .iter()
+                    .take_while(|w| w.ctrl == 0)
+                    .flat_map(|w| w.data.to_le_bytes())
+                    .collect();
+                let mut room = vec![Block::IDLE; turn % 9];
+                turn += 5;
+                let in_data = runs.encoder.state() == TxState::Data;
+                let k = runs.encode_data_run(&octets, &mut room);
+                // In TX_D, as many as there are and fit; else none.
+                let expect = if in_data { room.len().min(octets.len() / 8) } else { 0 };
+                proptest::prop_assert_eq!(k, expect);
+                got.extend_from_slice(&room[..k]);
+                i += k;
+                if let Some(&w) = words.get(i) {
+                    let mut one = [Block::IDLE];
+                    runs.encode_slice(&[w], &mut one);
+                    got.push(one[0]);
+                    i += 1;
+                }
+            }
+            proptest::prop_assert_eq!(&got, &want);
+            proptest::prop_assert_eq!(runs.encoder.state(), slow.encoder.state());
+            proptest::prop_assert_eq!(runs.scrambler.state(), slow.scrambler.state());
         }
+    }
+
+    #[test]
+    fn a_long_data_run_stops_the_slice_and_goes_straight_to_octets() {
+        // Idles, a start, 40 data transfers, a terminate, idles.
+        let mut words = vec![XgmiiWord::IDLE; 20];
+        words.push(XgmiiWord::new(0xd555_5555_5555_55fb, 0x01));
+        words.extend((0..40u64).map(|i| XgmiiWord::from_data((i * 0x0101_0101_0101_0101) ^ 7)));
+        words.push(XgmiiWord::new(0x0707_0707_07fd_0102, 0xfc));
+        words.extend([XgmiiWord::IDLE; 20]);
+        let mut tx = PcsTx::new(EncoderConfig::default(), 3);
+        let mut line = vec![Block::IDLE; words.len()];
+        tx.encode_slice(&words, &mut line);
+        let mut rx = PcsRx::new(PcsRxConfig::default());
+        let mut buf = vec![XgmiiWord::IDLE; words.len()];
+        // Decoding them as transfers does not stop.
+        let mut other = rx;
+        let r = other.decode_slice(&line, true, &mut buf, LongRuns::Decode);
+        assert_eq!((r.consumed, r.at_long_run), (line.len(), false));
+        // Stopping: after the start's transfer and the first data transfer (block 21), with
+        // block 22 pending.
+        let r = rx.decode_slice(&line, true, &mut buf, LongRuns::Stop);
+        assert!(r.at_long_run);
+        assert_eq!(r.consumed, 23);
+        assert_eq!(&buf[r.written - 2..r.written], &words[20..22]);
+        // Not locked: nothing taken.
+        let mut octets = vec![0u8; 8 * 50];
+        let mut unlocked = rx;
+        assert_eq!(unlocked.decode_data_run(&line[23..], false, &mut octets), 0);
+        // The run: the transfers of blocks 22..=59, block 60 (the last data block) pending.
+        let k = rx.decode_data_run(&line[23..], true, &mut octets);
+        assert_eq!(k, 38);
+        for (i, o) in octets.chunks_exact(8).take(k).enumerate() {
+            assert_eq!(
+                u64::from_le_bytes(o.try_into().unwrap()),
+                words[22 + i].data
+            );
+        }
+        // Not at a run (the terminate is next): nothing taken.
+        let mut again = rx;
+        let r = again.decode_slice(&line[61..], true, &mut buf, LongRuns::Stop);
+        assert!(!r.at_long_run);
+        assert_eq!(&buf[..2], &words[60..62]);
+        assert_eq!(rx.decode_data_run(&line[61..], true, &mut octets), 0);
     }
 
     #[test]

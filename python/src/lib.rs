@@ -132,6 +132,7 @@ struct EncodeSink {
 impl baser_engine::tx::TxSink for EncodeSink {
     fn forms(&self) -> baser_engine::tx::TxForms {
         baser_engine::tx::TxForms {
+            words: true,
             unscrambled: true,
             serial: true,
         }

@@ -82,6 +82,7 @@ struct FileSinks {
 impl TxSink for FileSinks {
     fn forms(&self) -> TxForms {
         TxForms {
+            words: self.xgmii.is_some() || self.vcd.is_some(),
             unscrambled: self.b66u.is_some(),
             serial: self.bits.is_some() && self.channel.is_none(),
         }
