@@ -343,7 +343,10 @@ impl<S: TxSink> TxChain<S> {
         let (before, out) = self.words.split_at_mut(self.filled.min(BATCH));
         // A sink that wants no transfers: the frame's long run of data goes from its octets
         // straight into line blocks (after the transfers before it, in order).
-        let straight = !self.forms.words && !self.forms.unscrambled && self.idle_fill.is_none();
+        let straight = !self.forms.words
+            && !self.forms.unscrambled
+            && self.idle_fill.is_none()
+            && data.len() >= 8 * (LONG_RUN + 1);
         let n = match fcs {
             Some(_) => self.mac.encode_frame_with_fcs(&with_fcs, out),
             None if straight => {
@@ -355,7 +358,7 @@ impl<S: TxSink> TxChain<S> {
                 );
                 self.mac.encode_frame_with_run(data, out, |head, octets| {
                     let (e, at) = (*encoded, filled + head.len());
-                    if octets.len() < 8 * LONG_RUN || at > line.len() || e > filled {
+                    if at > line.len() || e > filled {
                         return 0;
                     }
                     let (done, rest) = line.split_at_mut(at);
