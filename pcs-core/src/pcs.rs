@@ -558,7 +558,7 @@ impl PcsRx {
     /// allows; returns how many (each one block taken). Takes none unless locked, with a data
     /// block pending in `RX_D` from the link up.
     ///
-    /// Spec: IEEE 802.3 §49.2.13.2.3 (Figure 49-15, `RX_D`), §49.2.13.3.
+    /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram (`RX_D`), §49.2.13.3.
     pub fn decode_data_run(
         &mut self,
         line: &[Block],
