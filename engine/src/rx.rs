@@ -646,7 +646,10 @@ impl<K: RxSink> RxChain<K> {
             bits: 0,
             units: TxGearbox::new(),
             unit_words: Vec::new(),
-            blocks: vec![Block::IDLE; BATCH],
+            // One block and then whole groups of 32: the gearbox cuts a first block on its own
+            // and the rest 32 at a time, and a batch of 1 + 32k blocks leaves none to cut one
+            // by one (512: 31 of them, 2 instructions a block).
+            blocks: vec![Block::IDLE; BATCH + 1],
             aligned: vec![
                 AlignedBlock {
                     block: Block::IDLE,
@@ -656,8 +659,8 @@ impl<K: RxSink> RxChain<K> {
                 };
                 BATCH
             ],
-            words: vec![XgmiiWord::IDLE; BATCH + 1],
-            dblocks: vec![Block::IDLE; BATCH + 1],
+            words: vec![XgmiiWord::IDLE; BATCH + 2],
+            dblocks: vec![Block::IDLE; BATCH + 2],
             serial: Vec::with_capacity(BATCH),
         }
     }
