@@ -580,24 +580,32 @@ impl PcsRx {
         let mut line_state = self.descrambler.state();
         let mut k = 0;
         let line = line.get(..steady).unwrap_or(line);
-        // Two blocks a turn while both are data blocks, then one.
-        for (two, dst) in line.chunks_exact(2).zip(octets.chunks_exact_mut(16)) {
-            let (Some(a), Some(b)) = (two.first(), two.get(1)) else {
+        // Four blocks a turn while all are data blocks, then one at a time.
+        for (four, dst) in line.chunks_exact(4).zip(octets.chunks_exact_mut(32)) {
+            let [a, b, c, d] = four else {
                 break;
             };
-            if a.sync != SyncHeader::DATA || b.sync != SyncHeader::DATA {
+            if a.sync != SyncHeader::DATA
+                || b.sync != SyncHeader::DATA
+                || c.sync != SyncHeader::DATA
+                || d.sync != SyncHeader::DATA
+            {
                 break;
             }
-            let first = descramble_payload(line_state, a.payload);
-            if let Some((x, y)) = dst.split_first_chunk_mut::<8>() {
-                *x = pending.payload.to_le_bytes();
-                if let Some(y) = y.first_chunk_mut::<8>() {
-                    *y = first.to_le_bytes();
+            let out = [
+                pending.payload,
+                descramble_payload(line_state, a.payload),
+                descramble_payload(a.payload >> 6, b.payload),
+                descramble_payload(b.payload >> 6, c.payload),
+            ];
+            for (o, x) in dst.chunks_exact_mut(8).zip(out) {
+                if let Some(o) = o.first_chunk_mut::<8>() {
+                    *o = x.to_le_bytes();
                 }
             }
-            pending = Block::data(descramble_payload(a.payload >> 6, b.payload));
-            line_state = b.payload >> 6;
-            k += 2;
+            pending = Block::data(descramble_payload(c.payload >> 6, d.payload));
+            line_state = d.payload >> 6;
+            k += 4;
         }
         let (line, octets) = (
             line.get(k..).unwrap_or_default(),
