@@ -34,6 +34,9 @@ use serde::Serialize;
 
 /// Blocks per batch: small enough to stay in the L1 cache.
 const BATCH: usize = 512;
+/// Serial words converted from bytes at a time: several batches, so that only the last
+/// batch of a piece leaves blocks for the gearbox to cut one by one.
+const SERIAL_PIECE: usize = 8 * BATCH;
 /// The smallest piece of a batch the batch path is tried on again after an event in it.
 const EVENT_PIECE: usize = 32;
 
@@ -661,7 +664,7 @@ impl<K: RxSink> RxChain<K> {
             ],
             words: vec![XgmiiWord::IDLE; BATCH + 2],
             dblocks: vec![Block::IDLE; BATCH + 2],
-            serial: Vec::with_capacity(BATCH),
+            serial: Vec::with_capacity(SERIAL_PIECE),
         }
     }
 
@@ -747,7 +750,7 @@ impl<K: RxSink> RxChain<K> {
             words.clear();
             words.extend(
                 (&mut chunks)
-                    .take(BATCH)
+                    .take(SERIAL_PIECE)
                     .map(|c| c.first_chunk::<8>().map_or(0, |w| u64::from_le_bytes(*w))),
             );
             if words.is_empty() {
