@@ -979,8 +979,20 @@ mod tests {
         assert!(r.at_long_run);
         assert_eq!(r.consumed, 23);
         assert_eq!(&buf[r.written - 2..r.written], &words[20..22]);
-        // Not locked: nothing taken.
+        // A control block among the data blocks, at each place of a turn of four: the run
+        // ends in front of it.
         let mut octets = vec![0u8; 8 * 50];
+        for p in 0..8 {
+            let mut cut = line.clone();
+            cut[23 + p].sync = SyncHeader::CONTROL;
+            let mut at = rx;
+            assert_eq!(
+                at.decode_data_run(&cut[23..], true, &mut octets),
+                p,
+                "at {p}"
+            );
+        }
+        // Not locked: nothing taken.
         let mut unlocked = rx;
         assert_eq!(unlocked.decode_data_run(&line[23..], false, &mut octets), 0);
         // The run: the transfers of blocks 22..=59, block 60 (the last data block) pending.
