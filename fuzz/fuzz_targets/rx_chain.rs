@@ -129,8 +129,16 @@ fuzz_target!(|data: &[u8]| {
     let (op, oc, only) = run(false, true);
     assert!(only.words.is_empty(), "transfers to a sink that wants none");
     assert_eq!(only.frames, slow.frames, "frames (frames only)");
-    assert_eq!(format!("{oc:?}"), format!("{sc:?}"), "frame counts (frames only)");
-    assert_eq!(format!("{op:?}"), format!("{sp:?}"), "PCS summary (frames only)");
+    assert_eq!(
+        format!("{oc:?}"),
+        format!("{sc:?}"),
+        "frame counts (frames only)"
+    );
+    assert_eq!(
+        format!("{op:?}"),
+        format!("{sp:?}"),
+        "PCS summary (frames only)"
+    );
     assert_eq!(fast.words, slow.words, "transfers");
     assert_eq!(fast.frames, slow.frames, "frames");
     assert_eq!(format!("{fc:?}"), format!("{sc:?}"), "frame counts");
