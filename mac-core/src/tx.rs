@@ -243,9 +243,11 @@ impl<'o> Emitter<'o> {
         self.lanes(load_le(bytes), 0, n);
     }
 
-    /// Data octets: a lane group up to a transfer boundary, then whole `u64` reads.
+    /// Data octets: a lane group up to a transfer boundary, then whole `u64` reads. The whole
+    /// transfers are offered to `run` first (given the transfers written so far); those it
+    /// takes, from the first, are skipped.
     #[inline(always)]
-    fn data(&mut self, bytes: &[u8]) {
+    fn data(&mut self, bytes: &[u8], run: impl FnOnce(&[XgmiiWord], &[u8]) -> usize) {
         let mut rest = bytes;
         if self.lane != 0 {
             let (head, tail) = rest.split_at(rest.len().min(8 - (self.lane & 7)));
@@ -254,33 +256,18 @@ impl<'o> Emitter<'o> {
         }
         let words = rest.chunks_exact(8);
         let tail = words.remainder();
-        let slots = self.out.get_mut(self.at..).unwrap_or_default();
         let n = words.len();
-        for (slot, octets) in slots.iter_mut().zip(words) {
+        let before = self.out.get(..self.at).unwrap_or_default();
+        let took = run(before, rest.get(..8 * n).unwrap_or_default()).min(n);
+        self.at += took;
+        let slots = self.out.get_mut(self.at..).unwrap_or_default();
+        for (slot, octets) in slots.iter_mut().zip(words.skip(took)) {
             if let Some(&octets) = octets.first_chunk::<8>() {
                 *slot = XgmiiWord::from_data(u64::from_le_bytes(octets));
             }
         }
-        self.at += n;
+        self.at += n - took;
         self.short_data(tail);
-    }
-
-    /// As [`Emitter::data`], with the whole transfers after the first boundary offered to
-    /// `run` first (given the transfers written so far); those it takes are skipped.
-    #[inline]
-    fn data_with_run(&mut self, bytes: &[u8], run: impl FnOnce(&[XgmiiWord], &[u8]) -> usize) {
-        let mut rest = bytes;
-        if self.lane != 0 {
-            let (head, tail) = rest.split_at(rest.len().min(8 - (self.lane & 7)));
-            self.short_data(head);
-            rest = tail;
-        }
-        let whole = rest.len() / 8;
-        let (octets, _) = rest.split_at(8 * whole);
-        let before = self.out.get(..self.at).unwrap_or_default();
-        let took = run(before, octets).min(whole);
-        self.at += took;
-        self.data(rest.get(8 * took..).unwrap_or_default());
     }
 
     fn zeros(&mut self, n: usize) {
@@ -483,16 +470,7 @@ impl<E: FcsEngine> MacTx<E> {
         frame: &[u8],
         out: &mut [XgmiiWord],
     ) -> Result<usize, EncodeFrameError> {
-        let pad = self.config.padding.pad_octets(frame.len());
-        let ending = Ending::Fcs {
-            pad,
-            fcs: 0, // computed after the checks
-        };
-        self.check(frame, ending, out.len())?;
-        let fcs = fcs_padded_with::<E>(frame, pad);
-        let n = self.emit(frame, Ending::Fcs { pad, fcs }, out, |_, _| 0);
-        self.count_sent(frame, frame.len() + pad + FCS_OCTETS, pad > 0);
-        Ok(n)
+        self.encode_frame_with_run(frame, out, |_, _| 0)
     }
 
     /// As [`MacTx::encode_frame`], with the frame's whole transfers of data (those after its
@@ -637,7 +615,7 @@ impl<E: FcsEngine> MacTx<E> {
             e.put(START_LANE4_WORD);
             e.short_data(&[PREAMBLE_OCTET, PREAMBLE_OCTET, PREAMBLE_OCTET, SFD]);
         }
-        e.data_with_run(body, run);
+        e.data(body, run);
         let tail_ctrl = match ending {
             Ending::Fcs { pad, fcs } => {
                 e.zeros(pad);
