@@ -27,7 +27,7 @@ use pcs_core::align::{AlignedBlock, BlockAligner};
 use pcs_core::decode::RxEvent;
 use pcs_core::gearbox::TxGearbox;
 use pcs_core::lock::LockAction;
-use pcs_core::pcs::{LongRuns, PcsRx, PcsRxConfig, PcsRxStep};
+use pcs_core::pcs::{DecodedPacket, LongRuns, PcsRx, PcsRxConfig, PcsRxStep};
 use pcs_core::scramble::{Descrambler, DEFAULT_STATE};
 use pcs_core::{Block, XgmiiWord};
 use serde::Serialize;
@@ -442,40 +442,33 @@ impl<K: RxSink> Back<K> {
         if ordered_sets || self.fault.state() != LinkFaultState::Init {
             self.fault_monitor(words);
         }
-        let (classes, sink, error) = (&mut self.classes, &mut self.sink, &mut self.error);
-        let (spans, since, summary) = (&self.down_spans, self.down_since, &mut self.summary);
-        self.mac.push_slice(words, |f: &RxFrame<'_>| {
-            let b = f.start.word;
-            let link_down = since.is_some_and(|s| b >= s)
-                || spans
-                    .iter()
-                    .rev()
-                    .take_while(|&&(_, to)| to > b)
-                    .any(|&(from, to)| (from..to).contains(&b));
-            summary.frames_while_link_down += u64::from(link_down);
-            let r = FrameRef {
-                index: classes.iter().sum(),
-                class: f.class,
-                data: f.data,
-                len: f.len,
-                fcs_ok: f.fcs_ok,
-                start: Placement {
-                    block: f.start.word,
-                    lane: f.start.lane,
-                },
-                gap_octets: f.gap_octets,
-                link_down,
-            };
-            if let Some(n) = classes.get_mut(f.class as usize) {
-                *n += 1;
-            }
-            if error.is_none() {
-                if let Err(e) = sink.frame(&r) {
-                    *error = Some(e);
-                }
-            }
-        });
+        let (mac, mut frames) = self.split();
+        mac.push_slice(words, |f: &RxFrame<'_>| frames.take(f));
         self.index += words.len() as u64;
+    }
+
+    /// A packet straight into the MAC (see [`MacRx::take_packet`]); returns the transfers
+    /// taken.
+    fn packet(&mut self, fill: impl FnOnce(&mut [u8]) -> Option<DecodedPacket>) -> usize {
+        let (mac, mut frames) = self.split();
+        let k = mac.take_packet(fill, |f: &RxFrame<'_>| frames.take(f));
+        self.index += k as u64;
+        k
+    }
+
+    /// The MAC, and the rest that books the frames it receives.
+    fn split(&mut self) -> (&mut MacRx, Frames<'_, K>) {
+        (
+            &mut self.mac,
+            Frames {
+                classes: &mut self.classes,
+                sink: &mut self.sink,
+                error: &mut self.error,
+                spans: &self.down_spans,
+                since: self.down_since,
+                summary: &mut self.summary,
+            },
+        )
     }
 
     /// The transfers through the link fault monitor: every change of its status is booked.
@@ -511,6 +504,51 @@ impl<K: RxSink> Back<K> {
                     block,
                     what: e.to_string(),
                 });
+            }
+        }
+    }
+}
+
+/// What books a received frame: its class counted, its link state, the sink.
+struct Frames<'a, K> {
+    classes: &'a mut [u64; 8],
+    sink: &'a mut K,
+    error: &'a mut Option<std::io::Error>,
+    spans: &'a [(u64, u64)],
+    since: Option<u64>,
+    summary: &'a mut PcsSummary,
+}
+
+impl<K: RxSink> Frames<'_, K> {
+    fn take(&mut self, f: &RxFrame<'_>) {
+        let b = f.start.word;
+        let link_down = self.since.is_some_and(|s| b >= s)
+            || self
+                .spans
+                .iter()
+                .rev()
+                .take_while(|&&(_, to)| to > b)
+                .any(|&(from, to)| (from..to).contains(&b));
+        self.summary.frames_while_link_down += u64::from(link_down);
+        let r = FrameRef {
+            index: self.classes.iter().sum(),
+            class: f.class,
+            data: f.data,
+            len: f.len,
+            fcs_ok: f.fcs_ok,
+            start: Placement {
+                block: f.start.word,
+                lane: f.start.lane,
+            },
+            gap_octets: f.gap_octets,
+            link_down,
+        };
+        if let Some(n) = self.classes.get_mut(f.class as usize) {
+            *n += 1;
+        }
+        if self.error.is_none() {
+            if let Err(e) = self.sink.frame(&r) {
+                *self.error = Some(e);
             }
         }
     }
@@ -915,7 +953,7 @@ impl<K: RxSink> RxChain<K> {
                     .decode_slice(rest, true, &mut self.words, long_runs);
                 // Every block that enters RX_E counts in the errored-blocks counter, exactly
                 // while it is below saturation.
-                let quiet = (r.consumed == rest.len() || r.at_long_run)
+                let quiet = (r.consumed == rest.len() || r.at_long_run || r.at_packet)
                     && !self.pcs.ber.hi_ber()
                     && self.pcs.status.ber_count() == ber
                     && self.pcs.status.errored_count() == errored;
@@ -930,6 +968,10 @@ impl<K: RxSink> RxChain<K> {
                 // When the decoder's short arrows decided every transfer, none is an ordered set.
                 self.emit_checked(r.written, r.by_diagram > 0);
                 rest = rest.get(r.consumed..).unwrap_or_default();
+                if r.at_packet {
+                    let k = self.packets(rest);
+                    rest = rest.get(k..).unwrap_or_default();
+                }
                 if r.at_long_run {
                     let k = self.data_run(rest);
                     rest = rest.get(k..).unwrap_or_default();
@@ -973,6 +1015,27 @@ impl<K: RxSink> RxChain<K> {
         self.back.index += k as u64;
         self.n += k as u64;
         k
+    }
+
+    /// The packets that follow, each one whole in `line` (the decoder stopped with its start
+    /// pending, locked, in the steady state), decoded straight into the frames the MAC
+    /// receives; returns the blocks taken (0 when the link fault monitor is counting columns).
+    fn packets(&mut self, line: &[Block]) -> usize {
+        if self.back.fault.state() != LinkFaultState::Init {
+            return 0;
+        }
+        let mut taken = 0;
+        loop {
+            let rest = line.get(taken..).unwrap_or_default();
+            let pcs = &mut self.pcs;
+            let k = self.back.packet(|room| pcs.decode_packet(rest, true, room));
+            if k == 0 {
+                break;
+            }
+            taken += k;
+        }
+        self.n += taken as u64;
+        taken
     }
 
     /// One line block through the per-block path; its decided transfer (if any) is put at

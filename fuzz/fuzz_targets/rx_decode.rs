@@ -22,7 +22,9 @@
 //!   status cut at uneven points, gives the same transfers and leaves the same BER monitor,
 //!   decoder, descrambler and registers; also when it stops in front of long data runs
 //!   (`LongRuns::Stop`, cut points permitting) and `decode_data_run` takes them as octets,
-//!   into rooms of uneven size, or is called where no run is.
+//!   into rooms of uneven size, or is called where no run is; and when `decode_packet`
+//!   takes whole packets as octets (their transfers rebuilt by `DecodedPacket::transfer`),
+//!   or, where no start is pending, takes nothing and changes nothing.
 #![no_main]
 
 use baser_fuzz::Input;
@@ -206,6 +208,19 @@ fuzz_target!(|data: &[u8]| {
                         }),
                     );
                     rest = &rest[k..];
+                    // Packets as octets while they are taken (or, where no start is
+                    // pending, nothing, and nothing changed).
+                    loop {
+                        let mut octets = vec![0u8; (cut * 37) % 1600];
+                        let before = slice_rx;
+                        let Some(p) = slice_rx.decode_packet(rest, lock, &mut octets) else {
+                            assert_eq!(slice_rx, before, "a packet not taken changes nothing");
+                            break;
+                        };
+                        assert!(p.transfers <= rest.len() && p.octets <= octets.len());
+                        got.extend((0..p.transfers).map(|i| p.transfer(&octets, i).unwrap()));
+                        rest = &rest[p.transfers..];
+                    }
                 }
                 cut = 1 + (cut * 13 + c) % 64;
             }

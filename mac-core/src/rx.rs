@@ -16,6 +16,7 @@
 //!
 //! Spec: IEEE 802.3 §4.2.4.2, §4.2.9, §46.2.1, §46.3.2, §46.3.3.
 
+use pcs_core::pcs::DecodedPacket;
 use pcs_core::{ControlChar, XgmiiWord};
 
 use crate::control::{MacControl, OPCODE_PAUSE, OPCODE_PFC};
@@ -28,6 +29,9 @@ use crate::tx::{START_LANE0_WORD, START_LANE4_WORD};
 
 /// Lanes 0..3 of the transfer after a lane-4 start: three preamble octets and the SFD.
 const PREAMBLE_TAIL: u32 = 0xd555_5555;
+
+/// The seven octets after `/S/` in a frame: six preamble octets and the SFD, lane order.
+const PREAMBLE_AND_SFD: u64 = 0x00d5_5555_5555_5555;
 
 /// How a received frame (one per aligned `/S/`) is classified.
 ///
@@ -336,6 +340,44 @@ impl<const N: usize, E: FcsEngine> MacRx<N, E> {
         self.len += 8 * n;
         self.word_index = self.word_index.wrapping_add(n as u64);
         n
+    }
+
+    /// A whole packet written straight into the frame's buffer, with the idle transfers after
+    /// it: `fill` is given the buffer; it writes the data octets after the seven that follow
+    /// the `/S/` (lane 0 first) and says where the `/S/` was, what those seven octets were,
+    /// how many octets it wrote, and how many transfers the packet and its idles stand for.
+    /// The receiver takes them as [`MacRx::push`] takes those transfers: the preamble and
+    /// SFD checked, the frame reported to `on_frame` at its `/T/`. Returns the transfers
+    /// taken: 0, without calling `fill`, unless it is between frames (the transfers then go
+    /// to [`MacRx::push`]), and 0 when `fill` gives `None`.
+    ///
+    /// Spec: IEEE 802.3 §46.3.2, §46.3.3, §4.2.4.2.
+    pub fn take_packet(
+        &mut self,
+        fill: impl FnOnce(&mut [u8]) -> Option<DecodedPacket>,
+        mut on_frame: impl FnMut(&RxFrame<'_>),
+    ) -> usize {
+        if self.state != RxState::Idle {
+            return 0;
+        }
+        let Some(p) = fill(&mut self.buf) else {
+            return 0;
+        };
+        self.begin(StartPosition {
+            word: self.word_index,
+            lane: p.start_lane,
+        });
+        self.preamble_ok = p.lead == PREAMBLE_AND_SFD;
+        self.state = RxState::Data;
+        self.len = p.octets.min(N);
+        if p.ended {
+            // The /T/ follows the octets: the start's transfer holds the /S/ and seven octets.
+            let end = u64::from(p.start_lane) + 8 + p.octets as u64;
+            let end_octet = self.word_index.wrapping_mul(8).wrapping_add(end);
+            self.finish(FrameEnd::Terminate, end_octet, &mut on_frame);
+        }
+        self.word_index = self.word_index.wrapping_add(p.transfers as u64);
+        p.transfers
     }
 
     /// Receives one 64-bit transfer. Each frame that ends in it is handed to `on_frame`
@@ -1274,6 +1316,84 @@ mod tests {
             prop_assert_eq!(fast.word_index, slow.word_index);
             // Nothing is taken outside a frame's data.
             prop_assert!(taken <= words.iter().filter(|w| w.ctrl == 0).count());
+        }
+
+        #[test]
+        fn packets_taken_whole_equal_their_transfers(
+            packets in proptest::collection::vec((proptest::bool::ANY, 0u8..6, 0usize..320, 0usize..3, any::<u64>()), 0..40),
+        ) {
+            // Packets as a PCS's packet door gives them: a start in lane 0 or 4, seven octets
+            // (the preamble and SFD, or not), data with a good FCS or not, and a /T/ then
+            // idles, or no end (the octets up to a transfer boundary); some past the buffer.
+            let mut words = Vec::new();
+            let mut offers = Vec::new();
+            for &(lane4, shape, len, idles, seed) in &packets {
+                let start_lane = if lane4 { 4u8 } else { 0 };
+                let lead = if shape == 0 { seed & 0x00ff_ffff_ffff_ffff } else { PREAMBLE_AND_SFD };
+                let mut data: Vec<u8> = (0..len).map(|i| (seed >> (i % 57)) as u8 ^ i as u8).collect();
+                if shape >= 3 && len >= 4 {
+                    data = with_fcs(&data[..len - 4]);
+                }
+                let ended = shape != 1;
+                if !ended {
+                    // Up to a transfer boundary: the start's transfer, then whole ones.
+                    let s = usize::from(start_lane) + 8;
+                    let whole = ((s + data.len()) / 8 * 8).max(s.next_multiple_of(8));
+                    data.resize(whole - s, 0x5a);
+                }
+                let mut items: Vec<Result<u8, u8>> = vec![I; usize::from(start_lane)];
+                items.push(S);
+                items.extend(lead.to_le_bytes()[..7].iter().map(|&o| Ok(o)));
+                items.extend(data.iter().map(|&o| Ok(o)));
+                if ended {
+                    items.push(T);
+                }
+                let mut w = lanes(&items);
+                if ended {
+                    w.extend(core::iter::repeat_n(XgmiiWord::IDLE, idles));
+                }
+                let p = DecodedPacket { start_lane, lead, octets: data.len(), transfers: w.len(), ended };
+                offers.push((words.len(), p, data));
+                words.extend(w);
+                if !ended {
+                    // The rest of a packet left open comes as transfers: more data, a /T/.
+                    words.extend(lanes(&[Ok(1), Ok(2), T]));
+                }
+            }
+            let mut fast = MacRx::<256>::default();
+            let mut slow = MacRx::<256>::default();
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let mut at = 0;
+            for (from, p, data) in offers {
+                fast.push_slice(&words[at..from], |f| a.push((f.class, f.data.to_vec(), f.len, f.start, f.gap_octets, f.end)));
+                at = from;
+                // Taken whole between frames when the octets fit; else not, and `fill` is
+                // not called outside a frame's gap.
+                let idle = fast.state == RxState::Idle;
+                let took = fast.take_packet(
+                    |room| {
+                        assert!(idle, "asked only between frames");
+                        room.get_mut(..data.len()).map(|r| {
+                            r.copy_from_slice(&data);
+                            p
+                        })
+                    },
+                    |f| a.push((f.class, f.data.to_vec(), f.len, f.start, f.gap_octets, f.end)),
+                );
+                let expect = if idle && data.len() <= 256 { p.transfers } else { 0 };
+                prop_assert_eq!(took, expect);
+                at += took;
+                if took > 0 && !p.ended {
+                    // Inside the frame left open: no packet is taken.
+                    prop_assert_eq!(fast.take_packet(|_| panic!("asked inside a frame"), |_| {}), 0);
+                }
+            }
+            fast.push_slice(&words[at..], |f| a.push((f.class, f.data.to_vec(), f.len, f.start, f.gap_octets, f.end)));
+            slow.push_slice(&words, |f| b.push((f.class, f.data.to_vec(), f.len, f.start, f.gap_octets, f.end)));
+            prop_assert_eq!(a, b);
+            prop_assert_eq!(fast.stats(), slow.stats());
+            prop_assert_eq!(fast.word_index, slow.word_index);
+            prop_assert_eq!(fast.state, slow.state);
         }
 
         #[test]

@@ -319,6 +319,13 @@ impl BerMonitor {
         self.timer_ticks += n * u64::from(self.config.ticks_per_block);
     }
 
+    /// [`BerMonitor::take_valid_headers`] without its bound, for a caller that has read
+    /// [`BerMonitor::steady_headers`] since the last header and takes no more than that.
+    #[inline]
+    pub(crate) fn take_steady_headers(&mut self, n: u64) {
+        self.timer_ticks += n * u64::from(self.config.ticks_per_block);
+    }
+
     /// Follows arrows until the diagram waits; returns whether `BER_BAD_SH` was entered.
     fn run(&mut self) -> bool {
         let mut bad = false;

@@ -770,14 +770,13 @@ const TERMINATE_LANE: [u8; 256] = {
     t
 };
 
-/// The transfer of a terminate block whose lanes after the `/T/` all carry the idle code (as
-/// nearly every terminate does): [`decode_block`]'s word for it, without the per-lane lookups.
-/// `None` for any other block.
+/// The lane of the `/T/` of a terminate block whose lanes after it all carry the idle code
+/// (its data lanes are lanes 0 to it, in bits 8.. of the payload). `None` for any other block.
 ///
-/// Spec: IEEE 802.3 §49.2.4, Figure 49-7; §49.2.13.2.3 (DECODE).
+/// Spec: IEEE 802.3 §49.2.4, Figure 49-7.
 #[must_use]
-#[inline]
-pub fn decode_idle_terminate(block: Block) -> Option<XgmiiWord> {
+#[inline(always)]
+pub(crate) fn idle_terminate_lane(block: Block) -> Option<u32> {
     if block.sync != SyncHeader::CONTROL {
         return None;
     }
@@ -791,6 +790,19 @@ pub fn decode_idle_terminate(block: Block) -> Option<XgmiiWord> {
     if k > 7 || p.checked_shr(8 + 7 * (k + 1)).unwrap_or(0) != 0 {
         return None;
     }
+    Some(k)
+}
+
+/// The transfer of a terminate block whose lanes after the `/T/` all carry the idle code (as
+/// nearly every terminate does): [`decode_block`]'s word for it, without the per-lane lookups.
+/// `None` for any other block.
+///
+/// Spec: IEEE 802.3 §49.2.4, Figure 49-7; §49.2.13.2.3 (DECODE).
+#[must_use]
+#[inline]
+pub fn decode_idle_terminate(block: Block) -> Option<XgmiiWord> {
+    let k = idle_terminate_lane(block)?;
+    let p = block.payload;
     let data = (p >> 8) & !u64::MAX.checked_shl(8 * k).unwrap_or(0);
     let idles = XgmiiWord::IDLE.data & u64::MAX.checked_shl(8 * (k + 1)).unwrap_or(0);
     Some(XgmiiWord::new(

@@ -13,14 +13,16 @@
 //! Spec: IEEE 802.3 §49.2 (PCS functions), Figure 49-5 (functional block diagram).
 
 use crate::ber::{BerConfig, BerMonitor, BerStep, LockLossReset};
-use crate::block::{Block, SyncHeader};
-use crate::decode::{quick_arrow, Decoder, DecoderConfig, RxEvent, RxLink, RxState};
+use crate::block::{
+    block_class, decode_idle_start, idle_terminate_lane, Block, BlockClass, SyncHeader,
+};
+use crate::decode::{quick_arrow, Decoder, DecoderConfig, LookAhead, RxEvent, RxLink, RxState};
 use crate::encode::{Encoder, EncoderConfig, TxEvent, TxState};
 use crate::scramble::{
     descramble_payload, scramble_pair, scramble_payload, Descrambler, Scrambler,
 };
 use crate::status::{HighOrderCounters, PcsBlockEvents, PcsStatus};
-use crate::xgmii::XgmiiWord;
+use crate::xgmii::{ControlChar, Lane, XgmiiWord};
 
 /// The transmit PCS: encoder and scrambler.
 ///
@@ -218,6 +220,9 @@ pub struct SliceDecoded {
     /// It stopped in front of a long run of data blocks inside a packet, as
     /// [`LongRuns::Stop`] asked: [`PcsRx::decode_data_run`] takes the run.
     pub at_long_run: bool,
+    /// It stopped with a start block pending between packets, as [`LongRuns::Stop`] asked:
+    /// [`PcsRx::decode_packet`] takes the packet.
+    pub at_packet: bool,
 }
 
 /// Whether `line` starts with a long run of data blocks, as far as a look at every other
@@ -234,6 +239,114 @@ fn long_run(line: &[Block]) -> bool {
         .all(|&i| head.get(i).is_some_and(|b| b.sync == SyncHeader::DATA))
 }
 
+/// Whether `block` is a start block of the short arrows' kind (`/S/` in lane 0, or in lane 4):
+/// where [`LongRuns::Stop`] stops between packets.
+#[inline]
+fn is_start(block: Block) -> bool {
+    block.sync == SyncHeader::CONTROL && matches!(block.payload as u8, 0x78 | 0x33)
+}
+
+/// A packet [`PcsRx::decode_packet`] decoded straight into octets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DecodedPacket {
+    /// The lane of its `/S/`: 0, or 4 after four idles.
+    pub start_lane: u8,
+    /// The seven data octets after the `/S/` (a frame's preamble and SFD), the first in bits
+    /// 7..0.
+    pub lead: u64,
+    /// The data octets after those, up to the `/T/`, written at the start of the room.
+    pub octets: usize,
+    /// The transfers decided, one per block taken: the start's, the data transfers, and,
+    /// when it `ended`, the terminate's and the idles after it.
+    pub transfers: usize,
+    /// The terminate was taken: the packet ended.
+    pub ended: bool,
+}
+
+/// The loop of a run of data blocks in `RX_D` (`RX_D --D--> RX_D`: a data block's transfer is
+/// its data, whatever follows): writes `first`, then the descrambled payload of each leading
+/// data block of `line` but the last, into `out`, 8 octets each (lane 0 first); as many
+/// blocks as `out` has room for (one transfer each), four a turn while it can. Returns the
+/// blocks taken and the last one's payload, not written (`first` when none is taken);
+/// `line_state`, the descrambler's state, is moved on.
+#[inline(always)]
+fn data_run(first: u64, line: &[Block], line_state: &mut u64, out: &mut [u8]) -> (usize, u64) {
+    let (mut pending, mut state, mut k) = (first, *line_state, 0);
+    while let (Some([a, b, c, d]), Some(dst)) = (line.get(k..k + 4), out.get_mut(8 * k..8 * k + 32))
+    {
+        if a.sync != SyncHeader::DATA
+            || b.sync != SyncHeader::DATA
+            || c.sync != SyncHeader::DATA
+            || d.sync != SyncHeader::DATA
+        {
+            break;
+        }
+        let pair = |x: u64, y: u64| (u128::from(y) << 64 | u128::from(x)).to_le_bytes();
+        let x0 = pair(pending, descramble_payload(state, a.payload));
+        let x1 = pair(
+            descramble_payload(a.payload >> 6, b.payload),
+            descramble_payload(b.payload >> 6, c.payload),
+        );
+        if let Some((h, t)) = dst.split_first_chunk_mut::<16>() {
+            *h = x0;
+            if let Some(t) = t.first_chunk_mut::<16>() {
+                *t = x1;
+            }
+        }
+        pending = descramble_payload(c.payload >> 6, d.payload);
+        state = d.payload >> 6;
+        k += 4;
+    }
+    while let (Some(b), Some(dst)) = (
+        line.get(k),
+        out.get_mut(8 * k..).and_then(|o| o.first_chunk_mut::<8>()),
+    ) {
+        if b.sync != SyncHeader::DATA {
+            break;
+        }
+        *dst = pending.to_le_bytes();
+        pending = descramble_payload(state, b.payload);
+        state = b.payload >> 6;
+        k += 1;
+    }
+    *line_state = state;
+    (k, pending)
+}
+
+impl DecodedPacket {
+    /// Transfer `i` of those the packet stands for (0: the start's), from the octets
+    /// [`PcsRx::decode_packet`] wrote: lane by lane, the idles before a `/S/` in lane 4, the
+    /// `/S/`, the seven octets after it, the data octets, then, when it ended, the `/T/` and
+    /// idles. `None` past the last (or when `octets` is short of the data octets).
+    ///
+    /// Spec: IEEE 802.3 §46.2 (XGMII lanes), §46.3.
+    #[must_use]
+    pub fn transfer(&self, octets: &[u8], i: usize) -> Option<XgmiiWord> {
+        if i >= self.transfers {
+            return None;
+        }
+        let (s, lead) = (usize::from(self.start_lane), self.lead.to_le_bytes());
+        let mut lanes = [Lane::Control(ControlChar::IDLE); 8];
+        for (l, lane) in lanes.iter_mut().enumerate() {
+            // Lanes counted from lane 0 of the start's transfer.
+            let q = 8 * i + l;
+            let data = q.checked_sub(s + 8);
+            *lane = match (q.checked_sub(s + 1), data) {
+                _ if q < s => Lane::Control(ControlChar::IDLE),
+                _ if q == s => Lane::Control(ControlChar::START),
+                (Some(k), None) => Lane::Data(*lead.get(k)?),
+                (_, Some(j)) if j < self.octets => Lane::Data(*octets.get(j)?),
+                (_, Some(j)) if j == self.octets && self.ended => {
+                    Lane::Control(ControlChar::TERMINATE)
+                }
+                _ => Lane::Control(ControlChar::IDLE),
+            };
+        }
+        Some(XgmiiWord::from_lanes(lanes))
+    }
+}
+
 /// What [`PcsRx::decode_slice`] does at a long run of data blocks inside a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -241,7 +354,8 @@ pub enum LongRuns {
     /// Decodes it into transfers, as any other block.
     Decode,
     /// Stops in front of it, for [`PcsRx::decode_data_run`] (a receiver that takes a frame's
-    /// data straight as octets).
+    /// data straight as octets); stops also when a start block is left pending between
+    /// packets, for [`PcsRx::decode_packet`].
     Stop,
 }
 
@@ -397,7 +511,7 @@ impl PcsRx {
                 let k = d.consumed - before;
                 if k > 0 {
                     self.ber.take_valid_headers(k as u64);
-                    if d.at_long_run {
+                    if d.at_long_run || d.at_packet {
                         break;
                     }
                     continue;
@@ -491,6 +605,14 @@ impl PcsRx {
             written += 1;
             state = to;
             pending = block;
+            // A start between packets: the packet may go straight to octets.
+            if long_runs == LongRuns::Stop
+                && matches!(state, RxState::Control | RxState::Terminate)
+                && is_start(pending)
+            {
+                d.at_packet = true;
+                break;
+            }
             // A run of data blocks inside a packet: in RX_D, a pending data block's transfer
             // is its data whatever follows (RX_D --D--> RX_D), so the run takes the block after
             // its last data block too (a terminate, usually), which is then pending.
@@ -571,63 +693,165 @@ impl PcsRx {
             return 0;
         }
         let steady = usize::try_from(self.ber.steady_headers()).unwrap_or(usize::MAX);
-        let Some((RxState::Data, mut pending)) = self.decoder.up_pending() else {
+        let Some((RxState::Data, pending)) = self.decoder.up_pending() else {
             return 0;
         };
         if pending.sync != SyncHeader::DATA {
             return 0;
         }
         let mut line_state = self.descrambler.state();
-        let mut k = 0;
         let line = line.get(..steady).unwrap_or(line);
-        // Four blocks a turn while all are data blocks, then one at a time.
-        for (four, dst) in line.chunks_exact(4).zip(octets.chunks_exact_mut(32)) {
-            let [a, b, c, d] = four else {
-                break;
-            };
-            if a.sync != SyncHeader::DATA
-                || b.sync != SyncHeader::DATA
-                || c.sync != SyncHeader::DATA
-                || d.sync != SyncHeader::DATA
-            {
-                break;
-            }
-            let out = [
-                pending.payload,
-                descramble_payload(line_state, a.payload),
-                descramble_payload(a.payload >> 6, b.payload),
-                descramble_payload(b.payload >> 6, c.payload),
-            ];
-            for (o, x) in dst.chunks_exact_mut(8).zip(out) {
-                if let Some(o) = o.first_chunk_mut::<8>() {
-                    *o = x.to_le_bytes();
-                }
-            }
-            pending = Block::data(descramble_payload(c.payload >> 6, d.payload));
-            line_state = d.payload >> 6;
-            k += 4;
-        }
-        let (line, octets) = (
-            line.get(k..).unwrap_or_default(),
-            octets.get_mut(8 * k..).unwrap_or_default(),
-        );
-        for (b, dst) in line.iter().zip(octets.chunks_exact_mut(8)) {
-            if b.sync != SyncHeader::DATA {
-                break;
-            }
-            if let Some(dst) = dst.first_chunk_mut::<8>() {
-                *dst = pending.payload.to_le_bytes();
-            }
-            pending = Block::data(descramble_payload(line_state, b.payload));
-            line_state = b.payload >> 6;
-            k += 1;
-        }
+        let (k, last) = data_run(pending.payload, line, &mut line_state, octets);
         // (With none taken, this leaves everything as it was.)
         self.book_steady(false);
         self.ber.take_valid_headers(k as u64);
-        self.decoder.set_up_pending(RxState::Data, pending);
+        self.decoder
+            .set_up_pending(RxState::Data, Block::data(last));
         self.descrambler = Descrambler::new(line_state);
         k
+    }
+
+    /// Takes the packet whose start block [`PcsRx::decode_slice`] left pending
+    /// ([`SliceDecoded::at_packet`]), as far as `line` holds it in the BER monitor's steady
+    /// state and `room` holds its octets: the start (`/S/` in lane 0, or in lane 4 after four
+    /// idles), its data blocks, and, when they are all there, a terminate with idles after its
+    /// `/T/` and the idle blocks after it. The last block taken is left pending (the last data
+    /// block when the terminate is not taken). The transfers are those the receive state
+    /// diagram decides for the blocks, with no error: `RX_C` or `RX_T` --S--> `RX_D` --D-->
+    /// `RX_D` --T * R_TYPE_NEXT = (S + C)--> `RX_T` --C--> `RX_C`; their data octets after the
+    /// `/S/` but the first seven are written into `room`, lane 0 first (the octets after them
+    /// in `room` may be written too). Takes nothing, and returns `None`, unless locked with the
+    /// start pending from the link up in `RX_C` or `RX_T`, and one data block at least (two
+    /// after a start in lane 4) in `line`.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram, §49.2.13.3.
+    pub fn decode_packet(
+        &mut self,
+        line: &[Block],
+        block_lock: bool,
+        room: &mut [u8],
+    ) -> Option<DecodedPacket> {
+        if !block_lock {
+            return None;
+        }
+        let (state, start) = self.decoder.up_pending()?;
+        if !matches!(state, RxState::Control | RxState::Terminate) {
+            return None;
+        }
+        let s = decode_idle_start(start)?;
+        let steady = usize::try_from(self.ber.steady_headers()).unwrap_or(usize::MAX);
+        let line = line.get(..steady).unwrap_or(line);
+        let mut line_state = self.descrambler.state();
+        // The first data block; after a start in lane 4, its lanes 0..3 end the seven octets
+        // after /S/, and the run of data transfers starts at the next one.
+        let d1 = line.first().filter(|b| b.sync == SyncHeader::DATA)?;
+        let x1 = descramble_payload(line_state, d1.payload);
+        line_state = d1.payload >> 6;
+        let (start_lane, lead, first, mut at, mut k) = if s.ctrl == 0x01 {
+            (0, s.data >> 8, x1, 0, 1)
+        } else {
+            let d2 = line.get(1).filter(|b| b.sync == SyncHeader::DATA)?;
+            *room.first_chunk_mut::<4>()? = ((x1 >> 32) as u32).to_le_bytes();
+            let x2 = descramble_payload(line_state, d2.payload);
+            line_state = d2.payload >> 6;
+            (4, s.data >> 40 | (x1 & 0xffff_ffff) << 24, x2, 4, 2)
+        };
+        let (taken, last) = data_run(
+            first,
+            line.get(k..).unwrap_or_default(),
+            &mut line_state,
+            room.get_mut(at..).unwrap_or_default(),
+        );
+        k += taken;
+        at += 8 * taken;
+        // The terminate and the block after it (R_TYPE_NEXT), when they are there and the
+        // octets fit; else the last data block stays pending.
+        let terminate = line.get(k).and_then(|b| {
+            let t = Block {
+                sync: b.sync,
+                payload: descramble_payload(line_state, b.payload),
+            };
+            idle_terminate_lane(t).map(|lane| (t.payload >> 8, lane as usize))
+        });
+        let after = line.get(k..k + 2).and_then(|t| {
+            let [t, z] = t else { return None };
+            Some((t.payload >> 6, z))
+        });
+        let look_ahead = self.decoder.config().look_ahead;
+        let next = after
+            .filter(|(_, z)| z.sync.is_valid())
+            .map(|(state, z)| Block {
+                sync: z.sync,
+                payload: descramble_payload(state, z.payload),
+            });
+        let slot = room.get_mut(at..).and_then(|r| r.first_chunk_mut::<16>());
+        let (Some((tail, lanes)), Some(mut pending), Some(slot)) = (terminate, next, slot) else {
+            self.packet_taken(RxState::Data, Block::data(last), k, line_state);
+            return Some(DecodedPacket {
+                start_lane,
+                lead,
+                octets: at,
+                transfers: k,
+                ended: false,
+            });
+        };
+        if look_ahead == LookAhead::On
+            && !matches!(
+                block_class(pending),
+                BlockClass::Start | BlockClass::Control
+            )
+        {
+            self.packet_taken(RxState::Data, Block::data(last), k, line_state);
+            return Some(DecodedPacket {
+                start_lane,
+                lead,
+                octets: at,
+                transfers: k,
+                ended: false,
+            });
+        }
+        // The last data block and the terminate's data lanes (written whole; the octets past
+        // them are not counted).
+        let (a, b) = slot.split_at_mut(8);
+        if let (Some(a), Some(b)) = (a.first_chunk_mut::<8>(), b.first_chunk_mut::<8>()) {
+            *a = last.to_le_bytes();
+            *b = tail.to_le_bytes();
+        }
+        at += 8 + lanes;
+        line_state = line.get(k + 1).map_or(line_state, |z| z.payload >> 6);
+        k += 2;
+        // Idle blocks: each one decided (RX_T or RX_C --C--> RX_C) when a block follows it.
+        let mut state = RxState::Terminate;
+        while pending == Block::IDLE {
+            let Some(b) = line.get(k).filter(|b| b.sync.is_valid()) else {
+                break;
+            };
+            pending = Block {
+                sync: b.sync,
+                payload: descramble_payload(line_state, b.payload),
+            };
+            line_state = b.payload >> 6;
+            k += 1;
+            state = RxState::Control;
+        }
+        self.packet_taken(state, pending, k, line_state);
+        Some(DecodedPacket {
+            start_lane,
+            lead,
+            octets: at,
+            transfers: k,
+            ended: true,
+        })
+    }
+
+    /// How [`PcsRx::decode_packet`] ends: `k` blocks taken in the steady state, `pending`
+    /// left, the diagram in `state`.
+    #[inline(always)]
+    fn packet_taken(&mut self, state: RxState, pending: Block, k: usize, line_state: u64) {
+        self.book_steady(false);
+        self.ber.take_steady_headers(k as u64);
+        self.decoder.set_up_pending(state, pending);
+        self.descrambler = Descrambler::new(line_state);
     }
 }
 
@@ -744,7 +968,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn decode_slice_runs_equal_push_word_block_by_block(
-            kinds in proptest::collection::vec((0u8..9, 1usize..40), 0..60),
+            kinds in proptest::collection::vec((0u8..11, 1usize..40), 0..60),
             chunk in 1usize..300,
             room in 1usize..300,
             stateless_tx in proptest::bool::ANY,
@@ -752,25 +976,54 @@ mod tests {
             locked_for in 0usize..2000,
             stop_at_runs in proptest::bool::ANY,
             rooms in proptest::collection::vec(0usize..330, 0..4),
+            well_formed in proptest::bool::ANY,
+            look_ahead_off in proptest::bool::ANY,
         ) {
             // Packets with long data runs, idles, damaged headers; a short BER window (400
             // ticks = 100 blocks) so that runs cross window ends and hi_ber comes and goes.
+            let look_ahead = if look_ahead_off { LookAhead::Off } else { LookAhead::On };
             let config = PcsRxConfig {
                 ber: BerConfig { ticks_per_block: 4, window_ticks: 401, threshold: 3 },
+                decoder: DecoderConfig { look_ahead, ..DecoderConfig::default() },
                 ..PcsRxConfig::default()
             };
             // A stateless encoder lets illegal sequences through to the receiver.
             let mode = if stateless_tx { crate::encode::TxMode::Stateless } else { crate::encode::TxMode::StateMachine };
             let mut tx = PcsTx::new(EncoderConfig { mode }, 7);
             let mut line = Vec::new();
-            for &(k, n) in &kinds {
-                for j in 0..n {
+            // Well formed: each of `kinds` a packet of n data transfers after a start in lane 0
+            // or 4, its /T/ in lane k % 8, then k % 3 idle transfers.
+            let packets: Vec<(u8, usize)> = kinds
+                .iter()
+                .flat_map(|&(k, n)| {
+                    let start = (if k & 1 == 0 { 0 } else { 9 }, 1 + n);
+                    // Now and then a data transfer right after the /T/ (no idles after it in
+                    // its transfer: the terminate's look-ahead sees a data block).
+                    if k % 5 == 4 {
+                        vec![start, (10, 1), (8, 1)]
+                    } else {
+                        vec![start, (10, 8 * (k as usize % 3) + k as usize % 8)]
+                    }
+                })
+                .collect();
+            let kinds = if well_formed { &packets } else { &kinds };
+            for &(k, n) in kinds {
+                for j in 0..n.max(1) {
                     let w = match (k, j) {
                         (0..=4, 0) => XgmiiWord::new(0xd555_5555_5555_55fb, 0x01),
                         (0..=4, _) => XgmiiWord::from_data(j as u64 * 0x0101_0101_0101_0101),
-                        (5, _) => XgmiiWord::new(0x0707_0707_07fd_0102, 0xfc),
+                        (5, 0) => XgmiiWord::new(0x0707_0707_07fd_0102, 0xfc),
                         // Data with no start before it (through the stateless encoder).
                         (8, _) => XgmiiWord::from_data(0x5a5a_0000 + j as u64),
+                        // A start in lane 4 and data.
+                        (9, 0) => XgmiiWord::new(0x5555_55fb_0707_0707, 0x1f),
+                        (9, _) => XgmiiWord::from_data(0xd555_5555 ^ (j as u64) << 40),
+                        // A terminate in lane n % 8, then idles.
+                        (10, 0) => {
+                            let lane = n % 8;
+                            let data = 0x0707_0707_0707_07fd_u64 << (8 * lane) | (0x1122_3344_5566_7788 & !(u64::MAX << (8 * lane)));
+                            XgmiiWord::new(data | (0x0707_0707_0707_0707 & u64::MAX.checked_shl(8 * lane as u32 + 8).unwrap_or(0)), 0xff << lane)
+                        }
                         _ => XgmiiWord::IDLE,
                     };
                     let (mut b, _) = tx.step(w);
@@ -823,6 +1076,34 @@ mod tests {
                         rest = &rest[n..];
                         runs_taken += 1;
                         declined = r.at_long_run && n == 0;
+                        // Packets straight as octets, while they are taken; also where the
+                        // slice did not stop (a packet is taken only where its start is
+                        // pending). The room: the next of `rooms`, or one for any packet.
+                        loop {
+                            let room = rooms.get(runs_taken % rooms.len().max(1)).map_or(2000, |&r| r * 3);
+                            let mut octets = vec![0xee; room];
+                            let before = b;
+                            let steady = b.ber.steady_headers() as usize;
+                            let Some(p) = b.decode_packet(rest, lock, &mut octets) else {
+                                proptest::prop_assert_eq!(b, before, "nothing taken, nothing changed");
+                                break;
+                            };
+                            runs_taken += 1;
+                            proptest::prop_assert!(p.transfers <= rest.len() && p.octets <= room);
+                            // It takes every idle block after the terminate while a block
+                            // follows, in the BER monitor's steady state.
+                            if let (true, [.., x, y]) = (p.ended, &rest[..p.transfers]) {
+                                let left = descramble_payload(x.payload >> 6, y.payload);
+                                let end = rest.len().min(steady);
+                                proptest::prop_assert!(
+                                    y.sync != SyncHeader::CONTROL || left != Block::IDLE.payload
+                                        || p.transfers == end || !rest[p.transfers].sync.is_valid(),
+                                    "an idle block left pending"
+                                );
+                            }
+                            got.extend((0..p.transfers).map_while(|i| p.transfer(&octets, i)));
+                            rest = &rest[p.transfers..];
+                        }
                     }
                     let written = &buf[..r.written];
                     // Only the diagram's transfers can hold /Q/ or /E/.
@@ -973,12 +1254,16 @@ mod tests {
         let mut other = rx;
         let r = other.decode_slice(&line, true, &mut buf, LongRuns::Decode);
         assert_eq!((r.consumed, r.at_long_run), (line.len(), false));
-        // Stopping: after the start's transfer and the first data transfer (block 21), with
+        // Stopping: first with the start (block 20) pending, for a packet door; then, going on
+        // without one, after the start's transfer and the first data transfer (block 21), with
         // block 22 pending.
         let r = rx.decode_slice(&line, true, &mut buf, LongRuns::Stop);
-        assert!(r.at_long_run);
-        assert_eq!(r.consumed, 23);
-        assert_eq!(&buf[r.written - 2..r.written], &words[20..22]);
+        assert!(r.at_packet && !r.at_long_run);
+        assert_eq!((r.consumed, r.written), (21, 20));
+        let r = rx.decode_slice(&line[21..], true, &mut buf, LongRuns::Stop);
+        assert!(r.at_long_run && !r.at_packet);
+        assert_eq!(r.consumed, 2);
+        assert_eq!(&buf[..r.written], &words[20..22]);
         // A control block among the data blocks, at each place of a turn of four: the run
         // ends in front of it.
         let mut octets = vec![0u8; 8 * 50];
