@@ -27,7 +27,7 @@ use pcs_core::align::{AlignedBlock, BlockAligner};
 use pcs_core::decode::RxEvent;
 use pcs_core::gearbox::TxGearbox;
 use pcs_core::lock::LockAction;
-use pcs_core::pcs::{DecodedPacket, LongRuns, PcsRx, PcsRxConfig, PcsRxStep};
+use pcs_core::pcs::{DecodedPacket, PcsRx, PcsRxConfig, PcsRxStep, Stops};
 use pcs_core::scramble::{Descrambler, DEFAULT_STATE};
 use pcs_core::{Block, XgmiiWord};
 use serde::Serialize;
@@ -941,16 +941,14 @@ impl<K: RxSink> RxChain<K> {
         if !self.wants_blocks && !self.hi_ber && block_lock && ber.max(errored) < 1 << 21 {
             // A sink that wants no transfers has the long data runs inside a frame go straight
             // into the frame: the batch is decoded in pieces that end in front of one.
-            let mut long_runs = if self.back.wants_words {
-                LongRuns::Decode
+            let mut stops = if self.back.wants_words {
+                Stops::Never
             } else {
-                LongRuns::Stop
+                Stops::ForOctets
             };
             loop {
                 let saved = self.pcs;
-                let r = self
-                    .pcs
-                    .decode_slice(rest, true, &mut self.words, long_runs);
+                let r = self.pcs.decode_slice(rest, true, &mut self.words, stops);
                 // Every block that enters RX_E counts in the errored-blocks counter, exactly
                 // while it is below saturation.
                 let quiet = (r.consumed == rest.len() || r.at_long_run || r.at_packet)
@@ -977,7 +975,7 @@ impl<K: RxSink> RxChain<K> {
                     rest = rest.get(k..).unwrap_or_default();
                     // A run the frame did not take is decoded as transfers.
                     if k == 0 {
-                        long_runs = LongRuns::Decode;
+                        stops = Stops::Never;
                     }
                 }
                 if rest.is_empty() {

@@ -21,7 +21,7 @@
 //! - (descrambling) the batch path `decode_slice`, fed the same blocks in runs of one lock
 //!   status cut at uneven points, gives the same transfers and leaves the same BER monitor,
 //!   decoder, descrambler and registers; also when it stops in front of long data runs
-//!   (`LongRuns::Stop`, cut points permitting) and `decode_data_run` takes them as octets,
+//!   (`Stops::ForOctets`, cut points permitting) and `decode_data_run` takes them as octets,
 //!   into rooms of uneven size, or is called where no run is; and when `decode_packet`
 //!   takes whole packets as octets (their transfers rebuilt by `DecodedPacket::transfer`),
 //!   or, where no start is pending, takes nothing and changes nothing.
@@ -34,7 +34,7 @@ use pcs_core::block::{decode_block, Block, BlockClass, SyncHeader};
 use pcs_core::decode::{
     DecoderConfig, LinkDownOutput, LookAhead, RxEvent, RxLink, RxMode, RxState,
 };
-use pcs_core::pcs::{LongRuns, PcsRx, PcsRxConfig};
+use pcs_core::pcs::{PcsRx, PcsRxConfig, Stops};
 use pcs_core::scramble::STATE_MASK;
 use pcs_core::status::{STATUS_1_BLOCK_LOCK, STATUS_1_HIGH_BER, STATUS_1_RECEIVE_LINK};
 use pcs_core::XgmiiWord;
@@ -186,18 +186,18 @@ fuzz_target!(|data: &[u8]| {
                 let take = rest.len().min(cut);
                 let room = 1 + (cut * 7) % 50;
                 let runs = if cut % 3 == 0 {
-                    LongRuns::Decode
+                    Stops::Never
                 } else {
-                    LongRuns::Stop
+                    Stops::ForOctets
                 };
                 let r = slice_rx.decode_slice(&rest[..take], lock, &mut out[..room], runs);
                 let (c, n) = (r.consumed, r.written);
                 assert!(r.by_diagram <= n);
                 assert!(c <= take && n <= room);
-                assert!(!r.at_long_run || runs == LongRuns::Stop);
+                assert!(!r.at_long_run || runs == Stops::ForOctets);
                 got.extend_from_slice(&out[..n]);
                 rest = &rest[c..];
-                if runs == LongRuns::Stop {
+                if runs == Stops::ForOctets {
                     // The run as octets (or, where none is, nothing).
                     let mut octets = vec![0u8; (cut * 5) % 300];
                     let k = slice_rx.decode_data_run(rest, lock, &mut octets);

@@ -4,7 +4,7 @@ use pcs_core::align::{AlignedBlock, BlockAligner};
 use pcs_core::encode::Encoder;
 use pcs_core::gearbox::TxGearbox;
 use pcs_core::lock::LockAction;
-use pcs_core::pcs::{LongRuns, PcsRx, PcsRxConfig, PcsTx};
+use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsTx, Stops};
 use pcs_core::scramble::Scrambler;
 use pcs_core::{Block, XgmiiWord};
 use std::hint::black_box;
@@ -48,7 +48,7 @@ fn bench(c: &mut Criterion) {
     let mut rx = PcsRx::new(PcsRxConfig::default());
     let mut out = vec![XgmiiWord::IDLE; N];
     g.bench_function("pcs_rx_decode_slice", |b| {
-        b.iter(|| rx.decode_slice(black_box(&blocks), true, &mut out, LongRuns::Decode))
+        b.iter(|| rx.decode_slice(black_box(&blocks), true, &mut out, Stops::Never))
     });
     let mut gb = TxGearbox::<u64>::new();
     let mut serdes = vec![0u64; N * 66 / 64 + 2];

@@ -218,9 +218,9 @@ pub struct SliceDecoded {
     /// fault monitor may pass over the transfers without reading them.
     pub by_diagram: usize,
     /// It stopped in front of a long run of data blocks inside a packet, as
-    /// [`LongRuns::Stop`] asked: [`PcsRx::decode_data_run`] takes the run.
+    /// [`Stops::ForOctets`] asked: [`PcsRx::decode_data_run`] takes the run.
     pub at_long_run: bool,
-    /// It stopped with a start block pending between packets, as [`LongRuns::Stop`] asked:
+    /// It stopped with a start block pending between packets, as [`Stops::ForOctets`] asked:
     /// [`PcsRx::decode_packet`] takes the packet.
     pub at_packet: bool,
 }
@@ -240,7 +240,7 @@ fn long_run(line: &[Block]) -> bool {
 }
 
 /// Whether `block` is a start block of the short arrows' kind (`/S/` in lane 0, or in lane 4):
-/// where [`LongRuns::Stop`] stops between packets.
+/// where [`Stops::ForOctets`] stops between packets.
 #[inline]
 fn is_start(block: Block) -> bool {
     block.sync == SyncHeader::CONTROL && matches!(block.payload as u8, 0x78 | 0x33)
@@ -298,14 +298,18 @@ fn data_run(first: u64, line: &[Block], line_state: &mut u64, out: &mut [u8]) ->
         state = d.payload >> 6;
         k += 4;
     }
-    while let (Some(b), Some(dst)) = (
-        line.get(k),
-        out.get_mut(8 * k..).and_then(|o| o.first_chunk_mut::<8>()),
-    ) {
+    // (The blocks there is room for: the bounds below are then known to hold.)
+    let n = line.len().min(out.len() / 8);
+    while k < n {
+        let (Some(b), Some(dst)) = (line.get(k), out.get_mut(8 * k..8 * k + 8)) else {
+            break;
+        };
         if b.sync != SyncHeader::DATA {
             break;
         }
-        *dst = pending.to_le_bytes();
+        if let Some(dst) = dst.first_chunk_mut::<8>() {
+            *dst = pending.to_le_bytes();
+        }
         pending = descramble_payload(state, b.payload);
         state = b.payload >> 6;
         k += 1;
@@ -347,20 +351,22 @@ impl DecodedPacket {
     }
 }
 
-/// What [`PcsRx::decode_slice`] does at a long run of data blocks inside a packet.
+/// Where [`PcsRx::decode_slice`] stops before the end of the blocks, for a receiver that
+/// takes a frame's data straight as octets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum LongRuns {
-    /// Decodes it into transfers, as any other block.
-    Decode,
-    /// Stops in front of it, for [`PcsRx::decode_data_run`] (a receiver that takes a frame's
-    /// data straight as octets); stops also when a start block is left pending between
-    /// packets, for [`PcsRx::decode_packet`].
-    Stop,
+pub enum Stops {
+    /// Nowhere: every block is decoded into transfers.
+    Never,
+    /// In front of a long run of data blocks inside a packet, for
+    /// [`PcsRx::decode_data_run`] ([`SliceDecoded::at_long_run`]), and with a start block
+    /// left pending between packets, for [`PcsRx::decode_packet`]
+    /// ([`SliceDecoded::at_packet`]).
+    ForOctets,
 }
 
 /// Data blocks that must follow a data block pending in `RX_D` (the 16th at least) for
-/// [`LongRuns::Stop`] to stop: a shorter run is cheaper as transfers.
+/// [`Stops::ForOctets`] to stop: a shorter run is cheaper as transfers.
 pub const LONG_RUN: usize = 16;
 // (`long_run` looks at headers 0, 1, 3, ..., 15.)
 const _: () = assert!(LONG_RUN == 16);
@@ -480,8 +486,8 @@ impl PcsRx {
 
     /// Receives `line` blocks (all with the same lock status) and writes the transfers
     /// decided into `words`; returns the blocks consumed and the transfers written. Stops
-    /// when `words` is full, and in front of a long run of data blocks inside a packet when
-    /// `long_runs` asks.
+    /// when `words` is full, and where `stops` asks: in front of a long run of data blocks
+    /// inside a packet, and with a start block pending between packets.
     ///
     /// Spec: IEEE 802.3 §49.2.10, §49.2.13.
     pub fn decode_slice(
@@ -489,7 +495,7 @@ impl PcsRx {
         line: &[Block],
         block_lock: bool,
         words: &mut [XgmiiWord],
-        long_runs: LongRuns,
+        stops: Stops,
     ) -> SliceDecoded {
         let mut d = SliceDecoded::default();
         while d.consumed < line.len() {
@@ -507,7 +513,7 @@ impl PcsRx {
                 let rest = line.get(d.consumed..).unwrap_or_default();
                 let window = rest.get(..steady as usize).unwrap_or(rest);
                 let before = d.consumed;
-                self.decode_steady(window, words, &mut d, long_runs);
+                self.decode_steady(window, words, &mut d, stops);
                 let k = d.consumed - before;
                 if k > 0 {
                     self.ber.take_valid_headers(k as u64);
@@ -551,8 +557,9 @@ impl PcsRx {
     /// Descrambles and decodes the blocks of `window` up to the first invalid header, all in
     /// the BER monitor's steady state (which the caller advances), with the link up: runs of
     /// data blocks inside a packet in a tight loop (`RX_D --D--> RX_D`; in front of a long one
-    /// it stops, if `long_runs` asks), the blocks around them through the decoder's short
-    /// paths ([`quick_arrow`]), anything else through the diagram. The descrambler state, the
+    /// it stops, if `stops` asks), the blocks around them through the decoder's short
+    /// paths ([`quick_arrow`]; when one leaves a start block pending in `RX_C` or `RX_T`, it
+    /// stops, if `stops` asks), anything else through the diagram. The descrambler state, the
     /// decoder's state and its pending block stay in registers. Adds to `d` the blocks taken
     /// and the transfers written (at `words[d.written..]`, which has room for every block);
     /// takes nothing when no block is pending from the link up.
@@ -561,7 +568,7 @@ impl PcsRx {
         window: &[Block],
         words: &mut [XgmiiWord],
         d: &mut SliceDecoded,
-        long_runs: LongRuns,
+        stops: Stops,
     ) {
         let (mut consumed, mut written) = (0, d.written);
         let look_ahead = self.decoder.config().look_ahead;
@@ -606,7 +613,7 @@ impl PcsRx {
             state = to;
             pending = block;
             // A start between packets: the packet may go straight to octets.
-            if long_runs == LongRuns::Stop
+            if stops == Stops::ForOctets
                 && matches!(state, RxState::Control | RxState::Terminate)
                 && is_start(pending)
             {
@@ -618,7 +625,7 @@ impl PcsRx {
             // its last data block too (a terminate, usually), which is then pending.
             if state == RxState::Data && pending.sync == SyncHeader::DATA {
                 let rest = window.get(consumed..).unwrap_or_default();
-                if long_runs == LongRuns::Stop && long_run(rest) {
+                if stops == Stops::ForOctets && long_run(rest) {
                     // A long run: its first transfer still as a transfer (after a start in
                     // lane 4 it ends the preamble), then stop in front of the rest.
                     if let (Some(b), Some(slot)) = (rest.first(), words.get_mut(written)) {
@@ -1057,9 +1064,9 @@ mod tests {
                 let mut declined = false;
                 while !rest.is_empty() {
                     let take = rest.len().min(chunk);
-                    let long_runs = if stop_at_runs && !declined { LongRuns::Stop } else { LongRuns::Decode };
-                    let r = b.decode_slice(&rest[..take], lock, &mut buf, long_runs);
-                    proptest::prop_assert!(!r.at_long_run || long_runs == LongRuns::Stop);
+                    let stops = if stop_at_runs && !declined { Stops::ForOctets } else { Stops::Never };
+                    let r = b.decode_slice(&rest[..take], lock, &mut buf, stops);
+                    proptest::prop_assert!(!r.at_long_run || stops == Stops::ForOctets);
                     got.extend_from_slice(&buf[..r.written]);
                     rest = &rest[r.consumed..];
                     if stop_at_runs {
@@ -1252,15 +1259,15 @@ mod tests {
         let mut buf = vec![XgmiiWord::IDLE; words.len()];
         // Decoding them as transfers does not stop.
         let mut other = rx;
-        let r = other.decode_slice(&line, true, &mut buf, LongRuns::Decode);
+        let r = other.decode_slice(&line, true, &mut buf, Stops::Never);
         assert_eq!((r.consumed, r.at_long_run), (line.len(), false));
         // Stopping: first with the start (block 20) pending, for a packet door; then, going on
         // without one, after the start's transfer and the first data transfer (block 21), with
         // block 22 pending.
-        let r = rx.decode_slice(&line, true, &mut buf, LongRuns::Stop);
+        let r = rx.decode_slice(&line, true, &mut buf, Stops::ForOctets);
         assert!(r.at_packet && !r.at_long_run);
         assert_eq!((r.consumed, r.written), (21, 20));
-        let r = rx.decode_slice(&line[21..], true, &mut buf, LongRuns::Stop);
+        let r = rx.decode_slice(&line[21..], true, &mut buf, Stops::ForOctets);
         assert!(r.at_long_run && !r.at_packet);
         assert_eq!(r.consumed, 2);
         assert_eq!(&buf[..r.written], &words[20..22]);
@@ -1291,7 +1298,7 @@ mod tests {
         }
         // Not at a run (the terminate is next): nothing taken.
         let mut again = rx;
-        let r = again.decode_slice(&line[61..], true, &mut buf, LongRuns::Stop);
+        let r = again.decode_slice(&line[61..], true, &mut buf, Stops::ForOctets);
         assert!(!r.at_long_run);
         assert_eq!(&buf[..2], &words[60..62]);
         assert_eq!(rx.decode_data_run(&line[61..], true, &mut octets), 0);
@@ -1305,7 +1312,7 @@ mod tests {
         assert_eq!(tx.encode_slice(&words, &mut line), words.len());
         let mut a = PcsRx::new(PcsRxConfig::default());
         let mut out = vec![XgmiiWord::default(); words.len()];
-        let r = a.decode_slice(&line, true, &mut out, LongRuns::Decode);
+        let r = a.decode_slice(&line, true, &mut out, Stops::Never);
         let (c, n) = (r.consumed, r.written);
         assert_eq!((c, n), (words.len(), words.len() - 1));
         // The first transfer (the descrambler still untrained) is the diagram's; idles,
