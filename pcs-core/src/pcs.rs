@@ -1066,6 +1066,8 @@ mod tests {
                     let take = rest.len().min(chunk);
                     let stops = if stop_at_runs && !declined { Stops::ForOctets } else { Stops::Never };
                     let r = b.decode_slice(&rest[..take], lock, &mut buf, stops);
+                    // (Every call takes a block at least: a door that took none would loop.)
+                    proptest::prop_assert!(r.consumed > 0);
                     proptest::prop_assert!(!r.at_long_run || stops == Stops::ForOctets);
                     got.extend_from_slice(&buf[..r.written]);
                     rest = &rest[r.consumed..];
@@ -1096,7 +1098,7 @@ mod tests {
                                 break;
                             };
                             runs_taken += 1;
-                            proptest::prop_assert!(p.transfers <= rest.len() && p.octets <= room);
+                            proptest::prop_assert!(p.transfers > 0 && p.transfers <= rest.len() && p.octets <= room);
                             // It takes every idle block after the terminate while a block
                             // follows, in the BER monitor's steady state.
                             if let (true, [.., x, y]) = (p.ended, &rest[..p.transfers]) {
@@ -1267,6 +1269,27 @@ mod tests {
         let r = rx.decode_slice(&line, true, &mut buf, Stops::ForOctets);
         assert!(r.at_packet && !r.at_long_run);
         assert_eq!((r.consumed, r.written), (21, 20));
+        // There the packet door takes all of it: the start's transfer, the 40 data transfers,
+        // the terminate's and the idles after it, the last idle block left pending.
+        let mut whole = rx;
+        let mut room = vec![0u8; 400];
+        let p = whole
+            .decode_packet(&line[21..], true, &mut room)
+            .expect("the packet");
+        assert_eq!(
+            (p.start_lane, p.lead, p.octets, p.transfers, p.ended),
+            (0, 0x00d5_5555_5555_5555, 8 * 40 + 2, line.len() - 21, true)
+        );
+        let rebuilt: Vec<XgmiiWord> = (0..p.transfers)
+            .map(|i| p.transfer(&room, i).unwrap())
+            .collect();
+        assert_eq!(&rebuilt[..], &words[20..words.len() - 1]);
+        // With room for 10 data transfers only: those, the 11th data block pending.
+        let mut part = rx;
+        let p = part
+            .decode_packet(&line[21..], true, &mut room[..80])
+            .unwrap();
+        assert_eq!((p.octets, p.transfers, p.ended), (80, 11, false));
         let r = rx.decode_slice(&line[21..], true, &mut buf, Stops::ForOctets);
         assert!(r.at_long_run && !r.at_packet);
         assert_eq!(r.consumed, 2);
