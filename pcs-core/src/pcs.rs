@@ -336,8 +336,8 @@ impl DecodedPacket {
             // Lanes counted from lane 0 of the start's transfer.
             let q = 8 * i + l;
             let data = q.checked_sub(s + 8);
+            // (Before the /S/ both are `None`: an idle, as after the /T/.)
             *lane = match (q.checked_sub(s + 1), data) {
-                _ if q < s => Lane::Control(ControlChar::IDLE),
                 _ if q == s => Lane::Control(ControlChar::START),
                 (Some(k), None) => Lane::Data(*lead.get(k)?),
                 (_, Some(j)) if j < self.octets => Lane::Data(*octets.get(j)?),
