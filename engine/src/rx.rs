@@ -939,8 +939,9 @@ impl<K: RxSink> RxChain<K> {
         let (ber, errored) = (self.pcs.status.ber_count(), self.pcs.status.errored_count());
         let mut rest = batch;
         if !self.wants_blocks && !self.hi_ber && block_lock && ber.max(errored) < 1 << 21 {
-            // A sink that wants no transfers has the long data runs inside a frame go straight
-            // into the frame: the batch is decoded in pieces that end in front of one.
+            // A sink that wants no transfers has whole packets, and long data runs inside a
+            // frame, go straight into the frame: the batch is decoded in pieces that end with a
+            // start pending between packets or in front of a long run.
             let mut stops = if self.back.wants_words {
                 Stops::Never
             } else {
