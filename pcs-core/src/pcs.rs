@@ -802,6 +802,8 @@ impl PcsRx {
                 ended: false,
             });
         };
+        // (The same return as above, kept apart: folding this test into the `let` above, as a
+        // filter on `next`, cost 85.00 -> 88.92 instructions per block at 64 octets.)
         if look_ahead == LookAhead::On
             && !matches!(
                 block_class(pending),
