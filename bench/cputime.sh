@@ -21,7 +21,9 @@ CHAIN=${4:-rx}
 REPS=${5:-300}
 RUNS=${6:-8}
 for bin in "$A" "$B"; do
-    "$bin" bench --help | grep -q -- --reps || {
+    # (Not `grep -q`: it stops reading at the match, and with pipefail the help's writer,
+    # cut off, failed the check now and then.)
+    "$bin" bench --help | grep -- --reps >/dev/null || {
         echo "bench/cputime.sh: $bin has no 'bench --reps'" >&2
         exit 2
     }

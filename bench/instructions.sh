@@ -72,7 +72,7 @@ blocks() {
 # Instructions per block of a chain: BIN MIX CHAIN ("n/a" for a build without `bench --reps`).
 per_block() {
     local i5 i15 b5 b15
-    if ! "$1" bench --help | grep -q -- --reps; then
+    if ! "$1" bench --help | grep -- --reps >/dev/null; then
         printf 'n/a'
         return
     fi
