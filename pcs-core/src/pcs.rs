@@ -267,11 +267,84 @@ pub struct DecodedPacket {
 /// The loop of a run of data blocks in `RX_D` (`RX_D --D--> RX_D`: a data block's transfer is
 /// its data, whatever follows): writes `first`, then the descrambled payload of each leading
 /// data block of `line` but the last, into `out`, 8 octets each (lane 0 first); as many
-/// blocks as `out` has room for (one transfer each), four a turn while it can. Returns the
-/// blocks taken and the last one's payload, not written (`first` when none is taken);
-/// `line_state`, the descrambler's state, is moved on.
+/// blocks as `out` has room for (one transfer each). Returns the blocks taken and the last
+/// one's payload, not written (`first` when none is taken); `line_state`, the descrambler's
+/// state, is moved on.
+///
+/// Two forms with the same result. A run that reaches its eighth block is first measured,
+/// then descrambled in a loop with no test in it, which the compiler vectorises (block i's
+/// payload depends only on the line bits of blocks i-1 and i). A shorter one, the end of a
+/// short frame, goes block by block with each header tested in the turn. (Measured against
+/// the short form alone, in instructions per block of the RX chain: uniform mix 43.28 ->
+/// 39.98, 1518 octets 41.01 -> 37.18, 64 octets 85.00 -> 85.89; CPU time 0.86 to 0.92, 0.91
+/// and 0.99. The long form for all runs: 89.88 at 64 octets.)
 #[inline(always)]
 fn data_run(first: u64, line: &[Block], line_state: &mut u64, out: &mut [u8]) -> (usize, u64) {
+    if line.get(7).is_some_and(|b| b.sync == SyncHeader::DATA) {
+        data_run_long(first, line, line_state, out)
+    } else {
+        data_run_short(first, line, line_state, out)
+    }
+}
+
+/// [`data_run`] for a long run: the run is found first (four headers tested a turn), then
+/// descrambled without a test. (Cold and never inlined, so that the short form's code in
+/// its callers stays as it was: inlined, 86.68 instructions per block at 64 octets.)
+#[cold]
+#[inline(never)]
+fn data_run_long(first: u64, line: &[Block], line_state: &mut u64, out: &mut [u8]) -> (usize, u64) {
+    let n = line.len().min(out.len() / 8);
+    let run = line.get(..n).unwrap_or_default();
+    let mut m = 0;
+    for c in run.chunks_exact(4) {
+        if let [a, b, c, d] = c {
+            if a.sync != SyncHeader::DATA
+                || b.sync != SyncHeader::DATA
+                || c.sync != SyncHeader::DATA
+                || d.sync != SyncHeader::DATA
+            {
+                break;
+            }
+        }
+        m += 4;
+    }
+    while run.get(m).is_some_and(|b| b.sync == SyncHeader::DATA) {
+        m += 1;
+    }
+    // Written: `first`, then blocks 0..m-1 but the last; that one is returned.
+    let (Some(run), Some(dst)) = (run.get(..m), out.get_mut(..8 * m)) else {
+        return (0, first);
+    };
+    let (Some((last, _)), Some((head, rest))) =
+        (run.split_last(), dst.split_first_chunk_mut::<8>())
+    else {
+        return (0, first);
+    };
+    *head = first.to_le_bytes();
+    if let (Some(b), Some(slot)) = (run.first(), rest.first_chunk_mut::<8>()) {
+        *slot = descramble_payload(*line_state, b.payload).to_le_bytes();
+    }
+    for (slot, w) in rest.chunks_exact_mut(8).skip(1).zip(run.windows(2)) {
+        if let ([a, b], Some(slot)) = (w, slot.first_chunk_mut::<8>()) {
+            *slot = descramble_payload(a.payload >> 6, b.payload).to_le_bytes();
+        }
+    }
+    let state = match run.len().checked_sub(2).and_then(|i| run.get(i)) {
+        Some(before) => before.payload >> 6,
+        None => *line_state,
+    };
+    *line_state = last.payload >> 6;
+    (m, descramble_payload(state, last.payload))
+}
+
+/// [`data_run`] for a short run: four blocks a turn, each one's header tested in the turn.
+#[inline(always)]
+fn data_run_short(
+    first: u64,
+    line: &[Block],
+    line_state: &mut u64,
+    out: &mut [u8],
+) -> (usize, u64) {
     let (mut pending, mut state, mut k) = (first, *line_state, 0);
     while let (Some([a, b, c, d]), Some(dst)) = (line.get(k..k + 4), out.get_mut(8 * k..8 * k + 32))
     {
