@@ -308,7 +308,11 @@ fn data_run_long(first: u64, line: &[Block], line_state: &mut u64, out: &mut [u8
         }
         m += 4;
     }
-    while run.get(m).is_some_and(|b| b.sync == SyncHeader::DATA) {
+    // (The group that ended the turns holds at most three more.)
+    for b in run.get(m..).unwrap_or_default().iter().take(3) {
+        if b.sync != SyncHeader::DATA {
+            break;
+        }
         m += 1;
     }
     // Written: `first`, then blocks 0..m-1 but the last; that one is returned.
