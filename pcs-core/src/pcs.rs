@@ -276,7 +276,7 @@ pub struct DecodedPacket {
 /// payload depends only on the line bits of blocks i-1 and i). A shorter one, the end of a
 /// short frame, goes block by block with each header tested in the turn. (Measured against
 /// the short form alone, in instructions per block of the RX chain: uniform mix 43.28 ->
-/// 39.98, 1518 octets 41.01 -> 37.18, 64 octets 85.00 -> 85.89; CPU time 0.86 to 0.92, 0.91
+/// 40.01, 1518 octets 41.01 -> 37.20, 64 octets 85.00 -> 85.89; CPU time 0.86 to 0.92, 0.91
 /// and 0.99. The long form for all runs: 89.88 at 64 octets.)
 #[inline(always)]
 fn data_run(first: u64, line: &[Block], line_state: &mut u64, out: &mut [u8]) -> (usize, u64) {
