@@ -1023,16 +1023,10 @@ impl<K: RxSink> RxChain<K> {
         if self.back.fault.state() != LinkFaultState::Init {
             return 0;
         }
-        let mut taken = 0;
-        loop {
-            let rest = line.get(taken..).unwrap_or_default();
-            let pcs = &mut self.pcs;
-            let k = self.back.packet(|room| pcs.decode_packet(rest, true, room));
-            if k == 0 {
-                break;
-            }
-            taken += k;
-        }
+        let mut packets = self.pcs.packets(line, true);
+        while self.back.packet(|room| packets.next(room)) > 0 {}
+        let taken = packets.taken();
+        drop(packets);
         self.n += taken as u64;
         taken
     }

@@ -815,17 +815,73 @@ impl PcsRx {
         block_lock: bool,
         room: &mut [u8],
     ) -> Option<DecodedPacket> {
-        if !block_lock {
+        self.packets(line, block_lock).next(room)
+    }
+
+    /// The packets of `line`, one after the other, each as [`PcsRx::decode_packet`] takes it:
+    /// [`Packets::next`] takes the next one (the one whose start the last left pending). The
+    /// state is set up once and put back once, when the [`Packets`] is dropped, which is what
+    /// taking them one call each would leave. Takes nothing unless locked.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram, §49.2.13.3.
+    pub fn packets<'a>(&'a mut self, line: &'a [Block], block_lock: bool) -> Packets<'a> {
+        let (state, pending, line) = match self.decoder.up_pending() {
+            Some((state, pending)) if block_lock => {
+                let steady = usize::try_from(self.ber.steady_headers()).unwrap_or(usize::MAX);
+                (state, pending, line.get(..steady).unwrap_or(line))
+            }
+            // (No packet is taken from `RX_D`.)
+            _ => (RxState::Data, Block::IDLE, &[][..]),
+        };
+        let line_state = self.descrambler.state();
+        Packets {
+            rx: self,
+            line,
+            taken: 0,
+            line_state,
+            state,
+            pending,
+        }
+    }
+
+    /// How [`PcsRx::decode_packet`] ends: `k` blocks taken in the steady state, `pending`
+    /// left, the diagram in `state`.
+    #[inline(always)]
+    fn packet_taken(&mut self, state: RxState, pending: Block, k: usize, line_state: u64) {
+        self.book_steady(false);
+        self.ber.take_steady_headers(k as u64);
+        self.decoder.set_up_pending(state, pending);
+        self.descrambler = Descrambler::new(line_state);
+    }
+}
+
+/// Packets taken one after the other: [`PcsRx::packets`].
+#[derive(Debug)]
+pub struct Packets<'a> {
+    rx: &'a mut PcsRx,
+    /// The line in the BER monitor's steady state (empty when none can be taken).
+    line: &'a [Block],
+    /// Blocks of `line` taken.
+    taken: usize,
+    /// The descrambler's state after them.
+    line_state: u64,
+    /// The decoder's state and its pending block after them.
+    state: RxState,
+    pending: Block,
+}
+
+impl Packets<'_> {
+    /// Takes the next packet, as [`PcsRx::decode_packet`] says; `None` when it takes nothing.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2, receive state diagram, §49.2.13.3.
+    #[inline(always)]
+    pub fn next(&mut self, room: &mut [u8]) -> Option<DecodedPacket> {
+        if !matches!(self.state, RxState::Control | RxState::Terminate) {
             return None;
         }
-        let (state, start) = self.decoder.up_pending()?;
-        if !matches!(state, RxState::Control | RxState::Terminate) {
-            return None;
-        }
-        let s = decode_idle_start(start)?;
-        let steady = usize::try_from(self.ber.steady_headers()).unwrap_or(usize::MAX);
-        let line = line.get(..steady).unwrap_or(line);
-        let mut line_state = self.descrambler.state();
+        let s = decode_idle_start(self.pending)?;
+        let line = self.line.get(self.taken..).unwrap_or_default();
+        let mut line_state = self.line_state;
         // The first data block; after a start in lane 4, its lanes 0..3 end the seven octets
         // after /S/, and the run of data transfers starts at the next one.
         let d1 = line.first().filter(|b| b.sync == SyncHeader::DATA)?;
@@ -861,7 +917,7 @@ impl PcsRx {
             let [t, z] = t else { return None };
             Some((t.payload >> 6, z))
         });
-        let look_ahead = self.decoder.config().look_ahead;
+        let look_ahead = self.rx.decoder.config().look_ahead;
         let next = after
             .filter(|(_, z)| z.sync.is_valid())
             .map(|(state, z)| Block {
@@ -870,7 +926,7 @@ impl PcsRx {
             });
         let slot = room.get_mut(at..).and_then(|r| r.first_chunk_mut::<16>());
         let (Some((tail, lanes)), Some(mut pending), Some(slot)) = (terminate, next, slot) else {
-            self.packet_taken(RxState::Data, Block::data(last), k, line_state);
+            self.took(RxState::Data, Block::data(last), k, line_state);
             return Some(DecodedPacket {
                 start_lane,
                 lead,
@@ -887,7 +943,7 @@ impl PcsRx {
                 BlockClass::Start | BlockClass::Control
             )
         {
-            self.packet_taken(RxState::Data, Block::data(last), k, line_state);
+            self.took(RxState::Data, Block::data(last), k, line_state);
             return Some(DecodedPacket {
                 start_lane,
                 lead,
@@ -920,7 +976,7 @@ impl PcsRx {
             k += 1;
             state = RxState::Control;
         }
-        self.packet_taken(state, pending, k, line_state);
+        self.took(state, pending, k, line_state);
         Some(DecodedPacket {
             start_lane,
             lead,
@@ -930,14 +986,30 @@ impl PcsRx {
         })
     }
 
-    /// How [`PcsRx::decode_packet`] ends: `k` blocks taken in the steady state, `pending`
-    /// left, the diagram in `state`.
+    /// Blocks taken so far.
+    #[must_use]
+    pub fn taken(&self) -> usize {
+        self.taken
+    }
+
+    /// How a packet ends: `k` more blocks taken, `pending` left, the diagram in `state`.
     #[inline(always)]
-    fn packet_taken(&mut self, state: RxState, pending: Block, k: usize, line_state: u64) {
-        self.book_steady(false);
-        self.ber.take_steady_headers(k as u64);
-        self.decoder.set_up_pending(state, pending);
-        self.descrambler = Descrambler::new(line_state);
+    fn took(&mut self, state: RxState, pending: Block, k: usize, line_state: u64) {
+        self.taken += k;
+        self.state = state;
+        self.pending = pending;
+        self.line_state = line_state;
+    }
+}
+
+impl Drop for Packets<'_> {
+    /// Puts back the state the packets taken leave (nothing when none was taken).
+    fn drop(&mut self) {
+        if self.taken > 0 {
+            let (state, pending, k, line_state) =
+                (self.state, self.pending, self.taken, self.line_state);
+            self.rx.packet_taken(state, pending, k, line_state);
+        }
     }
 }
 
@@ -1404,6 +1476,64 @@ mod tests {
         assert!(!r.at_long_run);
         assert_eq!(&buf[..2], &words[60..62]);
         assert_eq!(rx.decode_data_run(&line[61..], true, &mut octets), 0);
+    }
+
+    #[test]
+    fn packets_through_one_cursor_equal_one_call_each() {
+        // Back-to-back packets, starts in lanes 0 and 4, 1..=9 data transfers, an idle
+        // transfer between some of them.
+        let mut words = vec![XgmiiWord::IDLE; 20];
+        for p in 0..9u64 {
+            words.push(if p % 2 == 0 {
+                XgmiiWord::new(0xd555_5555_5555_55fb, 0x01)
+            } else {
+                XgmiiWord::new(0x5555_55fb_0707_0707, 0x1f)
+            });
+            words.extend((0..=p).map(|i| XgmiiWord::from_data((i * 0x0101_0101_0101_0101) ^ p)));
+            words.push(XgmiiWord::new(0x0707_0707_07fd_0102, 0xfc));
+            if p % 3 == 0 {
+                words.push(XgmiiWord::IDLE);
+            }
+        }
+        words.extend([XgmiiWord::IDLE; 4]);
+        let mut tx = PcsTx::new(EncoderConfig::default(), 5);
+        let mut line = vec![Block::IDLE; words.len()];
+        tx.encode_slice(&words, &mut line);
+        let mut rx = PcsRx::new(PcsRxConfig::default());
+        let mut buf = vec![XgmiiWord::IDLE; words.len()];
+        let r = rx.decode_slice(&line, true, &mut buf, Stops::ForOctets);
+        assert!(r.at_packet);
+        let rest = &line[r.consumed..];
+        // One call each.
+        let (mut one, mut each) = (rx, Vec::new());
+        let mut at = 0;
+        let mut room = vec![0u8; 200];
+        while let Some(p) = one.decode_packet(&rest[at..], true, &mut room) {
+            each.push((p, room[..p.octets].to_vec()));
+            at += p.transfers;
+        }
+        assert_eq!(each.len(), 9, "every packet whole");
+        assert!(each.iter().all(|(p, _)| p.ended));
+        // One cursor.
+        let mut all = rx;
+        let mut cursor = all.packets(rest, true);
+        let mut taken = 0;
+        for (want, octets) in &each {
+            let p = cursor.next(&mut room).expect("the next packet");
+            assert_eq!((&p, &room[..p.octets]), (want, &octets[..]));
+            taken += p.transfers;
+            assert_eq!(cursor.taken(), taken);
+        }
+        assert_eq!(cursor.next(&mut room), None);
+        drop(cursor);
+        assert_eq!(all, one, "the state put back is the one the calls leave");
+        // Unlocked, or none taken: nothing changes.
+        let mut unlocked = rx;
+        assert_eq!(unlocked.packets(rest, false).next(&mut room), None);
+        assert_eq!(unlocked, rx);
+        let mut none = rx;
+        drop(none.packets(rest, true));
+        assert_eq!(none, rx);
     }
 
     #[test]
