@@ -844,8 +844,8 @@ impl PcsRx {
         }
     }
 
-    /// How [`PcsRx::decode_packet`] ends: `k` blocks taken in the steady state, `pending`
-    /// left, the diagram in `state`.
+    /// How the packets a [`Packets`] took end: `k` blocks taken in the steady state,
+    /// `pending` left, the diagram in `state`.
     #[inline(always)]
     fn packet_taken(&mut self, state: RxState, pending: Block, k: usize, line_state: u64) {
         self.book_steady(false);
