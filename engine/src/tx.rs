@@ -19,7 +19,7 @@ use crate::profile::Profile;
 use mac_core::tx::EncodeFrameError;
 use mac_core::tx::TxConfig;
 use pcs_core::gearbox::{PartialWord, TxGearbox};
-use pcs_core::pcs::{PcsTx, LONG_RUN};
+use pcs_core::pcs::PcsTx;
 use pcs_core::{Block, ControlChar, XgmiiWord};
 use serde::Serialize;
 
@@ -204,9 +204,11 @@ pub struct TxChain<S: TxSink> {
     words: Vec<XgmiiWord>,
     /// How many of `words` are filled.
     filled: usize,
-    /// How many of `line` are encoded already (frames whose long data run went straight from
-    /// its octets: `words` holds stale transfers in its place).
+    /// How many of `line` are encoded already (frames that went straight from their octets:
+    /// `words` holds stale transfers in their place).
     encoded: usize,
+    /// A frame's octets for the packet doors (preamble to FCS).
+    octets: Vec<u8>,
     unscrambled: Vec<Block>,
     line: Vec<Block>,
     serial: Vec<u64>,
@@ -269,6 +271,7 @@ impl<S: TxSink> TxChain<S> {
             words: vec![XgmiiWord::IDLE; BATCH],
             filled: 0,
             encoded: 0,
+            octets: vec![0; mac_core::frame::MAX_FRAME_OCTETS + 8],
             unscrambled: if forms.unscrambled {
                 vec![Block::IDLE; BATCH]
             } else {
@@ -341,37 +344,34 @@ impl<S: TxSink> TxChain<S> {
         // The MAC says where the /S/ goes before it writes it.
         let (word, lane) = self.mac.next_start();
         let (before, out) = self.words.split_at_mut(self.filled.min(BATCH));
-        // A sink that wants no transfers: the frame's long run of data goes from its octets
-        // straight into line blocks (after the transfers before it, in order).
-        let straight = !self.forms.words
-            && !self.forms.unscrambled
-            && self.idle_fill.is_none()
-            && data.len() >= 8 * (LONG_RUN + 1);
+        // A sink that wants no transfers: the frame goes from its octets straight into line
+        // blocks, after the transfers before it (in order).
+        let packet = !self.forms.words && !self.forms.unscrambled && self.idle_fill.is_none();
         let n = match fcs {
             Some(_) => self.mac.encode_frame_with_fcs(&with_fcs, out),
-            None if straight => {
-                let (pcs, line, encoded, filled) = (
-                    &mut self.pcs,
-                    &mut self.line,
-                    &mut self.encoded,
-                    self.filled,
+            None if packet => {
+                let (pcs, line, filled) = (&mut self.pcs, &mut self.line, self.filled);
+                let e = std::mem::replace(&mut self.encoded, filled);
+                pcs.encode_slice(
+                    before.get(e..).unwrap_or_default(),
+                    line.get_mut(e..filled).unwrap_or_default(),
                 );
-                self.mac.encode_frame_with_run(data, out, |head, octets| {
-                    let (e, at) = (*encoded, filled + head.len());
-                    if at > line.len() || e > filled {
-                        return 0;
+                let sent = self
+                    .mac
+                    .encode_frame_packet(data, &mut self.octets, |p, octets| {
+                        let room = line.get_mut(filled..).unwrap_or_default();
+                        pcs.encode_packet(p.idles, p.lane, octets, room).is_some()
+                    });
+                match sent {
+                    Ok(Some(n)) => {
+                        self.encoded = filled + n;
+                        Ok(n)
                     }
-                    let (done, rest) = line.split_at_mut(at);
-                    let (earlier, mine) = done.split_at_mut(filled);
-                    pcs.encode_slice(
-                        before.get(e..).unwrap_or_default(),
-                        earlier.get_mut(e..).unwrap_or_default(),
-                    );
-                    pcs.encode_slice(head, mine);
-                    let took = pcs.encode_data_run(octets, rest);
-                    *encoded = at + took;
-                    took
-                })
+                    // The PCS did not take it (the encoder inside a packet of transfers sent
+                    // as they are): as transfers.
+                    Ok(None) => self.mac.encode_frame(data, out),
+                    Err(e) => Err(e),
+                }
             }
             None => self.mac.encode_frame(data, out),
         }
@@ -645,6 +645,62 @@ mod tests {
             prop_assert_eq!(&only.line, &slow.line);
             prop_assert_eq!(&only.serial, &slow.serial);
             prop_assert_eq!(only.tail, slow.tail);
+        }
+    }
+
+    proptest! {
+        /// Frames through the packet doors (a sink that wants no transfers) give the line,
+        /// the serial words and the placements of the diagram path, whatever the gap, the
+        /// deficit idle count, the start lanes and the padding, with idles between frames;
+        /// after raw transfers that leave the encoder inside a packet, the PCS refuses the
+        /// packet and the frame goes as transfers.
+        #[test]
+        fn packets_from_octets_equal_the_diagram_path(
+            frames in proptest::collection::vec((0usize..1600, 0u64..3, 0u8..8), 1..24),
+            ifg in 5u16..20,
+            dic in 0usize..3,
+            lane4: bool,
+            padding: bool,
+        ) {
+            use mac_core::tx::{DicMode, StartLanes};
+            let opt = TxOptions {
+                mac: TxConfig {
+                    ifg_octets: ifg,
+                    dic: [DicMode::Off, DicMode::Strict, DicMode::ResetOnIdle][dic],
+                    padding: if padding { mac_core::frame::Padding::default() } else { mac_core::frame::Padding::Off },
+                    start_lanes: if lane4 { StartLanes::Lane4 } else { StartLanes::Both },
+                },
+                idle_blocks: 3,
+                ..TxOptions::default()
+            };
+            let mut slow = TxChain::new(&opt, All { unscrambled: true, ..All::default() });
+            let mut fast = TxChain::new(&opt, All { no_words: true, ..All::default() });
+            let (mut by_packet, mut inside) = (0, false);
+            for (i, &(len, gap, raw)) in frames.iter().enumerate() {
+                let f: Vec<u8> = (0..len).map(|k| (k + i) as u8).collect();
+                if raw == 0 {
+                    // A start and a data transfer, as they are: the encoder is in TX_D.
+                    let w = [mac_core::tx::START_LANE0_WORD, XgmiiWord::from_data(0x1234)];
+                    slow.words(&w);
+                    fast.words(&w);
+                    inside = true;
+                }
+                prop_assert_eq!(slow.frame(&f, None).unwrap(), fast.frame(&f, None).unwrap());
+                // The packet door took it, unless the encoder was inside a packet.
+                prop_assert_eq!(fast.encoded == fast.filled, !inside);
+                by_packet += usize::from(!inside);
+                inside = false;
+                slow.idle(gap);
+                fast.idle(gap);
+            }
+            let (slow, st) = slow.finish().unwrap();
+            let (fast, ft) = fast.finish().unwrap();
+            prop_assert_eq!(st, ft);
+            prop_assert!(fast.words.is_empty());
+            prop_assert_eq!(&fast.line, &slow.line);
+            prop_assert_eq!(&fast.serial, &slow.serial);
+            prop_assert_eq!(fast.tail, slow.tail);
+            prop_assert!(by_packet > 0 || frames.iter().all(|f| f.2 == 0));
         }
     }
 

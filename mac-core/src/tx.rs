@@ -19,6 +19,7 @@
 //!
 //! Spec: IEEE 802.3 §4.2.3.2, §46.2.1, §46.3.1.2, §46.3.1.4, §46.3.1.5.
 
+use pcs_core::xgmii::load_le;
 use pcs_core::{ControlChar, XgmiiWord};
 
 use crate::control::{MacControl, OPCODE_PAUSE, OPCODE_PFC};
@@ -44,6 +45,28 @@ pub const START_LANE4_WORD: XgmiiWord = XgmiiWord {
     data: 0x5555_55fb_0707_0707,
     ctrl: 0x1f,
 };
+
+/// The six preamble octets and the SFD, the octets after a frame's `/S/`.
+///
+/// Spec: IEEE 802.3 §4.2.5, §46.3.1.2 (the `/S/` stands for the first preamble octet).
+const PREAMBLE_AFTER_START: [u8; PREAMBLE_SFD_OCTETS - 1] = [
+    PREAMBLE_OCTET,
+    PREAMBLE_OCTET,
+    PREAMBLE_OCTET,
+    PREAMBLE_OCTET,
+    PREAMBLE_OCTET,
+    PREAMBLE_OCTET,
+    SFD,
+];
+
+/// Where a frame's packet goes ([`MacTx::encode_frame_packet`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FramePacket {
+    /// Idle transfers before the transfer of its `/S/` (the gap still owed).
+    pub idles: usize,
+    /// The lane of its `/S/`: 0, or 4 after four idles.
+    pub lane: usize,
+}
 
 /// How the transmitter aligns a `/S/` that the IFG alone would put in the middle of a column.
 ///
@@ -168,28 +191,6 @@ struct Emitter<'o> {
 /// Eight idle characters as data bits.
 const IDLES: u64 = XgmiiWord::IDLE.data;
 
-/// The first `min(8, bytes.len())` octets as a little-endian word (the first octet in bits
-/// 7..0), zero above them: at most two loads, whatever the length (a copy of a variable
-/// length would be a call to `memcpy`, once or twice per frame).
-#[inline]
-fn load_le(bytes: &[u8]) -> u64 {
-    if let Some(w) = bytes.first_chunk::<8>() {
-        return u64::from_le_bytes(*w);
-    }
-    let n = bytes.len();
-    if let (Some(lo), Some(hi)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
-        // 4..=7 octets: two loads that overlap in the middle, where they agree.
-        return u64::from(u32::from_le_bytes(*lo))
-            | u64::from(u32::from_le_bytes(*hi)) << (8 * (n - 4));
-    }
-    if let (Some(lo), Some(hi)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
-        // 2 or 3 octets: the same with two 16-bit loads.
-        return u64::from(u16::from_le_bytes(*lo))
-            | u64::from(u16::from_le_bytes(*hi)) << (8 * (n - 2));
-    }
-    bytes.first().map_or(0, |&b| u64::from(b))
-}
-
 impl<'o> Emitter<'o> {
     fn new(out: &'o mut [XgmiiWord]) -> Self {
         Self {
@@ -243,11 +244,9 @@ impl<'o> Emitter<'o> {
         self.lanes(load_le(bytes), 0, n);
     }
 
-    /// Data octets: a lane group up to a transfer boundary, then whole `u64` reads. The whole
-    /// transfers are offered to `run` first (given the transfers written so far); those it
-    /// takes, from the first, are skipped.
+    /// Data octets: a lane group up to a transfer boundary, then whole `u64` reads.
     #[inline(always)]
-    fn data(&mut self, bytes: &[u8], run: impl FnOnce(&[XgmiiWord], &[u8]) -> usize) {
+    fn data(&mut self, bytes: &[u8]) {
         let mut rest = bytes;
         if self.lane != 0 {
             let (head, tail) = rest.split_at(rest.len().min(8 - (self.lane & 7)));
@@ -256,17 +255,14 @@ impl<'o> Emitter<'o> {
         }
         let words = rest.chunks_exact(8);
         let tail = words.remainder();
-        let n = words.len();
-        let before = self.out.get(..self.at).unwrap_or_default();
-        let took = run(before, rest.get(..8 * n).unwrap_or_default()).min(n);
-        self.at += took;
         let slots = self.out.get_mut(self.at..).unwrap_or_default();
-        for (slot, octets) in slots.iter_mut().zip(words.skip(took)) {
+        let n = words.len();
+        for (slot, octets) in slots.iter_mut().zip(words) {
             if let Some(&octets) = octets.first_chunk::<8>() {
                 *slot = XgmiiWord::from_data(u64::from_le_bytes(octets));
             }
         }
-        self.at += n - took;
+        self.at += n;
         self.short_data(tail);
     }
 
@@ -470,32 +466,63 @@ impl<E: FcsEngine> MacTx<E> {
         frame: &[u8],
         out: &mut [XgmiiWord],
     ) -> Result<usize, EncodeFrameError> {
-        self.encode_frame_with_run(frame, out, |_, _| 0)
-    }
-
-    /// As [`MacTx::encode_frame`], with the frame's whole transfers of data (those after its
-    /// first transfer boundary that hold frame octets only) offered to `run`, for a PCS that
-    /// encodes them straight from the octets: `run` is given the transfers this call wrote
-    /// before them (owed idles, the start) and their octets, takes as many transfers as it
-    /// can from the first, and returns how many. Their places in `out` are left as they were;
-    /// the others are written. Returns the transfers of the frame, those taken included.
-    ///
-    /// # Errors
-    /// As [`MacTx::encode_frame`].
-    ///
-    /// Spec: IEEE 802.3 §4.2.3, §46.3.1.
-    pub fn encode_frame_with_run(
-        &mut self,
-        frame: &[u8],
-        out: &mut [XgmiiWord],
-        run: impl FnOnce(&[XgmiiWord], &[u8]) -> usize,
-    ) -> Result<usize, EncodeFrameError> {
         let pad = self.config.padding.pad_octets(frame.len());
         self.check(frame, Ending::Fcs { pad, fcs: 0 }, out.len())?;
         let fcs = fcs_padded_with::<E>(frame, pad);
-        let n = self.emit(frame, Ending::Fcs { pad, fcs }, out, run);
+        let n = self.emit(frame, Ending::Fcs { pad, fcs }, out);
         self.count_sent(frame, frame.len() + pad + FCS_OCTETS, pad > 0);
         Ok(n)
+    }
+
+    /// As [`MacTx::encode_frame`], for a PCS that encodes a whole packet straight from its
+    /// octets ([`pcs_core::pcs::PcsTx::encode_packet`]): writes into `octets` what goes between
+    /// the frame's `/S/` and its `/T/` (six preamble octets and the SFD, the frame, its pad,
+    /// the FCS least significant octet first) and offers it to `send` with where it goes
+    /// ([`FramePacket`]). `send` says whether it sent them. Returns the transfers they take
+    /// (the idles owed before the packet included), or `None` if `send` sent nothing: the MAC
+    /// then changes nothing (the caller sends the frame as transfers instead).
+    ///
+    /// # Errors
+    /// [`EncodeFrameError::FrameTooLong`], or [`EncodeFrameError::BufferTooSmall`] if
+    /// `octets` is shorter than the packet (its `needed` then counts octets); nothing is
+    /// written then.
+    ///
+    /// Spec: IEEE 802.3 §4.2.3, §3.2.9, §46.3.1.2, §46.3.1.4.
+    pub fn encode_frame_packet(
+        &mut self,
+        frame: &[u8],
+        octets: &mut [u8],
+        send: impl FnOnce(FramePacket, &[u8]) -> bool,
+    ) -> Result<Option<usize>, EncodeFrameError> {
+        let pad = self.config.padding.pad_octets(frame.len());
+        let wire = frame.len().saturating_add(pad + FCS_OCTETS);
+        if wire > MAX_FRAME_OCTETS {
+            return Err(EncodeFrameError::FrameTooLong { len: wire });
+        }
+        let len = PREAMBLE_SFD_OCTETS - 1 + wire;
+        let Some(packet) = octets.get_mut(..len) else {
+            return Err(EncodeFrameError::BufferTooSmall { needed: len });
+        };
+        let (preamble, rest) = packet.split_at_mut(PREAMBLE_SFD_OCTETS - 1);
+        preamble.copy_from_slice(&PREAMBLE_AFTER_START);
+        let (body, rest) = rest.split_at_mut(frame.len());
+        body.copy_from_slice(frame);
+        let (zeros, fcs) = rest.split_at_mut(pad);
+        zeros.fill(0);
+        fcs.copy_from_slice(&fcs_padded_with::<E>(frame, pad).to_le_bytes());
+        let owed = self.start_owed();
+        let place = FramePacket {
+            idles: owed / 8,
+            lane: owed % 8,
+        };
+        if !send(place, packet) {
+            return Ok(None);
+        }
+        let (lead, start) = self.start();
+        // The stream from /S/ to /T/ inclusive.
+        let words = lead + self.ended(start, len + 2);
+        self.count_sent(frame, wire, pad > 0);
+        Ok(Some(words))
     }
 
     /// Encodes a frame that already ends in its FCS (right or deliberately wrong), as is: no
@@ -511,7 +538,7 @@ impl<E: FcsEngine> MacTx<E> {
         out: &mut [XgmiiWord],
     ) -> Result<usize, EncodeFrameError> {
         self.check(frame_with_fcs, Ending::Raw, out.len())?;
-        let n = self.emit(frame_with_fcs, Ending::Raw, out, |_, _| 0);
+        let n = self.emit(frame_with_fcs, Ending::Raw, out);
         self.count_sent(frame_with_fcs, frame_with_fcs.len(), false);
         Ok(n)
     }
@@ -539,7 +566,7 @@ impl<E: FcsEngine> MacTx<E> {
         out: &mut [XgmiiWord],
     ) -> Result<usize, EncodeFrameError> {
         self.check(sent, Ending::Abort, out.len())?;
-        let n = self.emit(sent, Ending::Abort, out, |_, _| 0);
+        let n = self.emit(sent, Ending::Abort, out);
         self.stats.frames_lost_due_to_int_mac_xmit_error += 1;
         Ok(n)
     }
@@ -591,20 +618,8 @@ impl<E: FcsEngine> MacTx<E> {
     }
 
     /// Writes the owed idles and the frame; the caller has checked the buffer.
-    fn emit(
-        &mut self,
-        body: &[u8],
-        ending: Ending,
-        out: &mut [XgmiiWord],
-        run: impl FnOnce(&[XgmiiWord], &[u8]) -> usize,
-    ) -> usize {
-        let owed = self.start_owed();
-        if owed != self.owed_idle_octets {
-            // 4 idles inserted to move the start to lane 4 (StartLanes::Lane4).
-            self.deficit_idle_count = 0;
-        }
-        let lead = owed / 8;
-        let start = owed % 8;
+    fn emit(&mut self, body: &[u8], ending: Ending, out: &mut [XgmiiWord]) -> usize {
+        let (lead, start) = self.start();
         let mut e = Emitter::new(out);
         for _ in 0..lead {
             e.put(XgmiiWord::IDLE);
@@ -615,7 +630,7 @@ impl<E: FcsEngine> MacTx<E> {
             e.put(START_LANE4_WORD);
             e.short_data(&[PREAMBLE_OCTET, PREAMBLE_OCTET, PREAMBLE_OCTET, SFD]);
         }
-        e.data(body, run);
+        e.data(body);
         let tail_ctrl = match ending {
             Ending::Fcs { pad, fcs } => {
                 e.zeros(pad);
@@ -635,12 +650,30 @@ impl<E: FcsEngine> MacTx<E> {
             Ending::Fcs { pad, .. } => body.len() + pad + FCS_OCTETS,
             Ending::Raw | Ending::Abort => body.len(),
         };
-        let stream = PREAMBLE_SFD_OCTETS + body_octets + tail_ctrl;
-        let t_lane = (start + stream - 1) % 8;
         e.finish();
-        let words = lead + (start + stream).div_ceil(8);
-        self.schedule_gap(t_lane);
-        words
+        lead + self.ended(start, PREAMBLE_SFD_OCTETS + body_octets + tail_ctrl)
+    }
+
+    /// Where the frame sent now starts: the idle transfers owed before it and the lane of its
+    /// `/S/` (0 or 4). Moving the start to lane 4 ([`StartLanes::Lane4`]) resets the deficit
+    /// idle count.
+    ///
+    /// Spec: IEEE 802.3 §46.3.1.4.
+    fn start(&mut self) -> (usize, usize) {
+        let owed = self.start_owed();
+        if owed != self.owed_idle_octets {
+            // 4 idles inserted to move the start to lane 4 (StartLanes::Lane4).
+            self.deficit_idle_count = 0;
+        }
+        (owed / 8, owed % 8)
+    }
+
+    /// A frame went out whose `/S/` was in lane `start` and whose stream from `/S/` to `/T/`
+    /// inclusive is `stream` octets: schedules the gap after its `/T/`, and returns its
+    /// transfers.
+    fn ended(&mut self, start: usize, stream: usize) -> usize {
+        self.schedule_gap((start + stream - 1) % 8);
+        (start + stream).div_ceil(8)
     }
 
     /// Chooses the gap after a `/T/` in lane `t_lane` and updates the deficit idle count.
@@ -979,60 +1012,6 @@ mod tests {
     }
 
     proptest! {
-        /// `encode_frame_with_run` writes what `encode_frame` writes, but for the transfers its
-        /// `run` takes: `run` sees the transfers written before them and the frame's octets
-        /// of every whole data transfer after the first boundary.
-        #[test]
-        fn a_run_taken_leaves_the_rest_as_encode_frame_writes_it(
-            lens in proptest::collection::vec((0usize..300, 0usize..50), 1..12),
-            dic in 0usize..3,
-        ) {
-            let dic = [DicMode::Strict, DicMode::ResetOnIdle, DicMode::Off][dic];
-            let config = TxConfig { dic, ..TxConfig::default() };
-            let (mut a, mut b) = (MacTx::new(config), MacTx::new(config));
-            for (i, &(len, cap)) in lens.iter().enumerate() {
-                let frame: Vec<u8> = (0..len).map(|k| (k * 7 + i) as u8).collect();
-                let mut want = vec![XgmiiWord::default(); a.words_needed(len)];
-                let n = a.encode_frame(&frame, &mut want).unwrap();
-                let sentinel = XgmiiWord::new(0x1234, 0xa5);
-                let mut got = vec![sentinel; want.len()];
-                let mut seen = None;
-                let m = b
-                    .encode_frame_with_run(&frame, &mut got, |head, octets| {
-                        seen = Some((head.to_vec(), octets.to_vec()));
-                        cap.min(octets.len() / 8)
-                    })
-                    .unwrap();
-                prop_assert_eq!(m, n);
-                let (head, octets) = seen.unwrap();
-                let (h, k) = (head.len(), cap.min(octets.len() / 8));
-                prop_assert_eq!(&head[..], &want[..h]);
-                // The octets: the frame's, from the first transfer boundary, whole transfers.
-                prop_assert_eq!(octets.len() % 8, 0);
-                let from = if want[h - 1] == crate::tx::START_LANE0_WORD { 0 } else { 4 };
-                let whole = (len.saturating_sub(from)) / 8;
-                prop_assert_eq!(&octets[..], &frame[from.min(len)..from.min(len) + 8 * whole]);
-                for (j, o) in octets.chunks_exact(8).enumerate() {
-                    prop_assert_eq!(want[h + j], XgmiiWord::from_data(u64::from_le_bytes(o.try_into().unwrap())));
-                }
-                prop_assert!(got[h..h + k].iter().all(|&w| w == sentinel));
-                prop_assert_eq!(&got[..h], &want[..h]);
-                prop_assert_eq!(&got[h + k..n], &want[h + k..n]);
-            }
-            prop_assert_eq!(a.stats(), b.stats());
-        }
-
-        #[test]
-        fn load_le_is_the_first_octets_in_order_and_zero_above(bytes in proptest::collection::vec(any::<u8>(), 0..12)) {
-            let mut want = 0u64;
-            for (i, &b) in bytes.iter().take(8).enumerate() {
-                want |= u64::from(b) << (8 * i);
-            }
-            prop_assert_eq!(load_le(&bytes), want);
-        }
-    }
-
-    proptest! {
         #[test]
         fn every_start_is_in_lane_0_or_4_and_gaps_obey_dic(
             lens in proptest::collection::vec(0usize..300, 1..60),
@@ -1084,6 +1063,66 @@ mod tests {
                 sum += g as i64;
                 prop_assert!((sum - ifg * (k as i64 + 1)).abs() <= 3);
             }
+        }
+
+        #[test]
+        fn a_packet_from_its_octets_equals_the_frame_as_transfers(
+            frames in proptest::collection::vec((0usize..140, any::<u8>(), 0usize..3, any::<bool>()), 1..10),
+            ifg in 5u16..20,
+            dic in 0usize..3,
+            lane4: bool,
+            padding: bool,
+        ) {
+            let config = TxConfig {
+                ifg_octets: ifg,
+                dic: [DicMode::Off, DicMode::Strict, DicMode::ResetOnIdle][dic],
+                padding: if padding { Padding::default() } else { Padding::Off },
+                start_lanes: if lane4 { StartLanes::Lane4 } else { StartLanes::Both },
+            };
+            let (mut words, mut packets) = (MacTx::new(config), MacTx::new(config));
+            for (len, fill, idles, refuse) in frames {
+                let frame: Vec<u8> = (0..len).map(|i| fill ^ i as u8).collect();
+                let want = encode(&mut words, &frame);
+                let mut octets = vec![0xee; MAX_FRAME_OCTETS + 8];
+                // A door that sends nothing: nothing changes.
+                if refuse {
+                    let before = packets.clone();
+                    prop_assert_eq!(packets.encode_frame_packet(&frame, &mut octets, |_, _| false), Ok(None));
+                    prop_assert_eq!(&packets, &before);
+                }
+                let mut got = Vec::new();
+                let n = packets.encode_frame_packet(&frame, &mut octets, |p, o| {
+                    // The transfers the packet stands for, lane by lane.
+                    let mut lanes = vec![(I, true); 8 * p.idles + p.lane];
+                    lanes.push((S, true));
+                    lanes.extend(o.iter().map(|&x| (x, false)));
+                    lanes.push((T, true));
+                    while lanes.len() % 8 != 0 {
+                        lanes.push((I, true));
+                    }
+                    got = words_from_lanes(&lanes);
+                    true
+                });
+                prop_assert_eq!(n, Ok(Some(want.len())));
+                prop_assert_eq!(&got, &want);
+                prop_assert_eq!(&packets, &words);
+                let mut gap = vec![XgmiiWord::default(); idles];
+                words.idle(&mut gap);
+                packets.idle(&mut gap);
+            }
+            // Too small a buffer, or too long a frame: an error, and nothing changes.
+            let before = packets.clone();
+            let mut small = [0u8; 70];
+            prop_assert_eq!(
+                packets.encode_frame_packet(&[1; 60], &mut small, |_, _| true),
+                Err(EncodeFrameError::BufferTooSmall { needed: 71 })
+            );
+            let mut big = vec![0u8; 2 * MAX_FRAME_OCTETS];
+            prop_assert_eq!(
+                packets.encode_frame_packet(&vec![1; MAX_FRAME_OCTETS], &mut big, |_, _| true),
+                Err(EncodeFrameError::FrameTooLong { len: MAX_FRAME_OCTETS + 4 })
+            );
+            prop_assert_eq!(&packets, &before);
         }
 
         #[test]

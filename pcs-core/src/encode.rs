@@ -135,6 +135,26 @@ impl Encoder {
         Block::LBLOCK_T
     }
 
+    /// Whether a packet, with or without idle transfers before it, takes only the arrows
+    /// --C--> TX_C, --S--> TX_D, TX_D --D--> TX_D and TX_D --T--> TX_T from here: in `TX_INIT`,
+    /// `TX_C` or `TX_T` (from `TX_D` a start is an error; from `TX_E` it is without an idle
+    /// before it).
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2, transmit state diagram.
+    #[inline]
+    pub(crate) const fn takes_packet(&self) -> bool {
+        matches!(
+            self.state,
+            TxState::Init | TxState::Control | TxState::Terminate
+        )
+    }
+
+    /// A packet went out whole (see [`Encoder::takes_packet`]): the machine is in `TX_T`.
+    #[inline]
+    pub(crate) fn packet_sent(&mut self) {
+        self.state = TxState::Terminate;
+    }
+
     /// Encodes one XGMII transfer (`tx_raw`) into one block (`.block`), and says which arrow
     /// the state machine took. This is the diagram transcribed, and it calls no fast path:
     /// [`Encoder::encode_slice`] is the same encoder over a slice, with short paths for the
@@ -212,23 +232,47 @@ impl Encoder {
             // (type 0x33, idle codes zero).
             (S::Control | S::Terminate, 0x01) if w.data as u8 == START_CHAR => {
                 self.state = S::Data;
-                Block::control(w.data & !0xff | BlockType::Start as u64)
+                start_block(0, w.data >> 8)
             }
             (S::Control | S::Terminate, 0x1f) if w.data & 0xff_ffff_ffff == IDLES_START_LANE4 => {
                 self.state = S::Data;
-                Block::control(w.data & 0xffff_ff00_0000_0000 | BlockType::ControlStart as u64)
+                start_block(4, w.data >> 40)
             }
             // TX_D --T--> TX_T: /T/ in lane k after k data octets, idles after it (codes zero).
             (S::Data, ctrl) if terminate_with_idles(w, ctrl) => {
                 self.state = S::Terminate;
                 let k = ctrl.trailing_zeros();
-                let data = w.data & !u64::MAX.checked_shl(8 * k).unwrap_or(0);
-                let block_type = TERMINATE_TYPES.get(k as usize).copied().unwrap_or_default();
-                Block::control(data << 8 | u64::from(block_type))
+                terminate_block(k, w.data & !u64::MAX.checked_shl(8 * k).unwrap_or(0))
             }
             _ => self.step(w).block,
         }
     }
+}
+
+/// The start block of a packet whose `/S/` is in `lane` 0 (type 0x78, the 7 octets after the
+/// `/S/` in `octets` bits 55..0) or 4 (type 0x33: four idles before it, their codes zero, and
+/// the 3 octets after the `/S/` in `octets` bits 23..0). Octets above those are ignored.
+///
+/// Spec: IEEE 802.3 §49.2.4.3, Figure 49-7 (the formats with S0 and S4).
+#[inline]
+#[must_use]
+pub(crate) const fn start_block(lane: usize, octets: u64) -> Block {
+    if lane == 0 {
+        Block::control(octets << 8 | BlockType::Start as u64)
+    } else {
+        Block::control(octets << 40 | BlockType::ControlStart as u64)
+    }
+}
+
+/// The terminate block with `/T/` in lane `k` (0..=7) after `k` data octets (`data` bits
+/// 8k-1..0, zero above) and idles after it (codes zero).
+///
+/// Spec: IEEE 802.3 §49.2.4.3, Figure 49-7 (the formats with T0..T7).
+#[inline]
+#[must_use]
+pub(crate) fn terminate_block(k: u32, data: u64) -> Block {
+    let block_type = TERMINATE_TYPES.get(k as usize).copied().unwrap_or_default();
+    Block::control(data << 8 | u64::from(block_type))
 }
 
 /// `/S/` as a transfer's lane-0 octet.

@@ -17,12 +17,12 @@ use crate::block::{
     block_class, decode_idle_start, idle_terminate_lane, Block, BlockClass, SyncHeader,
 };
 use crate::decode::{quick_arrow, Decoder, DecoderConfig, LookAhead, RxEvent, RxLink, RxState};
-use crate::encode::{Encoder, EncoderConfig, TxEvent, TxState};
+use crate::encode::{start_block, terminate_block, Encoder, EncoderConfig, TxEvent, TxState};
 use crate::scramble::{
     descramble_payload, scramble_pair, scramble_payload, Descrambler, Scrambler,
 };
 use crate::status::{HighOrderCounters, PcsBlockEvents, PcsStatus};
-use crate::xgmii::{ControlChar, Lane, XgmiiWord};
+use crate::xgmii::{load_le, ControlChar, Lane, XgmiiWord};
 
 /// The transmit PCS: encoder and scrambler.
 ///
@@ -102,15 +102,12 @@ impl PcsTx {
         n
     }
 
-    /// Inside a packet (the encoder in `TX_D`): encodes and scrambles whole transfers of data
-    /// `octets`, 8 per transfer (lane 0 first), into data blocks (`TX_D --D--> TX_D`), as
-    /// many as `line` has room for; returns how many. Takes none unless in `TX_D`.
+    /// Scrambles whole transfers of data `octets` into data blocks, as many as `line` has
+    /// room for; returns how many.
     ///
-    /// Spec: IEEE 802.3 §49.2.5 (TX_D --D--> TX_D), §49.2.6.
-    pub fn encode_data_run(&mut self, octets: &[u8], line: &mut [Block]) -> usize {
-        if self.encoder.state() != TxState::Data {
-            return 0;
-        }
+    /// Spec: IEEE 802.3 §49.2.4.3 (Figure 49-7, the data block), §49.2.6.
+    #[inline(always)]
+    fn scramble_octets(&mut self, octets: &[u8], line: &mut [Block]) -> usize {
         // As `scramble_data_pairs`: the last line payload in a register, two blocks a turn.
         let mut last = self.scrambler.state() << 6;
         let mut taken = 0;
@@ -133,6 +130,58 @@ impl PcsTx {
         }
         self.scrambler = Scrambler::new(last >> 6);
         taken
+    }
+
+    /// Encodes and scrambles `idles` idle transfers and then a whole packet straight from its
+    /// octets: `/S/` in `lane` (0; or 4, after four idles), `octets`, a `/T/` right after
+    /// them, and idles to the end of that transfer. The line blocks, and the state after, are
+    /// those [`PcsTx::encode_slice`] gives for these transfers (the arrows --C--> TX_C for the
+    /// idles, --S--> TX_D, TX_D --D--> TX_D, TX_D --T--> TX_T; none is an error). Returns the
+    /// blocks written (`idles` and the packet's), or `None`, with nothing written or changed,
+    /// unless the encoder is in `TX_INIT`, `TX_C` or `TX_T`, `lane` is 0 or 4, the `/T/` goes
+    /// in a later transfer than the `/S/` (at least `7 - lane` octets), and `line` has room.
+    ///
+    /// Spec: IEEE 802.3 §49.2.13.2 (transmit state diagram), §49.2.4.3 (Figure 49-7), §49.2.6.
+    pub fn encode_packet(
+        &mut self,
+        idles: usize,
+        lane: usize,
+        octets: &[u8],
+        line: &mut [Block],
+    ) -> Option<usize> {
+        if lane != 0 && lane != 4 {
+            return None;
+        }
+        // The octets in the start's transfer, the whole data transfers, and the octets in the
+        // terminate's transfer.
+        let (head, body) = octets.split_at_checked(7 - lane)?;
+        let data = body.chunks_exact(8);
+        let last = data.remainder();
+        let blocks = idles.checked_add(data.len() + 2)?;
+        let out = line.get_mut(..blocks)?;
+        if !self.encoder.takes_packet() {
+            return None;
+        }
+        let (start, rest) = out.split_at_mut(idles + 1);
+        let (end, middle) = rest.split_last_mut()?;
+        // The idles and the start, then the data blocks straight from the octets, then the
+        // terminate.
+        if let Some((s, before)) = start.split_last_mut() {
+            before.fill(Block::IDLE);
+            *s = start_block(lane, load_le(head));
+        }
+        for b in start {
+            b.payload = self.scrambler.scramble(b.payload);
+        }
+        let whole = body.get(..body.len() - last.len()).unwrap_or_default();
+        self.scramble_octets(whole, middle);
+        let t = terminate_block(last.len() as u32, load_le(last));
+        *end = Block {
+            sync: t.sync,
+            payload: self.scrambler.scramble(t.payload),
+        };
+        self.encoder.packet_sent();
+        Some(blocks)
     }
 
     /// The encoder in TX_D: scrambles pairs of data transfers into data blocks, the
@@ -1364,36 +1413,71 @@ mod tests {
             proptest::prop_assert_eq!(&line, &want);
             proptest::prop_assert_eq!(fast.encoder.state(), slow.encoder.state());
             proptest::prop_assert_eq!(fast.scrambler.state(), slow.scrambler.state());
-            // Runs of data transfers given as octets to `encode_data_run` (into rooms of 0..8
-            // blocks), the other transfers one by one: the same line.
-            let mut runs = PcsTx::new(config, 7);
-            let mut got = Vec::new();
-            let (mut i, mut turn) = (0, lead);
-            while i < words.len() {
-                let octets: Vec<u8> = words[i..]
-                    .iter()
-                    .take_while(|w| w.ctrl == 0)
-                    .flat_map(|w| w.data.to_le_bytes())
-                    .collect();
-                let mut room = vec![Block::IDLE; turn % 9];
-                turn += 5;
-                let in_data = runs.encoder.state() == TxState::Data;
-                let k = runs.encode_data_run(&octets, &mut room);
-                // In TX_D, as many as there are and fit; else none.
-                let expect = if in_data { room.len().min(octets.len() / 8) } else { 0 };
-                proptest::prop_assert_eq!(k, expect);
-                got.extend_from_slice(&room[..k]);
-                i += k;
-                if let Some(&w) = words.get(i) {
-                    let mut one = [Block::IDLE];
-                    runs.encode_slice(&[w], &mut one);
-                    got.push(one[0]);
-                    i += 1;
-                }
+        }
+
+        /// The packet door gives the blocks and the state the diagram (`step`) gives for the
+        /// transfers it stands for: idles, `/S/` in lane 0 or 4, the octets, `/T/` in any lane
+        /// with idles after it, from every state of the machine and in both modes; where it
+        /// refuses (a lane other than 0 or 4, too few octets, too little room, TX_D or TX_E),
+        /// it writes and changes nothing.
+        #[test]
+        fn a_packet_from_its_octets_equals_its_transfers_through_the_diagram(
+            before in proptest::collection::vec(0u8..6, 0..4),
+            idles in 0usize..4,
+            lane in proptest::prop_oneof![proptest::strategy::Just(0usize), proptest::strategy::Just(4), 0usize..8],
+            octets in proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+            short in 0usize..3,
+            seed in proptest::num::u64::ANY,
+            stateless: bool,
+        ) {
+            let mode = if stateless { TxMode::Stateless } else { TxMode::StateMachine };
+            let mut pcs = PcsTx::new(EncoderConfig { mode }, seed & crate::scramble::STATE_MASK);
+            // Transfers that leave the machine in any state (INIT when there are none).
+            for k in before {
+                let w = match k {
+                    0 => XgmiiWord::IDLE,
+                    1 => word_of('S'),
+                    2 => XgmiiWord::from_data(seed),
+                    3 => XgmiiWord::new(0x0707_0707_0707_07fd, 0xff),
+                    4 => word_of('E'),
+                    _ => XgmiiWord::new(0x0707_0707_fb07_0707, 0x1f),
+                };
+                pcs.step(w);
             }
-            proptest::prop_assert_eq!(&got, &want);
-            proptest::prop_assert_eq!(runs.encoder.state(), slow.encoder.state());
-            proptest::prop_assert_eq!(runs.scrambler.state(), slow.scrambler.state());
+            // The transfers, lane by lane: idles, [four idles,] /S/, octets, /T/, idles.
+            let mut lanes: Vec<(u8, bool)> = vec![(0x07, true); 8 * idles + lane];
+            lanes.push((0xfb, true));
+            lanes.extend(octets.iter().map(|&o| (o, false)));
+            lanes.push((0xfd, true));
+            while lanes.len() % 8 != 0 {
+                lanes.push((0x07, true));
+            }
+            let words: Vec<XgmiiWord> = lanes
+                .chunks(8)
+                .map(|c| c.iter().enumerate().fold(XgmiiWord::new(0, 0), |w, (i, &(o, ctl))| {
+                    XgmiiWord::new(w.data | u64::from(o) << (8 * i), w.ctrl | u8::from(ctl) << i)
+                }))
+                .collect();
+            let mut slow = pcs;
+            let want: Vec<Block> = words.iter().map(|&w| slow.step(w).0).collect();
+            let takes = matches!(pcs.encoder.state(), TxState::Init | TxState::Control | TxState::Terminate)
+                && (lane == 0 || lane == 4)
+                && octets.len() + lane >= 7;
+            let room = words.len().saturating_sub(short % 2);
+            let mut line = vec![Block::EBLOCK_T; room + 1];
+            let mut fast = pcs;
+            let got = fast.encode_packet(idles, lane, &octets, &mut line[..room]);
+            if takes && room == words.len() {
+                proptest::prop_assert_eq!(got, Some(words.len()));
+                proptest::prop_assert_eq!(&line[..room], &want[..]);
+                proptest::prop_assert_eq!(fast, slow);
+                proptest::prop_assert_eq!(fast.encoder.state(), TxState::Terminate);
+            } else {
+                proptest::prop_assert_eq!(got, None);
+                proptest::prop_assert_eq!(fast, pcs);
+                proptest::prop_assert!(line.iter().all(|&b| b == Block::EBLOCK_T));
+            }
+            proptest::prop_assert_eq!(line[room], Block::EBLOCK_T);
         }
     }
 

@@ -198,9 +198,34 @@ impl core::fmt::Display for XgmiiWord {
     }
 }
 
+/// The first `min(8, bytes.len())` octets as a little-endian word (the first octet in bits
+/// 7..0), zero above them: at most two loads, whatever the length (a copy of a variable
+/// length would be a call to `memcpy`, once or twice per frame): the octets of a partial
+/// transfer, for the MAC writing transfers and for the PCS encoding a packet from its octets.
+#[inline]
+#[must_use]
+pub fn load_le(bytes: &[u8]) -> u64 {
+    if let Some(w) = bytes.first_chunk::<8>() {
+        return u64::from_le_bytes(*w);
+    }
+    let n = bytes.len();
+    if let (Some(lo), Some(hi)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        // 4..=7 octets: two loads that overlap in the middle, where they agree.
+        return u64::from(u32::from_le_bytes(*lo))
+            | u64::from(u32::from_le_bytes(*hi)) << (8 * (n - 4));
+    }
+    if let (Some(lo), Some(hi)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
+        // 2 or 3 octets: the same with two 16-bit loads.
+        return u64::from(u16::from_le_bytes(*lo))
+            | u64::from(u16::from_le_bytes(*hi)) << (8 * (n - 2));
+    }
+    bytes.first().map_or(0, |&b| u64::from(b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn lane_zero_is_the_least_significant_octet() {
@@ -240,5 +265,16 @@ mod tests {
             (0..=255u8).filter(|&c| ControlChar(c).is_known()).count(),
             13
         );
+    }
+
+    proptest! {
+        #[test]
+        fn load_le_is_the_first_octets_in_order_and_zero_above(bytes in proptest::collection::vec(any::<u8>(), 0..12)) {
+            let mut want = 0u64;
+            for (i, &b) in bytes.iter().take(8).enumerate() {
+                want |= u64::from(b) << (8 * i);
+            }
+            prop_assert_eq!(load_le(&bytes), want);
+        }
     }
 }
