@@ -271,7 +271,7 @@ impl<S: TxSink> TxChain<S> {
             words: vec![XgmiiWord::IDLE; BATCH],
             filled: 0,
             encoded: 0,
-            octets: vec![0; mac_core::frame::MAX_FRAME_OCTETS + 8],
+            octets: vec![0; mac_core::frame::MAX_FRAME_OCTETS + 16],
             unscrambled: if forms.unscrambled {
                 vec![Block::IDLE; BATCH]
             } else {
@@ -352,16 +352,20 @@ impl<S: TxSink> TxChain<S> {
             None if packet => {
                 let (pcs, line, filled) = (&mut self.pcs, &mut self.line, self.filled);
                 let e = std::mem::replace(&mut self.encoded, filled);
-                pcs.encode_slice(
-                    before.get(e..).unwrap_or_default(),
-                    line.get_mut(e..filled).unwrap_or_default(),
-                );
-                let sent = self
-                    .mac
-                    .encode_frame_packet(data, &mut self.octets, |p, octets| {
-                        let room = line.get_mut(filled..).unwrap_or_default();
-                        pcs.encode_packet(p.idles, p.lane, octets, room).is_some()
-                    });
+                if e < filled {
+                    pcs.encode_slice(
+                        before.get(e..).unwrap_or_default(),
+                        line.get_mut(e..filled).unwrap_or_default(),
+                    );
+                }
+                // The packet's data blocks 8-aligned in memory (none of their loads splits a
+                // cache line): they start `7 - lane` octets in.
+                let at = (self.octets.as_ptr() as usize + 7 - lane) % 8;
+                let octets = self.octets.get_mut((8 - at) % 8..).unwrap_or_default();
+                let sent = self.mac.encode_frame_packet(data, octets, |p, octets| {
+                    let room = line.get_mut(filled..).unwrap_or_default();
+                    pcs.encode_packet(p.idles, p.lane, octets, room).is_some()
+                });
                 match sent {
                     Ok(Some(n)) => {
                         self.encoded = filled + n;

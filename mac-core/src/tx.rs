@@ -508,7 +508,9 @@ impl<E: FcsEngine> MacTx<E> {
         let (body, rest) = rest.split_at_mut(frame.len());
         body.copy_from_slice(frame);
         let (zeros, fcs) = rest.split_at_mut(pad);
-        zeros.fill(0);
+        if pad > 0 {
+            zeros.fill(0);
+        }
         fcs.copy_from_slice(&fcs_padded_with::<E>(frame, pad).to_le_bytes());
         let owed = self.start_owed();
         let place = FramePacket {
