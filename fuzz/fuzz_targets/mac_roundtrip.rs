@@ -20,7 +20,12 @@
 //! - the gap before a frame sent right after another is the gap the transmitter chose; with
 //!   the deficit idle count and an IFG of at least 11 it is IFG + (count before - count
 //!   after), the count staying in 0..=3; without it, IFG rounded up to a column start;
-//! - TX and RX counters agree with what was sent.
+//! - TX and RX counters agree with what was sent;
+//! - a second MAC and transmit PCS sending every frame with a computed FCS through the packet
+//!   doors (`encode_frame_packet`, `encode_packet`; the rest as transfers through
+//!   `encode_slice`) give the same line blocks and end in the same state; the PCS refuses a
+//!   packet only with its encoder in `TX_D` or `TX_E` (after an aborted frame), and the frame
+//!   then goes as transfers.
 #![no_main]
 
 use baser_fuzz::Input;
@@ -28,8 +33,8 @@ use libfuzzer_sys::fuzz_target;
 use mac_core::frame::MaxFrameLength;
 use mac_core::rx::{MacRx, RxClass, RxConfig};
 use mac_core::{DicMode, MacTx, Padding, StartLanes, TxConfig};
-use pcs_core::block::{encode_word, BlockClass};
-use pcs_core::encode::EncoderConfig;
+use pcs_core::block::{encode_word, Block, BlockClass};
+use pcs_core::encode::{EncoderConfig, TxState};
 use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsTx};
 use pcs_core::scramble::STATE_MASK;
 use pcs_core::XgmiiWord;
@@ -76,6 +81,16 @@ fuzz_target!(|data: &[u8]| {
         start_lanes: StartLanes::Both,
     });
 
+    // The packet doors' side.
+    let (mut ptx, mut ppcs) = (tx.clone(), PcsTx::new(EncoderConfig::default(), seed));
+    let mut plines: Vec<Block> = Vec::new();
+    let mut octets = vec![0u8; 1700];
+    let as_transfers = |ppcs: &mut PcsTx, plines: &mut Vec<Block>, w: &[XgmiiWord]| {
+        let mut l = vec![Block::IDLE; w.len()];
+        ppcs.encode_slice(w, &mut l);
+        plines.extend(l);
+    };
+
     let mut words: Vec<XgmiiWord> = Vec::new();
     let mut sent: Vec<Sent> = Vec::new();
     let mut counter = 0u8;
@@ -90,9 +105,12 @@ fuzz_target!(|data: &[u8]| {
             let mut buf = vec![XgmiiWord::IDLE; n];
             if op % 8 == 7 {
                 tx.fill_with(XgmiiWord::LOCAL_FAULT, &mut buf);
+                ptx.fill_with(XgmiiWord::LOCAL_FAULT, &mut buf);
             } else {
                 tx.idle(&mut buf);
+                ptx.idle(&mut buf);
             }
+            as_transfers(&mut ppcs, &mut plines, &buf);
             words.extend(buf);
             follows_frame = false;
             continue;
@@ -112,6 +130,32 @@ fuzz_target!(|data: &[u8]| {
                 wire.resize(len + padding.pad_octets(len), 0);
                 wire.extend(crc32fast::hash(&wire).to_le_bytes());
                 let n = tx.encode_frame(&frame, &mut buf);
+                let mut packet = Vec::new();
+                let state = ppcs.encoder.state();
+                let sent = ptx
+                    .encode_frame_packet(&frame, &mut octets, |p, o| {
+                        packet = vec![Block::IDLE; p.idles + o.len() / 8 + 3];
+                        let k = ppcs.encode_packet(p.idles, p.lane, o, &mut packet);
+                        packet.truncate(k.unwrap_or(0));
+                        k.is_some()
+                    })
+                    .expect("the buffer was large enough and the frame short enough");
+                match sent {
+                    Some(k) => {
+                        assert_eq!(Ok(k), n, "the packet's blocks and the frame's transfers");
+                        assert_eq!(k, packet.len());
+                        plines.extend(packet);
+                    }
+                    None => {
+                        assert!(
+                            matches!(state, TxState::Data | TxState::Error),
+                            "the PCS refused a packet in {state:?}"
+                        );
+                        let mut pbuf = buf.clone();
+                        let k = ptx.encode_frame(&frame, &mut pbuf).expect("as above");
+                        as_transfers(&mut ppcs, &mut plines, &pbuf[..k]);
+                    }
+                }
                 tx_ok_frames += 1;
                 tx_ok_octets += wire.len() as u64;
                 (n, (class_for(wire.len(), true), wire))
@@ -121,12 +165,20 @@ fuzz_target!(|data: &[u8]| {
                 let fcs = crc32fast::hash(&frame) ^ if good { 0 } else { u32::from(op | 1) };
                 frame.extend(fcs.to_le_bytes());
                 let n = tx.encode_frame_with_fcs(&frame, &mut buf);
+                let mut pbuf = buf.clone();
+                let k = ptx
+                    .encode_frame_with_fcs(&frame, &mut pbuf)
+                    .expect("as below");
+                as_transfers(&mut ppcs, &mut plines, &pbuf[..k]);
                 tx_ok_frames += 1;
                 tx_ok_octets += frame.len() as u64;
                 (n, (class_for(frame.len(), good), frame))
             }
             _ => {
                 aborted += 1;
+                let mut pbuf = buf.clone();
+                let k = ptx.encode_aborted(&frame, &mut pbuf).expect("as below");
+                as_transfers(&mut ppcs, &mut plines, &pbuf[..k]);
                 (
                     tx.encode_aborted(&frame, &mut buf),
                     (RxClass::ErrorCharacter, frame),
@@ -134,6 +186,7 @@ fuzz_target!(|data: &[u8]| {
             }
         };
         let n = n.expect("the buffer was large enough and the frame short enough");
+        assert!(ptx == tx, "the packet door left the MAC in another state");
         words.extend_from_slice(&buf[..n]);
         sent.push(Sent {
             data: expect.1,
@@ -166,6 +219,8 @@ fuzz_target!(|data: &[u8]| {
     // Idles at the end: the last /T/ needs a control block after it.
     let mut tail = [XgmiiWord::IDLE; 4];
     tx.idle(&mut tail);
+    ptx.idle(&mut tail);
+    as_transfers(&mut ppcs, &mut plines, &tail);
     words.extend(tail);
     assert_eq!(tx.stats().frames_transmitted_ok, tx_ok_frames);
     assert_eq!(tx.stats().octets_transmitted_ok, tx_ok_octets);
@@ -178,10 +233,20 @@ fuzz_target!(|data: &[u8]| {
         ..PcsRxConfig::default()
     });
     let mut back = Vec::with_capacity(words.len());
+    let mut lines = Vec::with_capacity(words.len());
     for &w in &words {
         let (line, _) = pcs_tx.step(w);
+        lines.push(line);
         back.extend(pcs_rx.push(line, true).rx.map(|e| e.word));
     }
+    assert!(
+        plines == lines,
+        "the packet doors' line differs from the transfers'"
+    );
+    assert!(
+        ppcs == pcs_tx,
+        "the packet doors left the PCS in another state"
+    );
     back.extend(pcs_rx.flush().map(|e| e.word));
     if aborted == 0 {
         assert_eq!(
