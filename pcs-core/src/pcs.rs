@@ -154,7 +154,7 @@ impl PcsTx {
         }
         // The octets in the start's transfer, the whole data transfers, and the octets in the
         // terminate's transfer.
-        let (head, body) = octets.split_at_checked(7 - lane)?;
+        let (_, body) = octets.split_at_checked(7 - lane)?;
         let data = body.chunks_exact(8);
         let last = data.remainder();
         let blocks = idles.checked_add(data.len() + 2)?;
@@ -168,14 +168,22 @@ impl PcsTx {
         // terminate.
         if let Some((s, before)) = start.split_last_mut() {
             before.fill(Block::IDLE);
-            *s = start_block(lane, load_le(head));
+            // (The start block takes the octets it holds and ignores those above.)
+            *s = start_block(lane, load_le(octets));
         }
         for b in start {
             b.payload = self.scrambler.scramble(b.payload);
         }
         let whole = body.get(..body.len() - last.len()).unwrap_or_default();
         self.scramble_octets(whole, middle);
-        let t = terminate_block(last.len() as u32, load_le(last));
+        // The terminate's octets: the packet's last eight shifted down (one load), or, in
+        // a packet of fewer than eight octets, those of its transfer.
+        let k = last.len() as u32;
+        let tail = match octets.last_chunk::<8>() {
+            Some(l) => u64::from_le_bytes(*l).checked_shr(64 - 8 * k).unwrap_or(0),
+            None => load_le(last),
+        };
+        let t = terminate_block(k, tail);
         *end = Block {
             sync: t.sync,
             payload: self.scrambler.scramble(t.payload),
