@@ -334,6 +334,8 @@ impl<S: TxSink> TxChain<S> {
             }
             None => data.len(),
         };
+        // The MAC says where the /S/ goes before it writes it (a flush changes nothing there).
+        let (word, lane) = self.mac.next_start();
         let need = self.mac.words_needed(len);
         if need > BATCH {
             return Err(TxError::FrameTooLong { len: len + 4 });
@@ -341,8 +343,6 @@ impl<S: TxSink> TxChain<S> {
         if BATCH - self.filled < need {
             self.flush();
         }
-        // The MAC says where the /S/ goes before it writes it.
-        let (word, lane) = self.mac.next_start();
         let (before, out) = self.words.split_at_mut(self.filled.min(BATCH));
         // A sink that wants no transfers: the frame goes from its octets straight into line
         // blocks, after the transfers before it (in order).

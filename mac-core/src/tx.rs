@@ -59,6 +59,18 @@ const PREAMBLE_AFTER_START: [u8; PREAMBLE_SFD_OCTETS - 1] = [
     SFD,
 ];
 
+/// A frame of `wire` octets (DA through FCS) is no longer than the model sends
+/// ([`MAX_FRAME_OCTETS`]).
+///
+/// Spec: none (model limit).
+#[inline]
+const fn fits(wire: usize) -> Result<(), EncodeFrameError> {
+    if wire > MAX_FRAME_OCTETS {
+        return Err(EncodeFrameError::FrameTooLong { len: wire });
+    }
+    Ok(())
+}
+
 /// Where a frame's packet goes ([`MacTx::encode_frame_packet`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FramePacket {
@@ -496,9 +508,7 @@ impl<E: FcsEngine> MacTx<E> {
     ) -> Result<Option<usize>, EncodeFrameError> {
         let pad = self.config.padding.pad_octets(frame.len());
         let wire = frame.len().saturating_add(pad + FCS_OCTETS);
-        if wire > MAX_FRAME_OCTETS {
-            return Err(EncodeFrameError::FrameTooLong { len: wire });
-        }
+        fits(wire)?;
         let len = PREAMBLE_SFD_OCTETS - 1 + wire;
         let Some(packet) = octets.get_mut(..len) else {
             return Err(EncodeFrameError::BufferTooSmall { needed: len });
@@ -520,7 +530,7 @@ impl<E: FcsEngine> MacTx<E> {
         if !send(place, packet) {
             return Ok(None);
         }
-        let (lead, start) = self.start();
+        let (lead, start) = self.begin(owed);
         // The stream from /S/ to /T/ inclusive.
         let words = lead + self.ended(start, len + 2);
         self.count_sent(frame, wire, pad > 0);
@@ -609,9 +619,7 @@ impl<E: FcsEngine> MacTx<E> {
             Ending::Raw => (body.len(), 1),
             Ending::Abort => (body.len(), 5),
         };
-        if wire > MAX_FRAME_OCTETS {
-            return Err(EncodeFrameError::FrameTooLong { len: wire });
-        }
+        fits(wire)?;
         let needed = self.words_for_stream(PREAMBLE_SFD_OCTETS + wire + tail);
         if out_len < needed {
             return Err(EncodeFrameError::BufferTooSmall { needed });
@@ -662,7 +670,11 @@ impl<E: FcsEngine> MacTx<E> {
     ///
     /// Spec: IEEE 802.3 §46.3.1.4.
     fn start(&mut self) -> (usize, usize) {
-        let owed = self.start_owed();
+        self.begin(self.start_owed())
+    }
+
+    /// [`MacTx::start`] with the idle octets before the `/S/` ([`MacTx::start_owed`]) known.
+    fn begin(&mut self, owed: usize) -> (usize, usize) {
         if owed != self.owed_idle_octets {
             // 4 idles inserted to move the start to lane 4 (StartLanes::Lane4).
             self.deficit_idle_count = 0;
@@ -1121,10 +1133,19 @@ mod tests {
             );
             let mut big = vec![0u8; 2 * MAX_FRAME_OCTETS];
             prop_assert_eq!(
-                packets.encode_frame_packet(&vec![1; MAX_FRAME_OCTETS], &mut big, |_, _| true),
-                Err(EncodeFrameError::FrameTooLong { len: MAX_FRAME_OCTETS + 4 })
+                packets.encode_frame_packet(&vec![1; MAX_FRAME_OCTETS - 3], &mut big, |_, _| true),
+                Err(EncodeFrameError::FrameTooLong { len: MAX_FRAME_OCTETS + 1 })
             );
             prop_assert_eq!(&packets, &before);
+            // The largest frame goes, its octets just filling the buffer.
+            let mut exact = vec![0u8; MAX_FRAME_OCTETS + 7];
+            let mut seen = 0;
+            let n = packets.encode_frame_packet(&vec![1; MAX_FRAME_OCTETS - 4], &mut exact, |_, o| {
+                seen = o.len();
+                true
+            });
+            prop_assert_eq!(seen, MAX_FRAME_OCTETS + 7);
+            prop_assert!(matches!(n, Ok(Some(_))));
         }
 
         #[test]
