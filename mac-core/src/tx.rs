@@ -723,6 +723,7 @@ impl<E: FcsEngine> MacTx<E> {
         self.last_gap_octets = Some(gap);
     }
 
+    #[inline]
     fn count_sent(&mut self, frame: &[u8], wire_octets: usize, padded: bool) {
         let s = &mut self.stats;
         s.frames_transmitted_ok += 1;

@@ -142,6 +142,7 @@ impl PcsTx {
     /// in a later transfer than the `/S/` (at least `7 - lane` octets), and `line` has room.
     ///
     /// Spec: IEEE 802.3 §49.2.13.2 (transmit state diagram), §49.2.4.3 (Figure 49-7), §49.2.6.
+    #[inline(always)]
     pub fn encode_packet(
         &mut self,
         idles: usize,
