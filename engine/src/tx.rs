@@ -9,7 +9,9 @@
 //! Transfers are gathered in a batch and go through the PCS and the gearbox as whole slices,
 //! the fast paths the criterion benches measure. When the sink also wants the unscrambled
 //! blocks, the PCS runs transfer by transfer through the diagram (`PcsTx::step`), which gives
-//! both; the tests prove the two paths equal.
+//! both. When it wants no transfers, a frame whose FCS the MAC computes makes none: the MAC
+//! writes its octets from preamble to FCS (`MacTx::encode_frame_packet`) and the PCS encodes
+//! them straight into line blocks (`PcsTx::encode_packet`). The tests prove the paths equal.
 //!
 //! Positions: block i of every form is transfer i of the stream, counted from the first
 //! transfer the chain sent (the leading idles included).
