@@ -629,7 +629,7 @@ impl<E: FcsEngine> MacTx<E> {
 
     /// Writes the owed idles and the frame; the caller has checked the buffer.
     fn emit(&mut self, body: &[u8], ending: Ending, out: &mut [XgmiiWord]) -> usize {
-        let (lead, start) = self.start();
+        let (lead, start) = self.begin(self.start_owed());
         let mut e = Emitter::new(out);
         for _ in 0..lead {
             e.put(XgmiiWord::IDLE);
@@ -638,7 +638,8 @@ impl<E: FcsEngine> MacTx<E> {
             e.put(START_LANE0_WORD);
         } else {
             e.put(START_LANE4_WORD);
-            e.short_data(&[PREAMBLE_OCTET, PREAMBLE_OCTET, PREAMBLE_OCTET, SFD]);
+            // The rest of the preamble and the SFD, after the 3 octets in this transfer.
+            e.short_data(PREAMBLE_AFTER_START.get(3..).unwrap_or_default());
         }
         e.data(body);
         let tail_ctrl = match ending {
@@ -664,16 +665,11 @@ impl<E: FcsEngine> MacTx<E> {
         lead + self.ended(start, PREAMBLE_SFD_OCTETS + body_octets + tail_ctrl)
     }
 
-    /// Where the frame sent now starts: the idle transfers owed before it and the lane of its
-    /// `/S/` (0 or 4). Moving the start to lane 4 ([`StartLanes::Lane4`]) resets the deficit
-    /// idle count.
+    /// The frame sent now starts after `owed` idle octets ([`MacTx::start_owed`]): returns
+    /// the idle transfers before it and the lane of its `/S/` (0 or 4). Moving the start to
+    /// lane 4 ([`StartLanes::Lane4`]) resets the deficit idle count.
     ///
     /// Spec: IEEE 802.3 §46.3.1.4.
-    fn start(&mut self) -> (usize, usize) {
-        self.begin(self.start_owed())
-    }
-
-    /// [`MacTx::start`] with the idle octets before the `/S/` ([`MacTx::start_owed`]) known.
     fn begin(&mut self, owed: usize) -> (usize, usize) {
         if owed != self.owed_idle_octets {
             // 4 idles inserted to move the start to lane 4 (StartLanes::Lane4).

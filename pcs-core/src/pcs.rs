@@ -103,11 +103,11 @@ impl PcsTx {
     }
 
     /// Scrambles whole transfers of data `octets` into data blocks, as many as `line` has
-    /// room for; returns how many.
+    /// room for.
     ///
     /// Spec: IEEE 802.3 §49.2.4.3 (Figure 49-7, the data block), §49.2.6.
     #[inline(always)]
-    fn scramble_octets(&mut self, octets: &[u8], line: &mut [Block]) -> usize {
+    fn scramble_octets(&mut self, octets: &[u8], line: &mut [Block]) {
         // As `scramble_data_pairs`: the last line payload in a register, two blocks a turn.
         let mut last = self.scrambler.state() << 6;
         let mut taken = 0;
@@ -126,10 +126,8 @@ impl PcsTx {
         if let (Some(o), Some(l)) = (rest.first_chunk::<8>(), line.get_mut(taken)) {
             *l = Block::data(scramble_payload(last >> 6, u64::from_le_bytes(*o)));
             last = l.payload;
-            taken += 1;
         }
         self.scrambler = Scrambler::new(last >> 6);
-        taken
     }
 
     /// Encodes and scrambles `idles` idle transfers and then a whole packet straight from its
