@@ -187,12 +187,12 @@ const GROUP_BLOCKS: usize = 32;
 /// Words of 64 bits in a gearbox group.
 const GROUP_WORDS: usize = 33;
 
-/// All ones, as a value the optimiser cannot see through. [`pack32`] masks one half of each
-/// `hi << k | lo >> (64 - k)` with it, so that the compiler keeps two shifts and an OR instead
-/// of fusing them into a double shift (`SHLD`): one takes about two cycles on AMD cores
-/// (measured on this project's x86-64 machine: 1.9 cycles of throughput, against about 0.2
-/// for a plain shift), and `pack32` does 32 of them per 32 blocks (TX chain, uniform mix:
-/// the gearbox's time 95 -> 55 ms in 300 runs of 2,000 frames).
+/// All ones, as a value the optimiser cannot see through. [`pack32`] and [`cut32`] mask one
+/// half of each `hi << k | lo >> (64 - k)` with it, so that the compiler keeps two shifts and
+/// an OR instead of fusing them into a double shift (`SHLD`/`SHRD`): one takes about two
+/// cycles on AMD cores (measured on this project's x86-64 machine: 1.9 cycles of throughput,
+/// against about 0.2 for a plain shift), and each does 32 of them per 32 blocks (TX chain,
+/// uniform mix: the gearbox's time 95 -> 55 ms in 300 runs of 2,000 frames).
 #[inline]
 fn opaque_ones() -> u64 {
     core::hint::black_box(u64::MAX)
@@ -419,44 +419,83 @@ impl<W: SerdesWord> TxGearbox<W> {
     }
 }
 
-/// Bits `bit..bit + 64` of the words `lo`, `hi` (`bit` below 64).
-#[inline]
-fn funnel(lo: u64, hi: u64, bit: u32) -> u64 {
-    let bit = bit & 63;
-    lo >> bit | (hi << 1) << (63 - bit)
-}
-
-/// Cuts 32 blocks from `window`, the first starting at bit `phase` (below 64) of word 0: the
-/// window is first realigned so that block 0 starts at bit 0 (one shift count for all
-/// words), then block m is at bit 2m of realigned word m, constant shifts once unrolled (the
-/// inverse of [`pack32`]). Returns how many of the 32 blocks, from the first, have a valid
-/// sync header.
+/// Cuts 32 blocks from `window`, the first starting at bit `P` of word 0 (`P` below 64), with
+/// constant shifts only: block m starts at bit `P + 66m`, so once `P` is a constant every
+/// word index and shift of the 32 steps is one. The receive gearbox's phase does not change
+/// from one group to the next (32 blocks are exactly 33 words), so [`RxGearbox::cut_words`]
+/// picks the instance once per call. Returns how many of the 32 blocks, from the first, have
+/// a valid sync header.
+///
+/// The halves of a payload that straddles two words are joined by two shifts and an OR (one
+/// masked with [`opaque_ones`]), not a double shift: see [`pack32`].
 ///
 /// Spec: IEEE 802.3 §49.2.4.
-#[inline]
-fn cut32<W: SerdesWord>(window: &[W; 34], phase: u32, out: &mut [Block; GROUP_BLOCKS]) -> u32 {
-    let mut a = [0u64; GROUP_WORDS];
-    for (word, pair) in a.iter_mut().zip(window.windows(2)) {
-        if let [lo, hi] = pair {
-            *word = funnel(lo.to_u64(), hi.to_u64(), phase);
-        }
-    }
-    // The 32 sync headers side by side, block m's in bits 2m..2m+1.
+#[inline(always)]
+fn cut32<W: SerdesWord, const P: usize>(window: &[W; 34], out: &mut [Block; GROUP_BLOCKS]) -> u32 {
+    let keep = opaque_ones();
+    let word = |k: usize| window.get(k).map_or(0, |w| w.to_u64());
+    // The 32 sync headers side by side, the first block's in the top two bits and block m's
+    // in bits 62 - 2m..63 - 2m: each is shifted in at the bottom, a chain that the compiler
+    // keeps in one register (ORed in place, they were kept on the stack for a vector OR).
     let mut headers = 0u64;
     macro_rules! step {
         ($($m:literal)*) => {$(
-            let sh: u32 = 2 * $m;
-            headers |= a[$m] & 0b11 << sh;
+            let q = P + 66 * $m;
+            let (i, s) = (q / 64, (q % 64) as u32);
+            let sync = if s < 63 {
+                word(i) >> s & 0b11
+            } else {
+                word(i) >> 63 | (word(i + 1) & 1) << 1
+            };
+            let (j, t) = ((q + 2) / 64, ((q + 2) % 64) as u32);
+            let payload = if t == 0 {
+                word(j)
+            } else {
+                word(j) >> t | word(j + 1) << (64 - t) & keep
+            };
+            headers = headers << 2 | sync;
             out[$m] = Block {
-                sync: SyncHeader::from_bits((a[$m] >> sh) as u8 & 0b11),
-                payload: a[$m].checked_shr(sh + 2).unwrap_or(0) | a[$m + 1] << (62 - sh),
+                sync: SyncHeader::from_bits(sync as u8),
+                payload,
             };
         )*};
     }
     step!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
-    // A header is valid when its two bits differ (01 or 10).
-    let valid = (headers ^ headers >> 1) & 0x5555_5555_5555_5555;
-    (!valid & 0x5555_5555_5555_5555).trailing_zeros() / 2
+    // A header is valid when its two bits differ (01 or 10); block m's verdict is bit
+    // 62 - 2m of `invalid`, so the first invalid block is at half its leading zeros.
+    let invalid = !(headers ^ headers >> 1) & 0x5555_5555_5555_5555;
+    invalid.leading_zeros() / 2
+}
+
+/// Cuts groups of 32 blocks into `out` from `cut` on, while `words` and `out` hold a whole
+/// group, block k starting at bit `66k - held` of `words`, which is `P` modulo 64 for every
+/// group. Counts in `valid` the blocks with valid headers while it equals `cut` (no invalid
+/// header seen yet). Returns the new `cut`.
+#[inline(always)]
+fn cut_groups<W: SerdesWord, const P: usize>(
+    words: &[W],
+    out: &mut [Block],
+    mut cut: usize,
+    held: u32,
+    valid: &mut usize,
+) -> usize {
+    loop {
+        let base = ((66 * cut as u64 - u64::from(held)) >> 6) as usize;
+        let (Some(window), Some(group)) = (
+            words
+                .get(base..base + 34)
+                .and_then(|w| <&[W; 34]>::try_from(w).ok()),
+            out.get_mut(cut..cut + GROUP_BLOCKS)
+                .and_then(|o| <&mut [Block; GROUP_BLOCKS]>::try_from(o).ok()),
+        ) else {
+            return cut;
+        };
+        let group_valid = cut32::<W, P>(window, group) as usize;
+        if *valid == cut {
+            *valid += group_valid;
+        }
+        cut += GROUP_BLOCKS;
+    }
 }
 
 /// A block cut from a received stream, with the absolute bit offset of its first bit (bit 0
@@ -675,25 +714,20 @@ impl<W: SerdesWord> RxGearbox<W> {
         let limit = (words.len() as u64 - 1) * 64;
         let mut cut = 1;
         // Groups of 32 blocks from windows of 34 words (32 blocks span 33 words and up to 63
-        // bits of one more), with fixed-size arrays so that no index is checked.
-        loop {
-            let q = 66 * cut as u64 - u64::from(held);
-            let base = (q >> 6) as usize;
-            let (Some(window), Some(group)) = (
-                words
-                    .get(base..base + 34)
-                    .and_then(|w| <&[W; 34]>::try_from(w).ok()),
-                out.get_mut(cut..cut + 32)
-                    .and_then(|o| <&mut [Block; 32]>::try_from(o).ok()),
-            ) else {
-                break;
+        // bits of one more), with fixed-size arrays so that no index is checked; one instance
+        // per phase, all shifts constant.
+        let phase = ((66 * cut as u64 - u64::from(held)) & 63) as usize;
+        macro_rules! by_phase {
+            ($($p:literal)*) => {
+                match phase {
+                    $($p => cut_groups::<W, $p>(words, out, cut, held, &mut valid),)*
+                    _ => cut,
+                }
             };
-            let group_valid = cut32(window, (q & 63) as u32, group) as usize;
-            if valid == cut {
-                valid += group_valid;
-            }
-            cut += 32;
         }
+        cut = by_phase!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28
+            29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
+            59 60 61 62 63);
         for (k, slot) in out.iter_mut().enumerate().skip(cut) {
             let q = 66 * k as u64 - u64::from(held);
             if q + 2 >= limit {
@@ -1426,6 +1460,83 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn cut_words_at_every_phase_equals_feed_and_next_block() {
+        // The group cut has one instance per phase (where block 1 starts in its word): every
+        // phase must give the blocks that feed and next_block give, and count the valid
+        // headers up to a bad one at any place in the first groups, or through all of them.
+        let mut phases = [false; 64];
+        for offset in 0..66u32 {
+            for bad in (0..100).map(Some).chain([None]) {
+                let mut blocks = random_blocks(130, u64::from(offset) + 1);
+                for b in &mut blocks {
+                    b.sync = SyncHeader::from_bits(1 + (b.payload & 1) as u8);
+                }
+                if let Some(k) = bad {
+                    blocks[k].sync = SyncHeader::from_bits(3 * (k % 2) as u8);
+                }
+                let mut bits = serial_bits(&blocks);
+                bits.extend((0..offset).map(|i| i % 3 == 0));
+                bits.rotate_right(offset as usize);
+                let words = serial_words(&bits, 64);
+                let mut reference = RxGearbox::<u64>::new();
+                reference.slip_bits(offset);
+                let mut want = Vec::new();
+                for &w in &words {
+                    reference.feed(w).unwrap();
+                    while let Some(b) = reference.next_block() {
+                        want.push(b.block);
+                    }
+                }
+                // The general way until the fast path takes the words, then one call.
+                let mut rx = RxGearbox::<u64>::new();
+                rx.slip_bits(offset);
+                let mut got = Vec::new();
+                let mut rest: &[u64] = &words;
+                let mut out = vec![Block::IDLE; 140];
+                loop {
+                    let phase = (66 - rx.buffered_bits().min(66)) & 63;
+                    let before = got.len();
+                    let mut known = 0;
+                    let p = rx.cut_words(rest, &mut out, |cut, valid| {
+                        known = valid;
+                        cut.len()
+                    });
+                    if p.produced > 0 {
+                        phases[phase as usize] = true;
+                        got.extend_from_slice(&out[..p.produced]);
+                        rest = &rest[p.consumed..];
+                        // Blocks known valid, counted from the first one cut.
+                        let first_bad = bad
+                            .and_then(|k| k.checked_sub(before))
+                            .unwrap_or(usize::MAX);
+                        if first_bad < 97 {
+                            assert_eq!(known, first_bad, "offset {offset}, bad {bad:?}");
+                        } else {
+                            assert!((97..=p.produced).contains(&known), "offset {offset}");
+                        }
+                        break;
+                    }
+                    if let Some(b) = rx.next_block() {
+                        got.push(b.block);
+                    } else {
+                        let (&w, tail) = rest.split_first().unwrap();
+                        rx.feed(w).unwrap();
+                        rest = tail;
+                    }
+                }
+                for &w in rest {
+                    rx.feed(w).unwrap();
+                    while let Some(b) = rx.next_block() {
+                        got.push(b.block);
+                    }
+                }
+                assert_eq!(got, want, "offset {offset}, bad {bad:?}");
+            }
+        }
+        assert!(phases.iter().all(|&p| p), "phases not reached: {phases:?}");
     }
 
     #[test]
