@@ -716,7 +716,8 @@ impl<W: SerdesWord> RxGearbox<W> {
         // Groups of 32 blocks from windows of 34 words (32 blocks span 33 words and up to 63
         // bits of one more), with fixed-size arrays so that no index is checked; one instance
         // per phase, all shifts constant.
-        let phase = ((66 * cut as u64 - u64::from(held)) & 63) as usize;
+        // Block 1 (the first of the groups) starts at bit 66 - held (held is below 66).
+        let phase = ((66 - u64::from(held)) & 63) as usize;
         macro_rules! by_phase {
             ($($p:literal)*) => {
                 match phase {
