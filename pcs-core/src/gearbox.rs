@@ -715,8 +715,8 @@ impl<W: SerdesWord> RxGearbox<W> {
         let mut cut = 1;
         // Groups of 32 blocks from windows of 34 words (32 blocks span 33 words and up to 63
         // bits of one more), with fixed-size arrays so that no index is checked; one instance
-        // per phase, all shifts constant.
-        // Block 1 (the first of the groups) starts at bit 66 - held (held is below 66).
+        // per phase, all shifts constant. Block 1, the first of the groups, starts at bit
+        // 66 - held (held is below 66).
         let phase = ((66 - u64::from(held)) & 63) as usize;
         macro_rules! by_phase {
             ($($p:literal)*) => {
@@ -1251,6 +1251,26 @@ mod tests {
             .collect()
     }
 
+    /// `blocks` as 64-bit words, after `offset` junk bits, the blocks a receiver that slips
+    /// past the junk cuts from them one word and one block at a time, and that receiver after
+    /// the last word: the fast path's reference. (Drained after every word, it takes them all.)
+    fn words_after_junk(blocks: &[Block], offset: u32) -> (Vec<u64>, Vec<Block>, RxGearbox<u64>) {
+        let mut bits = serial_bits(blocks);
+        bits.extend((0..offset).map(|i| i % 2 == 0));
+        bits.rotate_right(offset as usize);
+        let words = serial_words(&bits, 64);
+        let mut reference = RxGearbox::<u64>::new();
+        reference.slip_bits(offset);
+        let mut want = Vec::new();
+        for &w in &words {
+            reference.feed(w).unwrap();
+            while let Some(b) = reference.next_block() {
+                want.push(b.block);
+            }
+        }
+        (words, want, reference)
+    }
+
     /// Round trip for one word width from every start offset: the stream is packed, the first
     /// `offset` bits are replaced by junk bits prepended, and the reader slips to the block.
     fn round_trip_all_offsets<W: SerdesWord>() {
@@ -1478,19 +1498,7 @@ mod tests {
                 if let Some(k) = bad {
                     blocks[k].sync = SyncHeader::from_bits(3 * (k % 2) as u8);
                 }
-                let mut bits = serial_bits(&blocks);
-                bits.extend((0..offset).map(|i| i % 3 == 0));
-                bits.rotate_right(offset as usize);
-                let words = serial_words(&bits, 64);
-                let mut reference = RxGearbox::<u64>::new();
-                reference.slip_bits(offset);
-                let mut want = Vec::new();
-                for &w in &words {
-                    reference.feed(w).unwrap();
-                    while let Some(b) = reference.next_block() {
-                        want.push(b.block);
-                    }
-                }
+                let (words, want, _) = words_after_junk(&blocks, offset);
                 // The general way until the fast path takes the words, then one call.
                 let mut rx = RxGearbox::<u64>::new();
                 rx.slip_bits(offset);
@@ -1829,20 +1837,8 @@ mod tests {
                     b.sync = SyncHeader::from_bits(1 + (b.payload & 1) as u8);
                 }
             }
-            let mut bits = serial_bits(&blocks);
-            bits.extend((0..offset).map(|i| i % 2 == 0));
-            bits.rotate_right(offset as usize);
-            let words = serial_words(&bits, 64);
             // Reference: one word and one block at a time.
-            let mut want = Vec::new();
-            let mut reference = RxGearbox::<u64>::new();
-            reference.slip_bits(offset);
-            for &w in &words {
-                reference.feed(w).map_err(|_| TestCaseError::fail("full"))?;
-                while let Some(b) = reference.next_block() {
-                    want.push(b.block);
-                }
-            }
+            let (words, want, reference) = words_after_junk(&blocks, offset);
             // Under test: a few words the general way, then batches of `room` blocks of which
             // `accept` are kept; the general way whenever the fast path declines.
             let mut rx = RxGearbox::<u64>::new();
