@@ -251,6 +251,78 @@ pub fn named(p: &Path, e: std::io::Error) -> std::io::Error {
     std::io::Error::new(e.kind(), format!("{}: cannot write: {e}", p.display()))
 }
 
+/// Whether `a` and `b` are one regular file (through any paths).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) if x.is_file() && y.is_file() => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                x.dev() == y.dev() && x.ino() == y.ino()
+            }
+            #[cfg(not(unix))]
+            {
+                a.canonicalize().ok() == b.canonicalize().ok()
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Whether `a` and `b` name one place for a file that need not exist yet: the same name in
+/// the same folder (the folders through any paths).
+fn same_place(a: &Path, b: &Path) -> bool {
+    let place = |p: &Path| {
+        let folder = p.parent().filter(|f| !f.as_os_str().is_empty());
+        Some(
+            folder
+                .unwrap_or(Path::new("."))
+                .canonicalize()
+                .ok()?
+                .join(p.file_name()?),
+        )
+    };
+    a == b || place(a).is_some_and(|x| Some(x) == place(b))
+}
+
+/// Refuses, before any output is created, an output that is one of the command's inputs
+/// (writing it would empty what is still to be read) or that another output names too (the
+/// two would write over each other).
+///
+/// # Errors
+/// [`Error::Output`] naming the output, and the input it is.
+pub fn outputs_apart(inputs: &[&Path], outputs: &[Option<&Path>]) -> Result<(), Error> {
+    let outputs: Vec<&Path> = outputs.iter().flatten().copied().collect();
+    let refuse = |p: &Path, why: String| {
+        Err(Error::Output(
+            p.to_path_buf(),
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, why),
+        ))
+    };
+    for (i, &out) in outputs.iter().enumerate() {
+        if let Some(input) = inputs.iter().find(|&&input| same_file(out, input)) {
+            return refuse(
+                out,
+                format!(
+                    "it is the input {}: writing it would destroy what is still to be read",
+                    input.display()
+                ),
+            );
+        }
+        if let Some(other) = outputs
+            .iter()
+            .take(i)
+            .find(|&&other| same_file(out, other) || same_place(out, other))
+        {
+            return refuse(
+                out,
+                format!("{} is written by this command already", other.display()),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Creates an output file, written by a thread of its own ([`OutFile`]); a file that cannot
 /// be created is an error naming it.
 pub fn create(p: &Path) -> Result<OutFile, Error> {

@@ -1616,6 +1616,76 @@ fn bench_reps_runs_the_chains_asked_for_over_a_fixed_amount_of_work() {
     );
 }
 
+/// An output that is the command's input (by its own name, through another path or a link)
+/// is refused before anything is written: exit 2, a message naming both, and the input
+/// whole. (With the file emptied at creation, `decode x.bits --pcap x.bits` used to destroy
+/// the input and then complain that it was empty.) Two outputs that name one file are refused
+/// too, and neither is created.
+#[test]
+fn an_output_that_is_an_input_or_another_output_is_refused() {
+    let s = Scratch::new("same-file");
+    let bits = std::fs::read("vectors/demo/dut.bits")
+        .or_else(|_| std::fs::read("../vectors/demo/dut.bits"))
+        .unwrap();
+    let input = s.file("dut.bits", &bits);
+    std::os::unix::fs::symlink(&input, s.path("link.bits")).unwrap();
+    let dotted = format!("{}/./dut.bits", s.path(""));
+    for args in [
+        vec!["decode", &input, "--pcap", &input],
+        vec!["decode", &input, "--xgmii", &dotted],
+        vec!["convert", &input, &s.path("link.bits")],
+        vec![
+            "check",
+            "--frames",
+            "vectors/demo/frames.pcap",
+            "--dut",
+            &input,
+            "--html",
+            &input,
+        ],
+        vec!["coverage", &input, "--json", &s.path("link.bits")],
+    ] {
+        let o = baser(&args);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot write: it is the input") && err.contains(&input),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read(&input).unwrap(), bits, "{args:?}");
+    }
+    let out = s.path("out.bits");
+    let o = baser(&[
+        "encode",
+        "vectors/demo/frames.pcap",
+        "--b66",
+        &out,
+        "--bits",
+        &format!(
+            "{0}/../{1}/out.bits",
+            s.path(""),
+            s.0.file_name().unwrap().to_string_lossy()
+        ),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("is written by this command already"), "{err}");
+    assert!(!Path::new(&out).exists());
+    // Apart, the same command writes both (the demo's DUT stream has faults: exit 1).
+    let o = baser(&[
+        "decode",
+        &input,
+        "--pcap",
+        &s.path("a.pcap"),
+        "--xgmii",
+        &s.path("a.xgmii"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).1);
+    for p in ["a.pcap", "a.xgmii"] {
+        assert!(std::fs::metadata(s.path(p)).unwrap().len() > 0, "{p}");
+    }
+}
+
 /// Output files are written by a thread of their own (outfile.rs): a full disk still ends the
 /// command with exit 2 and a message naming the file, whether the error comes at the end of a
 /// small output or in the middle of a large one (2 M idle blocks, 17 MB of `.bits`).

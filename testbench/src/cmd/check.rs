@@ -527,6 +527,19 @@ pub struct CheckArgs {
 /// # Errors
 /// Bad usage, unreadable input or an unwritable report.
 pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
+    let inputs = [&a.frames, &a.xgmii, &Some(a.dut.clone()), &a.outcomes];
+    command::outputs_apart(
+        &inputs
+            .iter()
+            .filter_map(|p| p.as_deref())
+            .collect::<Vec<_>>(),
+        &[
+            a.coverage.as_deref(),
+            a.json.as_deref(),
+            a.junit.as_deref(),
+            a.html.as_deref(),
+        ],
+    )?;
     let reports = command::Reports {
         json: a.json,
         junit: a.junit,

@@ -110,6 +110,10 @@ fn measure(path: &Path, a: &CoverageArgs, out: Output) -> Result<Coverage, Error
 /// # Errors
 /// Unreadable input, unwritable output.
 pub fn coverage(a: &CoverageArgs, out: Output) -> Result<Verdict, Error> {
+    command::outputs_apart(
+        &a.inputs.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+        &[a.json.as_deref(), a.html.as_deref()],
+    )?;
     let mut total: Option<Coverage> = None;
     for p in &a.inputs {
         let is_json = p

@@ -170,6 +170,15 @@ impl RxSink for DecodeSinks {
 /// # Errors
 /// Unreadable input or unwritable output.
 pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
+    command::outputs_apart(
+        &[&a.input],
+        &[
+            a.pcap.as_deref(),
+            a.xgmii.as_deref(),
+            a.json.as_deref(),
+            a.coverage.as_deref(),
+        ],
+    )?;
     let kind = kind_of(&a.input, a.format)?;
     if kind == Kind::Frames {
         return Err(Error::Usage(format!(

@@ -131,6 +131,16 @@ impl TxSink for FileSinks {
 /// # Errors
 /// Unreadable input, a frame the MAC cannot send, or an unwritable output.
 pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
+    command::outputs_apart(
+        &[&a.input],
+        &[
+            a.xgmii.as_deref(),
+            a.b66.as_deref(),
+            a.b66_unscrambled.as_deref(),
+            a.bits.as_deref(),
+            a.vcd.as_deref(),
+        ],
+    )?;
     let kind = kind_of(&a.input, None)?;
     if !matches!(kind, Kind::Frames | Kind::Xgmii) {
         return Err(Error::Usage(format!(
