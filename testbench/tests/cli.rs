@@ -1671,6 +1671,16 @@ fn an_output_that_is_an_input_or_another_output_is_refused() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("is written by this command already"), "{err}");
     assert!(!Path::new(&out).exists());
+    // Coverage reads every input before it writes: its merged JSON may go over a JSON input
+    // (a run added to a running total), though never over a stream dump (above).
+    let total = s.path("total.json");
+    let o = baser(&["coverage", &input, "--json", &total]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let o = baser(&["coverage", &total, &input, "--json", &total]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let runs = std::fs::read_to_string(&total).unwrap();
+    let runs: serde_json::Value = serde_json::from_str(&runs).unwrap();
+    assert_eq!(runs["runs"].as_array().map(Vec::len), Some(2), "{runs}");
     // Apart, the same command writes both (the demo's DUT stream has faults: exit 1).
     let o = baser(&[
         "decode",

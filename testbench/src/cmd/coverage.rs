@@ -110,15 +110,24 @@ fn measure(path: &Path, a: &CoverageArgs, out: Output) -> Result<Coverage, Error
 /// # Errors
 /// Unreadable input, unwritable output.
 pub fn coverage(a: &CoverageArgs, out: Output) -> Result<Verdict, Error> {
+    let is_json = |p: &Path| {
+        p.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    };
+    // Every input is read before anything is written, so the merged JSON may go over one of
+    // the JSON inputs (`coverage total.json run.bits --json total.json` adds a run); a stream
+    // dump is never written over.
     command::outputs_apart(
-        &a.inputs.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+        &a.inputs
+            .iter()
+            .map(PathBuf::as_path)
+            .filter(|p| !is_json(p))
+            .collect::<Vec<_>>(),
         &[a.json.as_deref(), a.html.as_deref()],
     )?;
     let mut total: Option<Coverage> = None;
     for p in &a.inputs {
-        let is_json = p
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        let is_json = is_json(p);
         let c = if is_json {
             read(p)?
         } else {
