@@ -1644,6 +1644,19 @@ fn an_output_that_is_an_input_or_another_output_is_refused() {
             &input,
         ],
         vec!["coverage", &input, "--json", &s.path("link.bits")],
+        // Refused before any interface is looked at (there is none of that name).
+        vec!["wire", "--tx", "baser-none", &input, "--json", &input],
+        vec![
+            "reflect",
+            "--iface",
+            "baser-none",
+            "--inject",
+            &input,
+            "--inject-every",
+            "5",
+            "--json",
+            &input,
+        ],
     ] {
         let o = baser(&args);
         let (_, err) = text(&o);

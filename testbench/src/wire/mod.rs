@@ -614,6 +614,17 @@ impl TxStamps {
 /// # Errors
 /// Bad usage, unreadable input, a refused interface or socket.
 pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
+    crate::command::outputs_apart(
+        &[Some(a.frames.as_path()), a.expect.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>(),
+        &[
+            a.json.as_deref(),
+            a.junit.as_deref(),
+            a.latency_svg.as_deref(),
+        ],
+    )?;
     let mut warnings = Vec::new();
     let base = read_frames(&a.frames, a.fcs_included)?;
     let expect_frames = match &a.expect {
