@@ -527,12 +527,14 @@ pub struct CheckArgs {
 /// # Errors
 /// Bad usage, unreadable input or an unwritable report.
 pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
-    let inputs = [&a.frames, &a.xgmii, &Some(a.dut.clone()), &a.outcomes];
+    let inputs = [
+        a.frames.as_deref(),
+        a.xgmii.as_deref(),
+        Some(a.dut.as_path()),
+        a.outcomes.as_deref(),
+    ];
     command::outputs_apart(
-        &inputs
-            .iter()
-            .filter_map(|p| p.as_deref())
-            .collect::<Vec<_>>(),
+        &inputs.into_iter().flatten().collect::<Vec<_>>(),
         &[
             a.coverage.as_deref(),
             a.json.as_deref(),
