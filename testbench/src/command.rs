@@ -285,24 +285,36 @@ fn same_place(a: &Path, b: &Path) -> bool {
     a == b || place(a).is_some_and(|x| Some(x) == place(b))
 }
 
-/// Refuses, before any output is created, an output that is one of the command's inputs
-/// (writing it would empty what is still to be read) or that another output names too (the
-/// two would write over each other).
+/// Refuses, before the command does any work or creates any output, an output in a folder
+/// that does not exist (reports are written at the end: a long check would otherwise fail
+/// only then), one that is one of the command's inputs (writing it would empty what is
+/// still to be read) or that another output names too (the two would write over each
+/// other).
 ///
 /// # Errors
-/// [`Error::Output`] naming the output, and the input it is.
-pub fn outputs_apart(inputs: &[&Path], outputs: &[Option<&Path>]) -> Result<(), Error> {
+/// [`Error::Output`] naming the output, and its folder or the input it is.
+pub fn check_outputs(inputs: &[&Path], outputs: &[Option<&Path>]) -> Result<(), Error> {
     let outputs: Vec<&Path> = outputs.iter().flatten().copied().collect();
-    let refuse = |p: &Path, why: String| {
+    let refuse = |p: &Path, kind, why: String| {
         Err(Error::Output(
             p.to_path_buf(),
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, why),
+            std::io::Error::new(kind, why),
         ))
     };
     for (i, &out) in outputs.iter().enumerate() {
+        if let Some(folder) = out.parent().filter(|f| !f.as_os_str().is_empty()) {
+            if !folder.is_dir() {
+                return refuse(
+                    out,
+                    std::io::ErrorKind::NotFound,
+                    format!("its folder {} does not exist", folder.display()),
+                );
+            }
+        }
         if let Some(input) = inputs.iter().find(|&&input| same_file(out, input)) {
             return refuse(
                 out,
+                std::io::ErrorKind::InvalidInput,
                 format!(
                     "it is the input {}: writing it would destroy what is still to be read",
                     input.display()
@@ -316,6 +328,7 @@ pub fn outputs_apart(inputs: &[&Path], outputs: &[Option<&Path>]) -> Result<(), 
         {
             return refuse(
                 out,
+                std::io::ErrorKind::InvalidInput,
                 format!("{} is written by this command already", other.display()),
             );
         }

@@ -1622,7 +1622,7 @@ fn bench_reps_runs_the_chains_asked_for_over_a_fixed_amount_of_work() {
 /// the input and then complain that it was empty.) Two outputs that name one file are refused
 /// too, and neither is created.
 #[test]
-fn an_output_that_is_an_input_or_another_output_is_refused() {
+fn an_output_in_a_missing_folder_over_an_input_or_over_another_output_is_refused_at_once() {
     let s = Scratch::new("same-file");
     let bits = std::fs::read("vectors/demo/dut.bits")
         .or_else(|_| std::fs::read("../vectors/demo/dut.bits"))
@@ -1684,6 +1684,26 @@ fn an_output_that_is_an_input_or_another_output_is_refused() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("is written by this command already"), "{err}");
     assert!(!Path::new(&out).exists());
+    // A report in a folder that does not exist is refused before the check runs (nothing
+    // printed), not after it (reports are written at the end).
+    let nowhere = s.path("no/such/folder/r.json");
+    let o = baser(&[
+        "check",
+        "--frames",
+        "vectors/demo/frames.pcap",
+        "--dut",
+        &input,
+        "--json",
+        &nowhere,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{nowhere}: cannot write: its folder "))
+            && err.contains("does not exist"),
+        "{err}"
+    );
+    assert!(out.is_empty(), "{out}");
     // Coverage reads every input before it writes: its merged JSON may go over a JSON input
     // (a run added to a running total), though never over a stream dump (above).
     let total = s.path("total.json");

@@ -533,7 +533,7 @@ pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
         Some(a.dut.as_path()),
         a.outcomes.as_deref(),
     ];
-    command::outputs_apart(
+    command::check_outputs(
         &inputs.into_iter().flatten().collect::<Vec<_>>(),
         &[
             a.coverage.as_deref(),

@@ -117,7 +117,7 @@ pub fn coverage(a: &CoverageArgs, out: Output) -> Result<Verdict, Error> {
     // Every input is read before anything is written, so the merged JSON may go over one of
     // the JSON inputs (`coverage total.json run.bits --json total.json` adds a run); a stream
     // dump is never written over.
-    command::outputs_apart(
+    command::check_outputs(
         &a.inputs
             .iter()
             .map(PathBuf::as_path)

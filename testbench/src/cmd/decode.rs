@@ -170,7 +170,7 @@ impl RxSink for DecodeSinks {
 /// # Errors
 /// Unreadable input or unwritable output.
 pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
-    command::outputs_apart(
+    command::check_outputs(
         &[&a.input],
         &[
             a.pcap.as_deref(),

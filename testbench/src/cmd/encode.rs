@@ -131,7 +131,7 @@ impl TxSink for FileSinks {
 /// # Errors
 /// Unreadable input, a frame the MAC cannot send, or an unwritable output.
 pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
-    command::outputs_apart(
+    command::check_outputs(
         &[&a.input],
         &[
             a.xgmii.as_deref(),

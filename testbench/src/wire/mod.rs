@@ -614,7 +614,7 @@ impl TxStamps {
 /// # Errors
 /// Bad usage, unreadable input, a refused interface or socket.
 pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
-    crate::command::outputs_apart(
+    crate::command::check_outputs(
         &[Some(a.frames.as_path()), a.expect.as_deref()]
             .into_iter()
             .flatten()
