@@ -1704,6 +1704,21 @@ fn an_output_in_a_missing_folder_over_an_input_or_over_another_output_is_refused
         "{err}"
     );
     assert!(out.is_empty(), "{out}");
+    // The same for `bench`, whose JSON comes after minutes of measuring.
+    let o = baser(&[
+        "bench",
+        "--seconds",
+        "0.1",
+        "--runs",
+        "1",
+        "--cli-frames",
+        "0",
+        "--json",
+        &nowhere,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("its folder ") && out.is_empty(), "{out}{err}");
     // Coverage reads every input before it writes: its merged JSON may go over a JSON input
     // (a run added to a running total), though never over a stream dump (above).
     let total = s.path("total.json");

@@ -307,6 +307,7 @@ fn run_commands(
 /// The JSON file cannot be written.
 pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
     use baser_engine::bench::{memcpy_gbs, run_mix, run_reps, Chain, Mix};
+    crate::command::check_outputs(&[], &[a.json.as_deref()])?;
     let time = std::time::Duration::from_secs_f64(a.seconds.max(0.1));
     let mixes = if a.mix.is_empty() {
         vec![Mix::Uniform, Mix::Min, Mix::Max]
