@@ -293,7 +293,8 @@ fn same_place(a: &Path, b: &Path) -> bool {
 ///
 /// # Errors
 /// [`Error::Output`] naming the output, and its folder or the input it is.
-pub fn check_outputs(inputs: &[&Path], outputs: &[Option<&Path>]) -> Result<(), Error> {
+pub fn check_outputs(inputs: &[Option<&Path>], outputs: &[Option<&Path>]) -> Result<(), Error> {
+    let inputs: Vec<&Path> = inputs.iter().flatten().copied().collect();
     let outputs: Vec<&Path> = outputs.iter().flatten().copied().collect();
     let refuse = |p: &Path, kind, why: String| {
         Err(Error::Output(

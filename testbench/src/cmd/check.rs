@@ -527,14 +527,13 @@ pub struct CheckArgs {
 /// # Errors
 /// Bad usage, unreadable input or an unwritable report.
 pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
-    let inputs = [
-        a.frames.as_deref(),
-        a.xgmii.as_deref(),
-        Some(a.dut.as_path()),
-        a.outcomes.as_deref(),
-    ];
     command::check_outputs(
-        &inputs.into_iter().flatten().collect::<Vec<_>>(),
+        &[
+            a.frames.as_deref(),
+            a.xgmii.as_deref(),
+            Some(&a.dut),
+            a.outcomes.as_deref(),
+        ],
         &[
             a.coverage.as_deref(),
             a.json.as_deref(),

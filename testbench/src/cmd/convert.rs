@@ -69,7 +69,7 @@ struct Line {
 /// # Errors
 /// Bad usage, unreadable input or an unwritable output.
 pub fn convert(a: &ConvertArgs, out: Output) -> Result<Verdict, Error> {
-    command::check_outputs(&[&a.input], &[Some(&a.output)])?;
+    command::check_outputs(&[Some(&a.input)], &[Some(&a.output)])?;
     let from = kind_of(&a.input, a.format)?;
     let to = match a.out_format {
         Some(k) => k,

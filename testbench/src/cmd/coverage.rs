@@ -120,8 +120,7 @@ pub fn coverage(a: &CoverageArgs, out: Output) -> Result<Verdict, Error> {
     command::check_outputs(
         &a.inputs
             .iter()
-            .map(PathBuf::as_path)
-            .filter(|p| !is_json(p))
+            .map(|p| (!is_json(p)).then_some(p.as_path()))
             .collect::<Vec<_>>(),
         &[a.json.as_deref(), a.html.as_deref()],
     )?;

@@ -171,7 +171,7 @@ impl RxSink for DecodeSinks {
 /// Unreadable input or unwritable output.
 pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
     command::check_outputs(
-        &[&a.input],
+        &[Some(&a.input)],
         &[
             a.pcap.as_deref(),
             a.xgmii.as_deref(),

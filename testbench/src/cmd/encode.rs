@@ -132,7 +132,7 @@ impl TxSink for FileSinks {
 /// Unreadable input, a frame the MAC cannot send, or an unwritable output.
 pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
     command::check_outputs(
-        &[&a.input],
+        &[Some(&a.input)],
         &[
             a.xgmii.as_deref(),
             a.b66.as_deref(),

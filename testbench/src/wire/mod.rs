@@ -615,10 +615,7 @@ impl TxStamps {
 /// Bad usage, unreadable input, a refused interface or socket.
 pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     crate::command::check_outputs(
-        &[Some(a.frames.as_path()), a.expect.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>(),
+        &[Some(&a.frames), a.expect.as_deref()],
         &[
             a.json.as_deref(),
             a.junit.as_deref(),

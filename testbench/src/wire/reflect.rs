@@ -167,10 +167,7 @@ fn release_holds(holds: &mut VecDeque<(Instant, Vec<Vec<u8>>)>, o: &mut Out) -> 
 /// # Errors
 /// A refused interface or socket.
 pub fn run(a: &ReflectArgs, out: Output) -> Result<Verdict, Error> {
-    crate::command::check_outputs(
-        &a.inject.as_deref().into_iter().collect::<Vec<_>>(),
-        &[a.json.as_deref()],
-    )?;
+    crate::command::check_outputs(&[a.inject.as_deref()], &[a.json.as_deref()])?;
     let i = iface::check(&a.iface, a.force).map_err(Error::Usage)?;
     let inject = match &a.inject {
         Some(p) => read_frames(p, false)?,
