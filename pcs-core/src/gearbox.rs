@@ -277,6 +277,21 @@ impl<W: SerdesWord> TxGearbox<W> {
         self.bits_in
     }
 
+    /// Counts `groups` whole groups of 32 blocks that the caller packed into words itself, as
+    /// [`TxGearbox::push_blocks`] would have (33 words a group: block `m` of a group at bit
+    /// `66m`), which it can do only where a group starts: while the gearbox holds no bits.
+    /// Returns whether it counted them (`false`, and nothing changed, while bits are held).
+    ///
+    /// Spec: IEEE 802.3 §49.2.4.
+    pub fn packed_groups(&mut self, groups: u64) -> bool {
+        if self.len != 0 {
+            return false;
+        }
+        let bits = u64::from(BLOCK_BITS) * GROUP_BLOCKS as u64;
+        self.bits_in = self.bits_in.wrapping_add(bits.wrapping_mul(groups));
+        true
+    }
+
     /// Moves completed words from the accumulator into `out`.
     fn drain(&mut self, out: &mut TxWords<W>) {
         while self.len >= W::BITS {
@@ -1404,6 +1419,24 @@ mod tests {
         check::<u16>();
         check::<u32>();
         check::<u64>();
+    }
+
+    #[test]
+    fn packed_groups_counts_whole_groups_only_where_a_group_starts() {
+        let mut tx = TxGearbox::<u64>::new();
+        assert!(tx.packed_groups(2));
+        assert_eq!(tx.bit_offset(), 2 * 32 * 66);
+        // The next block starts a word of its own.
+        let blocks = random_blocks(1, 3);
+        let mut out = [0u64; 2];
+        let p = tx.push_blocks(&blocks, &mut out);
+        assert_eq!(p.produced, 1);
+        assert_eq!(out[0], block_to_bits(blocks[0]) as u64);
+        assert_eq!(tx.pending_bits(), 2);
+        // Bits held: refused, and nothing changes.
+        assert!(!tx.packed_groups(1));
+        assert_eq!(tx.bit_offset(), 2 * 32 * 66 + 66);
+        assert_eq!(tx.pending_bits(), 2);
     }
 
     #[test]

@@ -102,34 +102,6 @@ impl PcsTx {
         n
     }
 
-    /// Scrambles whole transfers of data `octets` into data blocks, as many as `line` has
-    /// room for.
-    ///
-    /// Spec: IEEE 802.3 §49.2.4.3 (Figure 49-7, the data block), §49.2.6.
-    #[inline(always)]
-    fn scramble_octets(&mut self, octets: &[u8], line: &mut [Block]) {
-        // As `scramble_data_pairs`: the last line payload in a register, two blocks a turn.
-        let mut last = self.scrambler.state() << 6;
-        let mut taken = 0;
-        for (o, l) in octets.chunks_exact(16).zip(line.chunks_exact_mut(2)) {
-            let (Some((a, b)), [l0, l1]) = (o.split_first_chunk::<8>(), l) else {
-                break;
-            };
-            let b = b.first_chunk::<8>().copied().unwrap_or_default();
-            let (s0, s1) = scramble_pair(last >> 6, u64::from_le_bytes(*a), u64::from_le_bytes(b));
-            *l0 = Block::data(s0);
-            *l1 = Block::data(s1);
-            last = s1;
-            taken += 2;
-        }
-        let rest = octets.get(8 * taken..).unwrap_or_default();
-        if let (Some(o), Some(l)) = (rest.first_chunk::<8>(), line.get_mut(taken)) {
-            *l = Block::data(scramble_payload(last >> 6, u64::from_le_bytes(*o)));
-            last = l.payload;
-        }
-        self.scrambler = Scrambler::new(last >> 6);
-    }
-
     /// Encodes and scrambles `idles` idle transfers and then a whole packet straight from its
     /// octets: `/S/` in `lane` (0; or 4, after four idles), `octets`, a `/T/` right after
     /// them, and idles to the end of that transfer. The line blocks, and the state after, are
@@ -147,6 +119,28 @@ impl PcsTx {
         lane: usize,
         octets: &[u8],
         line: &mut [Block],
+    ) -> Option<usize> {
+        self.encode_packet_with(idles, lane, octets, line, |_, octets, blocks, state| {
+            scramble_octets(state, octets, blocks)
+        })
+    }
+
+    /// [`PcsTx::encode_packet`], with the packet's data blocks scrambled by `run`: it gets the
+    /// line blocks of the packet before them (the idles and the start), the data octets (whole
+    /// transfers), the line blocks to write them to (as many as the transfers), and the
+    /// scrambler's state; it returns the scrambler's state after them. A composition that
+    /// takes the blocks further (to the gearbox) in the same pass plugs in here; what it
+    /// writes must be what [`scramble_octets`] writes, where it writes line blocks at all.
+    ///
+    /// Spec: as [`PcsTx::encode_packet`].
+    #[inline(always)]
+    pub fn encode_packet_with(
+        &mut self,
+        idles: usize,
+        lane: usize,
+        octets: &[u8],
+        line: &mut [Block],
+        run: impl FnOnce(&[Block], &[u8], &mut [Block], u64) -> u64,
     ) -> Option<usize> {
         if lane != 0 && lane != 4 {
             return None;
@@ -170,11 +164,11 @@ impl PcsTx {
             // (The start block takes the octets it holds and ignores those above.)
             *s = start_block(lane, load_le(octets));
         }
-        for b in start {
+        for b in start.iter_mut() {
             b.payload = self.scrambler.scramble(b.payload);
         }
         let whole = body.get(..body.len() - last.len()).unwrap_or_default();
-        self.scramble_octets(whole, middle);
+        self.scrambler = Scrambler::new(run(start, whole, middle, self.scrambler.state()));
         // The terminate's octets: the packet's last eight shifted down (one load), or, in
         // a packet of fewer than eight octets, those of its transfer.
         let k = last.len() as u32;
@@ -218,6 +212,34 @@ impl PcsTx {
         self.scrambler = Scrambler::new(last >> 6);
         taken
     }
+}
+
+/// Scrambles whole transfers of data `octets` into data blocks, from the scrambler state
+/// `state`, as many as `line` has room for; returns the state after them.
+///
+/// Spec: IEEE 802.3 §49.2.4.3 (Figure 49-7, the data block), §49.2.6.
+#[inline(always)]
+pub fn scramble_octets(state: u64, octets: &[u8], line: &mut [Block]) -> u64 {
+    // As `scramble_data_pairs`: the last line payload in a register, two blocks a turn.
+    let mut last = state << 6;
+    let mut taken = 0;
+    for (o, l) in octets.chunks_exact(16).zip(line.chunks_exact_mut(2)) {
+        let (Some((a, b)), [l0, l1]) = (o.split_first_chunk::<8>(), l) else {
+            break;
+        };
+        let b = b.first_chunk::<8>().copied().unwrap_or_default();
+        let (s0, s1) = scramble_pair(last >> 6, u64::from_le_bytes(*a), u64::from_le_bytes(b));
+        *l0 = Block::data(s0);
+        *l1 = Block::data(s1);
+        last = s1;
+        taken += 2;
+    }
+    let rest = octets.get(8 * taken..).unwrap_or_default();
+    if let (Some(o), Some(l)) = (rest.first_chunk::<8>(), line.get_mut(taken)) {
+        *l = Block::data(scramble_payload(last >> 6, u64::from_le_bytes(*o)));
+        last = l.payload;
+    }
+    last >> 6
 }
 
 /// Settings of the receive PCS.
