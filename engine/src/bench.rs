@@ -91,6 +91,7 @@ impl TxSink for FoldSink {
             words: false,
             unscrambled: false,
             serial: true,
+            line: false,
         }
     }
 
@@ -113,6 +114,7 @@ impl TxSink for SerialSink {
             words: false,
             unscrambled: false,
             serial: true,
+            line: false,
         }
     }
 

@@ -86,6 +86,7 @@ impl TxSink for Queue {
             words: true,
             unscrambled: true,
             serial: false,
+            line: true,
         }
     }
 

@@ -21,9 +21,14 @@ use crate::profile::Profile;
 use mac_core::tx::EncodeFrameError;
 use mac_core::tx::TxConfig;
 use pcs_core::gearbox::{PartialWord, TxGearbox};
-use pcs_core::pcs::PcsTx;
-use pcs_core::{Block, ControlChar, XgmiiWord};
+use pcs_core::pcs::{scramble_octets, PcsTx};
+use pcs_core::scramble::scramble_pair;
+use pcs_core::{Block, ControlChar, SyncHeader, XgmiiWord};
 use serde::Serialize;
+
+/// Frames shorter than this cannot hold a data run of 32 whole transfers after its first
+/// block ([`Serial::run`]): they take the short path.
+const LONG_RUN_OCTETS: usize = 8 * 32;
 
 /// Transfers gathered before they go through the PCS as one slice (a jumbo frame of 16 k
 /// octets needs about 2,050).
@@ -39,6 +44,10 @@ pub struct TxForms {
     pub unscrambled: bool,
     /// Serial words from the gearbox (64 bits, bit 0 first on the wire).
     pub serial: bool,
+    /// The line blocks. Without them (and without the transfers and the unscrambled blocks),
+    /// [`TxBatch::line`] is empty, and the chain scrambles a frame's long data runs straight
+    /// into serial words.
+    pub line: bool,
 }
 
 /// The transfers and the line blocks.
@@ -48,6 +57,7 @@ impl Default for TxForms {
             words: true,
             unscrambled: false,
             serial: false,
+            line: true,
         }
     }
 }
@@ -61,7 +71,7 @@ pub struct TxBatch<'a> {
     pub words: &'a [XgmiiWord],
     /// The unscrambled blocks, when the sink asked for them.
     pub unscrambled: Option<&'a [Block]>,
-    /// The line (scrambled) blocks.
+    /// The line (scrambled) blocks (none unless [`TxForms::line`]).
     pub line: &'a [Block],
     /// The serial words these blocks completed, when the sink asked for them.
     pub serial: &'a [u64],
@@ -107,6 +117,7 @@ impl TxSink for VecSink {
             words: true,
             unscrambled: true,
             serial: false,
+            line: true,
         }
     }
 
@@ -214,6 +225,12 @@ pub struct TxChain<S: TxSink> {
     unscrambled: Vec<Block>,
     line: Vec<Block>,
     serial: Vec<u64>,
+    /// Runs of whole groups of `line` that went straight into `serial`, in order: (line
+    /// index, groups). The gearbox passes over them.
+    holes: Vec<(usize, usize)>,
+    /// The sink takes serial words and no line blocks: a frame's long data runs go straight
+    /// into serial words.
+    fuse: bool,
     /// Blocks handed to the sink.
     flushed: u64,
     frames: u64,
@@ -260,6 +277,116 @@ impl OrderedSet {
     }
 }
 
+/// A frame's data run on its way to serial words, for a sink that takes no line blocks: the
+/// scrambler and the gearbox in one pass (the composition of the two stages for that case).
+struct Serial<'a> {
+    /// The batch's serial words.
+    words: &'a mut [u64],
+    /// Runs of whole groups written to `words` already: (line index, groups).
+    holes: &'a mut Vec<(usize, usize)>,
+    /// Blocks of the stream before the batch.
+    flushed: u64,
+    /// Line index of the packet's first block.
+    at: usize,
+}
+
+impl Serial<'_> {
+    /// Scrambles the data `octets` (whole transfers) of a packet whose idles and start are
+    /// `before`, from the scrambler state `state`; returns the state after them. The blocks
+    /// of the run that fill whole groups of 32 where the gearbox's groups start are packed
+    /// straight into their serial words ([`pack_groups`]) and left out of `line` (a hole the
+    /// gearbox passes over, [`TxChain::flush`]); the others are written to `line`.
+    ///
+    /// Spec: IEEE 802.3 §49.2.6, §49.2.4.
+    #[inline(always)]
+    fn run(self, before: &[Block], octets: &[u8], line: &mut [Block], state: u64) -> u64 {
+        // (A run shorter than a group fills none.)
+        if line.len() < 32 || octets.len() < 256 {
+            return scramble_octets(state, octets, line);
+        }
+        // The run's first block in the stream, and how many blocks until a group starts.
+        let first = self.flushed + (self.at + before.len()) as u64;
+        let lead = ((32 - first % 32) % 32) as usize;
+        if line.len().min(octets.len() / 8) < lead + 32 {
+            return scramble_octets(state, octets, line);
+        }
+        self.run_groups(octets, line, state, first, lead)
+    }
+
+    /// [`Serial::run`] for a run that fills a whole group after its first `lead` blocks (out
+    /// of line: the short runs' path stays small).
+    #[inline(never)]
+    fn run_groups(
+        self,
+        octets: &[u8],
+        line: &mut [Block],
+        state: u64,
+        first: u64,
+        lead: usize,
+    ) -> u64 {
+        let groups = line.len().min(octets.len() / 8).saturating_sub(lead) / 32;
+        let (lead_octets, rest) = octets.split_at((8 * lead).min(octets.len()));
+        let (group_octets, tail_octets) = rest.split_at((256 * groups).min(rest.len()));
+        let (lead_line, rest_line) = line.split_at_mut(lead.min(line.len()));
+        // The group's first serial word: the stream's words before it, less those handed
+        // to the sink before this batch (block `g` of the stream starts at bit `66 g`).
+        let group = first + lead as u64;
+        let word = (33 * group / 32).saturating_sub(66 * self.flushed / 64);
+        let Some(words) = usize::try_from(word)
+            .ok()
+            .and_then(|w| self.words.get_mut(w..w + 33 * groups))
+        else {
+            return scramble_octets(state, octets, line);
+        };
+        let state = scramble_octets(state, lead_octets, lead_line);
+        let state = pack_groups(state, group_octets, words);
+        self.holes.push(((group - self.flushed) as usize, groups));
+        scramble_octets(
+            state,
+            tail_octets,
+            rest_line.get_mut(32 * groups..).unwrap_or_default(),
+        )
+    }
+}
+
+/// Scrambles `octets` (whole groups of 32 data transfers) from the scrambler state `state`
+/// and packs the data blocks into `out` (33 serial words a group), as the gearbox packs a
+/// group that starts where a word starts: block `m` of a group at bit `66m`, its sync header
+/// first. Returns the state after them.
+///
+/// Spec: IEEE 802.3 §49.2.6 (scrambler), §49.2.4 (gearbox).
+#[inline]
+fn pack_groups(state: u64, octets: &[u8], out: &mut [u64]) -> u64 {
+    let sync = u64::from(SyncHeader::DATA.to_bits());
+    let mut last = state << 6;
+    for (g, o) in octets.chunks_exact(256).zip(out.chunks_exact_mut(33)) {
+        let (Ok(g), Ok(o)) = (<&[u8; 256]>::try_from(g), <&mut [u64; 33]>::try_from(o)) else {
+            break;
+        };
+        let load = |k: usize| {
+            g.get(8 * k..8 * k + 8)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, u64::from_le_bytes)
+        };
+        let mut carry = 0u64;
+        macro_rules! pair {
+            ($($k:literal)*) => {$(
+                let (s0, s1) = scramble_pair(last >> 6, load(2 * $k), load(2 * $k + 1));
+                last = s1;
+                let sh: u32 = 4 * $k;
+                o[2 * $k] = carry | sync << sh | s0.checked_shl(sh + 2).unwrap_or(0);
+                carry = s0.checked_shr(62 - sh).unwrap_or(0);
+                let sh = sh + 2;
+                o[2 * $k + 1] = carry | sync << sh | s1.checked_shl(sh + 2).unwrap_or(0);
+                carry = s1.checked_shr(62 - sh).unwrap_or(0);
+            )*};
+        }
+        pair!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+        o[32] = carry;
+    }
+    last >> 6
+}
+
 impl<S: TxSink> TxChain<S> {
     /// A chain out of reset; sends the leading idles.
     pub fn new(opt: &TxOptions, sink: S) -> Self {
@@ -286,6 +413,8 @@ impl<S: TxSink> TxChain<S> {
             } else {
                 Vec::new()
             },
+            holes: Vec::with_capacity(BATCH / 32),
+            fuse: forms.serial && !forms.line,
             flushed: 0,
             frames: 0,
             error: None,
@@ -345,41 +474,24 @@ impl<S: TxSink> TxChain<S> {
         if BATCH - self.filled < need {
             self.flush();
         }
-        let (before, out) = self.words.split_at_mut(self.filled.min(BATCH));
         // A sink that wants no transfers: the frame goes from its octets straight into line
-        // blocks, after the transfers before it (in order).
+        // blocks, after the transfers before it (in order); a long one, for a sink that takes
+        // only serial words, on into serial words (out of line: the short frames' path stays
+        // as small as it was).
         let packet = !self.forms.words && !self.forms.unscrambled && self.idle_fill.is_none();
         let n = match fcs {
-            Some(_) => self.mac.encode_frame_with_fcs(&with_fcs, out),
-            None if packet => {
-                let (pcs, line, filled) = (&mut self.pcs, &mut self.line, self.filled);
-                let e = std::mem::replace(&mut self.encoded, filled);
-                if e < filled {
-                    pcs.encode_slice(
-                        before.get(e..).unwrap_or_default(),
-                        line.get_mut(e..filled).unwrap_or_default(),
-                    );
-                }
-                // The packet's data blocks 8-aligned in memory (none of their loads splits a
-                // cache line): they start `7 - lane` octets in.
-                let at = (self.octets.as_ptr() as usize + 7 - lane) % 8;
-                let octets = self.octets.get_mut((8 - at) % 8..).unwrap_or_default();
-                let sent = self.mac.encode_frame_packet(data, octets, |p, octets| {
-                    let room = line.get_mut(filled..).unwrap_or_default();
-                    pcs.encode_packet(p.idles, p.lane, octets, room).is_some()
-                });
-                match sent {
-                    Ok(Some(n)) => {
-                        self.encoded = filled + n;
-                        Ok(n)
-                    }
-                    // The PCS did not take it (the encoder inside a packet of transfers sent
-                    // as they are): as transfers.
-                    Ok(None) => self.mac.encode_frame(data, out),
-                    Err(e) => Err(e),
-                }
+            Some(_) => {
+                let out = self.words.get_mut(self.filled..).unwrap_or_default();
+                self.mac.encode_frame_with_fcs(&with_fcs, out)
             }
-            None => self.mac.encode_frame(data, out),
+            None if packet && (data.len() < LONG_RUN_OCTETS || !self.fuse) => {
+                self.packet::<false>(data, lane)
+            }
+            None if packet => self.packet_long(data, lane),
+            None => {
+                let out = self.words.get_mut(self.filled..).unwrap_or_default();
+                self.mac.encode_frame(data, out)
+            }
         }
         .map_err(|e| match e {
             EncodeFrameError::FrameTooLong { .. } | EncodeFrameError::BufferTooSmall { .. } => {
@@ -395,6 +507,68 @@ impl<S: TxSink> TxChain<S> {
         self.filled += n;
         self.frames += 1;
         Ok(placement)
+    }
+
+    /// A frame as a packet, from the MAC's packet door to the PCS's, after the transfers
+    /// before it, its `/S/` in `lane`; with `FUSE`, its data run filling whole groups goes on
+    /// into serial words ([`Serial`]). Returns the transfers it took.
+    #[inline(always)]
+    fn packet<const FUSE: bool>(
+        &mut self,
+        data: &[u8],
+        lane: usize,
+    ) -> Result<usize, EncodeFrameError> {
+        let (pcs, line, filled) = (&mut self.pcs, &mut self.line, self.filled);
+        let (serial, holes, flushed) = (&mut self.serial, &mut self.holes, self.flushed);
+        let e = std::mem::replace(&mut self.encoded, filled);
+        if e < filled {
+            pcs.encode_slice(
+                self.words.get(e..filled).unwrap_or_default(),
+                line.get_mut(e..filled).unwrap_or_default(),
+            );
+        }
+        // The packet's data blocks 8-aligned in memory (none of their loads splits a cache
+        // line): they start `7 - lane` octets in.
+        let at = (self.octets.as_ptr() as usize + 7 - lane) % 8;
+        let octets = self.octets.get_mut((8 - at) % 8..).unwrap_or_default();
+        let sent = self.mac.encode_frame_packet(data, octets, |p, octets| {
+            let k = filled.min(line.len());
+            let (done, room) = line.split_at_mut(k);
+            if !FUSE {
+                return pcs.encode_packet(p.idles, p.lane, octets, room).is_some();
+            }
+            let serial = Serial {
+                words: serial,
+                holes,
+                flushed,
+                at: done.len(),
+            };
+            pcs.encode_packet_with(p.idles, p.lane, octets, room, |before, o, b, s| {
+                serial.run(before, o, b, s)
+            })
+            .is_some()
+        });
+        match sent {
+            Ok(Some(n)) => {
+                self.encoded = filled + n;
+                Ok(n)
+            }
+            // The PCS did not take it (the encoder inside a packet of transfers sent as they
+            // are): as transfers.
+            Ok(None) => {
+                let out = self.words.get_mut(filled..).unwrap_or_default();
+                self.mac.encode_frame(data, out)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// [`TxChain::packet`] with `FUSE`, for frames long enough to fill a group (kept apart
+    /// from the short frames' path).
+    #[cold]
+    #[inline(never)]
+    fn packet_long(&mut self, data: &[u8], lane: usize) -> Result<usize, EncodeFrameError> {
+        self.packet::<true>(data, lane)
     }
 
     /// Sends XGMII transfers as they are (a trace input skips the MAC).
@@ -458,25 +632,35 @@ impl<S: TxSink> TxChain<S> {
         };
         let mut produced = 0;
         if self.forms.serial {
+            // The line blocks between the holes through the gearbox; each hole's words are
+            // written already, and the gearbox holds no bits where one starts.
             let mut done = 0;
-            while done < n {
-                let p = self.gearbox.push_blocks(
-                    line.get(done..).unwrap_or_default(),
-                    self.serial.get_mut(produced..).unwrap_or_default(),
-                );
-                if p.consumed == 0 {
-                    break;
+            let end = (n, 0);
+            for &(start, groups) in self.holes.iter().chain(std::iter::once(&end)) {
+                while done < start.min(n) {
+                    let p = self.gearbox.push_blocks(
+                        line.get(done..start.min(n)).unwrap_or_default(),
+                        self.serial.get_mut(produced..).unwrap_or_default(),
+                    );
+                    if p.consumed == 0 {
+                        break;
+                    }
+                    done += p.consumed;
+                    produced += p.produced;
                 }
-                done += p.consumed;
-                produced += p.produced;
+                if groups > 0 && self.gearbox.packed_groups(groups as u64) {
+                    produced += 33 * groups;
+                    done = start + 32 * groups;
+                }
             }
         }
+        self.holes.clear();
         if self.error.is_none() {
             let batch = TxBatch {
                 first_block: self.flushed,
                 words: if self.forms.words { words } else { &[] },
                 unscrambled,
-                line,
+                line: if self.fuse { &[] } else { line },
                 serial: self.serial.get(..produced).unwrap_or_default(),
             };
             if let Err(e) = self.sink.put(&batch) {
@@ -571,6 +755,8 @@ mod tests {
         unscrambled: bool,
         /// Wants no transfers (long data runs then go straight from the frames' octets).
         no_words: bool,
+        /// Wants no line blocks either (long data runs then go on into serial words).
+        no_line: bool,
         words: Vec<XgmiiWord>,
         line: Vec<Block>,
         serial: Vec<u64>,
@@ -584,10 +770,16 @@ mod tests {
                 words: !self.no_words,
                 unscrambled: self.unscrambled,
                 serial: true,
+                line: !self.no_line,
             }
         }
         fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {
-            assert_eq!(b.first_block, self.line.len() as u64);
+            if self.no_line {
+                assert!(b.line.is_empty());
+                assert!(self.firsts.last().is_none_or(|&f| f < b.first_block));
+            } else {
+                assert_eq!(b.first_block, self.line.len() as u64);
+            }
             assert_eq!(b.words.is_empty(), self.no_words || b.line.is_empty());
             assert_eq!(b.unscrambled.is_some(), self.unscrambled);
             self.firsts.push(b.first_block);
@@ -647,10 +839,18 @@ mod tests {
             let (only, ot, op) = run_with(&frames, All { no_words: true, ..All::default() });
             prop_assert!(only.words.is_empty());
             prop_assert_eq!(ot, st);
-            prop_assert_eq!(op, sp);
+            prop_assert_eq!(op, sp.clone());
             prop_assert_eq!(&only.line, &slow.line);
             prop_assert_eq!(&only.serial, &slow.serial);
             prop_assert_eq!(only.tail, slow.tail);
+            // Serial words only: long data runs on into serial words, the same words.
+            let serial_only = All { no_words: true, no_line: true, ..All::default() };
+            let (serial, st2, sp2) = run_with(&frames, serial_only);
+            prop_assert!(serial.line.is_empty());
+            prop_assert_eq!(st2, st);
+            prop_assert_eq!(sp2, sp);
+            prop_assert_eq!(&serial.serial, &slow.serial);
+            prop_assert_eq!(serial.tail, slow.tail);
         }
     }
 
@@ -681,6 +881,8 @@ mod tests {
             };
             let mut slow = TxChain::new(&opt, All { unscrambled: true, ..All::default() });
             let mut fast = TxChain::new(&opt, All { no_words: true, ..All::default() });
+            let serial_only = All { no_words: true, no_line: true, ..All::default() };
+            let mut serial = TxChain::new(&opt, serial_only);
             let (mut by_packet, mut inside) = (0, false);
             for (i, &(len, gap, raw)) in frames.iter().enumerate() {
                 let f: Vec<u8> = (0..len).map(|k| (k + i) as u8).collect();
@@ -689,18 +891,27 @@ mod tests {
                     let w = [mac_core::tx::START_LANE0_WORD, XgmiiWord::from_data(0x1234)];
                     slow.words(&w);
                     fast.words(&w);
+                    serial.words(&w);
                     inside = true;
                 }
-                prop_assert_eq!(slow.frame(&f, None).unwrap(), fast.frame(&f, None).unwrap());
+                let place = slow.frame(&f, None).unwrap();
+                prop_assert_eq!(place, fast.frame(&f, None).unwrap());
+                prop_assert_eq!(place, serial.frame(&f, None).unwrap());
                 // The packet door took it, unless the encoder was inside a packet.
                 prop_assert_eq!(fast.encoded == fast.filled, !inside);
                 by_packet += usize::from(!inside);
                 inside = false;
                 slow.idle(gap);
                 fast.idle(gap);
+                serial.idle(gap);
             }
             let (slow, st) = slow.finish().unwrap();
             let (fast, ft) = fast.finish().unwrap();
+            let (serial, s2) = serial.finish().unwrap();
+            prop_assert_eq!(st, s2);
+            prop_assert!(serial.line.is_empty());
+            prop_assert_eq!(&serial.serial, &slow.serial);
+            prop_assert_eq!(serial.tail, slow.tail);
             prop_assert_eq!(st, ft);
             prop_assert!(fast.words.is_empty());
             prop_assert_eq!(&fast.line, &slow.line);
@@ -708,6 +919,44 @@ mod tests {
             prop_assert_eq!(fast.tail, slow.tail);
             prop_assert!(by_packet > 0 || frames.iter().all(|f| f.2 == 0));
         }
+    }
+
+    #[test]
+    fn a_long_data_run_goes_straight_into_serial_words_in_whole_groups() {
+        // Frames of every length from 250 to 1,100 octets, one after the other: their runs
+        // start at every place of a group; those that fill a whole group leave a hole in the
+        // line blocks, which the gearbox passes over, and the words are those of the
+        // one-block gearbox over the diagram path's line blocks.
+        let frames: Vec<Vec<u8>> = (250..1100)
+            .map(|l| (0..l).map(|k| (k * 7 + l) as u8).collect())
+            .collect();
+        let serial_only = All {
+            no_words: true,
+            no_line: true,
+            ..All::default()
+        };
+        let mut c = TxChain::new(&TxOptions::default(), serial_only);
+        let (mut holes, mut groups) = (0, 0);
+        for f in &frames {
+            let before = c.holes.len();
+            c.frame(f, None).unwrap();
+            if let Some(&(_, g)) = c.holes.get(before) {
+                holes += 1;
+                groups += g;
+            }
+        }
+        let (fast, _) = c.finish().unwrap();
+        let (slow, _, _) = run(&frames, true);
+        let mut gb = TxGearbox::<u64>::new();
+        let mut words: Vec<u64> = Vec::new();
+        for b in &slow.line {
+            words.extend(gb.push_block(*b).as_slice());
+        }
+        assert_eq!(fast.serial, words);
+        assert_eq!(fast.tail, gb.flush().map(|t| (t.word, t.valid_bits)));
+        // A frame of 250 octets fills no group; from about 530 on, every frame fills one.
+        assert!(holes > 500, "{holes} runs went into serial words");
+        assert!(groups >= holes);
     }
 
     #[test]

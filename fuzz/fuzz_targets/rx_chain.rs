@@ -51,6 +51,7 @@ impl TxSink for Bytes {
             words: false,
             unscrambled: false,
             serial: true,
+            line: false,
         }
     }
     fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {

@@ -135,6 +135,7 @@ impl baser_engine::tx::TxSink for EncodeSink {
             words: true,
             unscrambled: true,
             serial: true,
+            line: true,
         }
     }
 

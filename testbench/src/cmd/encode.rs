@@ -85,6 +85,7 @@ impl TxSink for FileSinks {
             words: self.xgmii.is_some() || self.vcd.is_some(),
             unscrambled: self.b66u.is_some(),
             serial: self.bits.is_some() && self.channel.is_none(),
+            line: self.vcd.is_some() || self.channel.is_some() || self.b66.is_some(),
         }
     }
 
