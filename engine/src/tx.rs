@@ -44,9 +44,9 @@ pub struct TxForms {
     pub unscrambled: bool,
     /// Serial words from the gearbox (64 bits, bit 0 first on the wire).
     pub serial: bool,
-    /// The line blocks. Without them (and without the transfers and the unscrambled blocks),
-    /// [`TxBatch::line`] is empty, and the chain scrambles a frame's long data runs straight
-    /// into serial words.
+    /// The line blocks. A sink that takes serial words and no line blocks gets an empty
+    /// [`TxBatch::line`], and (when it takes no transfers or unscrambled blocks either) the
+    /// chain scrambles a frame's long data runs straight into serial words.
     pub line: bool,
 }
 
@@ -71,7 +71,8 @@ pub struct TxBatch<'a> {
     pub words: &'a [XgmiiWord],
     /// The unscrambled blocks, when the sink asked for them.
     pub unscrambled: Option<&'a [Block]>,
-    /// The line (scrambled) blocks (none unless [`TxForms::line`]).
+    /// The line (scrambled) blocks (none for a sink that takes serial words and not these,
+    /// [`TxForms::line`]).
     pub line: &'a [Block],
     /// The serial words these blocks completed, when the sink asked for them.
     pub serial: &'a [u64],
@@ -298,33 +299,14 @@ impl Serial<'_> {
     /// gearbox passes over, [`TxChain::flush`]); the others are written to `line`.
     ///
     /// Spec: IEEE 802.3 §49.2.6, §49.2.4.
-    #[inline(always)]
     fn run(self, before: &[Block], octets: &[u8], line: &mut [Block], state: u64) -> u64 {
-        // (A run shorter than a group fills none.)
-        if line.len() < 32 || octets.len() < 256 {
-            return scramble_octets(state, octets, line);
-        }
         // The run's first block in the stream, and how many blocks until a group starts.
         let first = self.flushed + (self.at + before.len()) as u64;
         let lead = ((32 - first % 32) % 32) as usize;
-        if line.len().min(octets.len() / 8) < lead + 32 {
+        let groups = line.len().min(octets.len() / 8).saturating_sub(lead) / 32;
+        if groups == 0 {
             return scramble_octets(state, octets, line);
         }
-        self.run_groups(octets, line, state, first, lead)
-    }
-
-    /// [`Serial::run`] for a run that fills a whole group after its first `lead` blocks (out
-    /// of line: the short runs' path stays small).
-    #[inline(never)]
-    fn run_groups(
-        self,
-        octets: &[u8],
-        line: &mut [Block],
-        state: u64,
-        first: u64,
-        lead: usize,
-    ) -> u64 {
-        let groups = line.len().min(octets.len() / 8).saturating_sub(lead) / 32;
         let (lead_octets, rest) = octets.split_at((8 * lead).min(octets.len()));
         let (group_octets, tail_octets) = rest.split_at((256 * groups).min(rest.len()));
         let (lead_line, rest_line) = line.split_at_mut(lead.min(line.len()));
@@ -637,9 +619,10 @@ impl<S: TxSink> TxChain<S> {
             let mut done = 0;
             let end = (n, 0);
             for &(start, groups) in self.holes.iter().chain(std::iter::once(&end)) {
-                while done < start.min(n) {
+                let until = start.min(n);
+                while done < until {
                     let p = self.gearbox.push_blocks(
-                        line.get(done..start.min(n)).unwrap_or_default(),
+                        line.get(done..until).unwrap_or_default(),
                         self.serial.get_mut(produced..).unwrap_or_default(),
                     );
                     if p.consumed == 0 {
