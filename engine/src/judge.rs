@@ -172,7 +172,66 @@ impl Hasher for WordHasher {
     }
 }
 
-type FrameMap = HashMap<Vec<u8>, u32, BuildHasherDefault<WordHasher>>;
+/// The hash of a frame's octets ([`WordHasher`]).
+fn frame_hash(data: &[u8]) -> u64 {
+    let mut h = WordHasher::default();
+    h.write(data);
+    h.finish()
+}
+
+/// A hasher for keys that are hashes already ([`frame_hash`]): it passes them through.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // (Only `write_u64` is used; anything else is folded in.)
+        for &b in bytes {
+            self.0 = hash_mix(self.0, u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, h: u64) {
+        self.0 = h;
+    }
+}
+
+/// No further entry with the same hash.
+const NO_ENTRY: u32 = u32::MAX;
+
+/// Distinct octet strings found by their hash, without a copy of them as keys: the caller
+/// numbers the entries 0, 1, ... (in the order it pushes them) and keeps their octets; each
+/// hash names its latest entry, which names the one before with the same hash.
+#[derive(Default)]
+struct ByHash {
+    latest: HashMap<u64, u32, BuildHasherDefault<Prehashed>>,
+    /// Per entry, the entry before it with the same hash ([`NO_ENTRY`]: none).
+    before: Vec<u32>,
+}
+
+impl ByHash {
+    /// The entry of hash `h` that `is` says is the one looked for.
+    fn find(&self, h: u64, mut is: impl FnMut(u32) -> bool) -> Option<u32> {
+        let mut at = *self.latest.get(&h)?;
+        while !is(at) {
+            at = *self.before.get(at as usize)?;
+            if at == NO_ENTRY {
+                return None;
+            }
+        }
+        Some(at)
+    }
+
+    /// Adds the next entry, of hash `h`; returns its number.
+    fn push(&mut self, h: u64) -> u32 {
+        let id = self.before.len() as u32;
+        let before = self.latest.insert(h, id).unwrap_or(NO_ENTRY);
+        self.before.push(before);
+        id
+    }
+}
 
 /// What a received frame is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,6 +257,24 @@ pub struct Received {
     pub data: Option<Vec<u8>>,
 }
 
+/// True when `data` is form `(content, padded)` of `contents`: the content, or the content
+/// padded with zeros to [`MIN_UNPADDED`] octets (compared in place, without a padded copy).
+fn form_is(contents: &[Vec<u8>], (content, padded): (u32, bool), data: &[u8]) -> bool {
+    let Some(c) = contents.get(content as usize) else {
+        return false;
+    };
+    if !padded || c.len() >= MIN_UNPADDED {
+        return c.as_slice() == data;
+    }
+    data.len() == MIN_UNPADDED
+        && data.get(..c.len()) == Some(c.as_slice())
+        && data
+            .get(c.len()..)
+            .unwrap_or_default()
+            .iter()
+            .all(|&o| o == 0)
+}
+
 /// The frames a run must receive, in order.
 pub struct Expectation {
     /// Distinct records, exact (unpadded).
@@ -206,8 +283,11 @@ pub struct Expectation {
     pattern: Vec<u32>,
     /// Length of each record of the capture.
     lengths: Vec<usize>,
-    /// Every form (padded, and exact for short records) -> its index.
-    forms: FrameMap,
+    /// Every form (padded, and exact for short records): its content and whether it is the
+    /// padded one.
+    forms: Vec<(u32, bool)>,
+    /// The forms by the hash of their octets.
+    by_form: ByHash,
     /// Records (indices into `pattern`, increasing) found by each form.
     form_records: Vec<Vec<u32>>,
     total: u64,
@@ -225,30 +305,48 @@ impl Expectation {
         tag: Option<usize>,
         strip_fcs: bool,
     ) -> Self {
-        let mut distinct = FrameMap::default();
-        let mut contents = Vec::new();
+        let mut distinct = ByHash::default();
+        let mut contents: Vec<Vec<u8>> = Vec::new();
         let mut pattern = Vec::with_capacity(records.len());
-        let mut forms = FrameMap::default();
+        let mut forms: Vec<(u32, bool)> = Vec::new();
+        let mut by_form = ByHash::default();
         let mut form_records: Vec<Vec<u32>> = Vec::new();
         for (i, r) in records.iter().enumerate() {
             let r = r.as_ref();
-            let id = *distinct.entry(r.to_vec()).or_insert_with(|| {
-                contents.push(r.to_vec());
-                (contents.len() - 1) as u32
-            });
+            let h = frame_hash(r);
+            let same = |c: u32| contents.get(c as usize).is_some_and(|o| o.as_slice() == r);
+            let id = match distinct.find(h, same) {
+                Some(c) => c,
+                None => {
+                    contents.push(r.to_vec());
+                    distinct.push(h)
+                }
+            };
             pattern.push(id);
-            let mut add = |key: &[u8]| {
-                let f = *forms.entry(key.to_vec()).or_insert_with(|| {
-                    form_records.push(Vec::new());
-                    (form_records.len() - 1) as u32
-                });
+            // The padded form, and the exact one of a short record.
+            let short = r.len() < MIN_UNPADDED;
+            for form in [(id, true), (id, false)]
+                .into_iter()
+                .take(1 + usize::from(short))
+            {
+                let octets = if form.1 { padded(r) } else { Cow::Borrowed(r) };
+                let h = frame_hash(&octets);
+                let same = |f: u32| {
+                    forms
+                        .get(f as usize)
+                        .is_some_and(|&g| form_is(&contents, g, &octets))
+                };
+                let f = match by_form.find(h, same) {
+                    Some(f) => f,
+                    None => {
+                        forms.push(form);
+                        form_records.push(Vec::new());
+                        by_form.push(h)
+                    }
+                };
                 if let Some(list) = form_records.get_mut(f as usize) {
                     list.push(i as u32);
                 }
-            };
-            add(&padded(r));
-            if r.len() < MIN_UNPADDED {
-                add(r);
             }
         }
         Self {
@@ -256,6 +354,7 @@ impl Expectation {
             pattern,
             lengths: records.iter().map(|r| r.as_ref().len()).collect(),
             forms,
+            by_form,
             form_records,
             total: if records.is_empty() { 0 } else { total },
             tag,
@@ -349,9 +448,13 @@ impl Expectation {
     fn identify_exact(&self, data: &[u8]) -> Ident {
         match self.tag {
             None => self
-                .forms
-                .get(data)
-                .map_or(Ident::Unknown, |&f| Ident::Content(f)),
+                .by_form
+                .find(frame_hash(data), |f| {
+                    self.forms
+                        .get(f as usize)
+                        .is_some_and(|&g| form_is(&self.contents, g, data))
+                })
+                .map_or(Ident::Unknown, Ident::Content),
             Some(_) => match self.tagged(data) {
                 Some(p) if self.form(p, data.len()).as_ref() == data => Ident::Position(p),
                 _ => Ident::Unknown,
@@ -1238,6 +1341,42 @@ mod tests {
             longer.push(0);
             assert_ne!(h, hash(&longer), "length {len}");
         }
+    }
+
+    #[test]
+    fn entries_with_one_hash_are_all_found_and_told_apart() {
+        // Three entries share a hash (as distinct frames whose hashes collide would), one has
+        // its own: each is found by its own test, in any order, and nothing else is.
+        let mut t = ByHash::default();
+        let ids: Vec<u32> = [7, 7, 9, 7].iter().map(|&h| t.push(h)).collect();
+        assert_eq!(ids, [0, 1, 2, 3]);
+        for id in [0, 1, 3] {
+            assert_eq!(t.find(7, |e| e == id), Some(id));
+        }
+        assert_eq!(t.find(9, |e| e == 2), Some(2));
+        assert_eq!(t.find(7, |e| e == 2), None);
+        assert_eq!(t.find(8, |_| true), None);
+        assert_eq!(t.find(7, |_| false), None);
+    }
+
+    #[test]
+    fn padded_and_exact_forms_are_compared_in_place() {
+        let contents = vec![vec![5u8; 50], vec![6u8; 64]];
+        let mut padded50 = vec![5u8; 50];
+        padded50.resize(60, 0);
+        assert!(form_is(&contents, (0, true), &padded50));
+        assert!(!form_is(&contents, (0, false), &padded50));
+        assert!(form_is(&contents, (0, false), &contents[0]));
+        assert!(!form_is(&contents, (0, true), &contents[0]));
+        // A pad octet that is not zero, or one octet more: another frame.
+        let mut bad = padded50.clone();
+        bad[59] = 1;
+        assert!(!form_is(&contents, (0, true), &bad));
+        padded50.push(0);
+        assert!(!form_is(&contents, (0, true), &padded50));
+        // A long content's padded form is itself.
+        assert!(form_is(&contents, (1, true), &contents[1]));
+        assert!(!form_is(&contents, (2, true), &contents[1]));
     }
 
     // --- check's door: frames a MAC decoded ---
