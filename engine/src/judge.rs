@@ -49,7 +49,8 @@
 //! verdict `status` and counts duplicates and unexpected frames together as `extra` (its
 //! `class` is the MAC's classification); `wire` calls the verdict `class`.
 
-use crate::rx::{class_name, ReceivedFrame};
+use crate::rx::{class_name, FrameRef, ReceivedFrame};
+use crate::tx::Placement;
 use mac_core::rx::RxClass;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -1215,21 +1216,21 @@ pub struct Comparison {
     pub extra: Vec<ExtraFrame>,
 }
 
-/// Places offset `offset` of a frame whose `/S/` is at `r.start` in the DUT stream: (block,
+/// Places offset `offset` of a frame whose `/S/` is at `start` in the DUT stream: (block,
 /// lane).
-fn place(r: &ReceivedFrame, offset: usize) -> (u64, u8) {
+fn place(start: Placement, offset: usize) -> (u64, u8) {
     // The /S/ octet, six preamble octets and the SFD come before the destination address.
-    let octet = r.start.block * 8 + u64::from(r.start.lane) + 8 + offset as u64;
+    let octet = start.block * 8 + u64::from(start.lane) + 8 + offset as u64;
     (octet / 8, (octet % 8) as u8)
 }
 
 /// First differing octet of `e` and the content of `r`, placed in the DUT stream.
 pub fn difference(e: &[u8], r: &ReceivedFrame) -> Option<Difference> {
-    first_difference(e, content(r)).map(|d| placed(d, r))
+    first_difference(e, content(r)).map(|d| placed(d, r.start))
 }
 
-fn placed(mut d: Difference, r: &ReceivedFrame) -> Difference {
-    let (block, lane) = place(r, d.offset);
+fn placed(mut d: Difference, start: Placement) -> Difference {
+    let (block, lane) = place(start, d.offset);
     d.block = Some(block);
     d.lane = Some(lane);
     d
@@ -1239,76 +1240,130 @@ fn placed(mut d: Difference, r: &ReceivedFrame) -> Difference {
 /// [`judge`] in content mode, ordered, with rule 4 (a stream carries nothing but the frames
 /// under test).
 pub fn compare(expected: &[Expected], received: &[ReceivedFrame]) -> Comparison {
-    let records: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
-    let exp = Expectation::new(&records, expected.len() as u64, None, false);
-    let rx: Vec<Received> = received
-        .iter()
-        .map(|r| {
-            let c = content(r);
-            let ident = exp.identify(c);
-            Received {
-                ident,
-                length: r.len,
-                time_ns: 0,
-                data: (ident == Ident::Unknown).then(|| c.to_vec()),
-            }
-        })
-        .collect();
-    let j = judge(
-        &exp,
-        &rx,
-        &JudgeOptions {
-            ordered: true,
-            pair_between_neighbours: true,
-            sent_ns: &[],
-        },
-    );
-    let frames = j
-        .frames
-        .into_iter()
-        .map(|v| {
-            let e = expected.get(v.position as usize);
-            let r = v.received_index.and_then(|i| received.get(i as usize));
-            FrameResult {
-                expected_index: e.map_or(v.position, |e| e.index),
-                length: v.length,
-                status: v.status,
-                received_index: r.map(|r| r.index),
-                class: r.map(|r| class_name(r.class)),
-                start_block: r.map(|r| r.start.block),
-                start_lane: r.map(|r| r.start.lane),
-                first_difference: match (v.first_difference, r) {
-                    (Some(d), Some(r)) => Some(placed(d, r)),
-                    (d, _) => d,
-                },
-            }
-        })
-        .collect();
-    let mut extra: Vec<(u64, Option<u64>)> = j
-        .duplicates
-        .iter()
-        .map(|d| {
-            let of = expected.get(d.position as usize).map(|e| e.index);
-            (d.received_index, of)
-        })
-        .chain(j.unexpected.iter().map(|u| (u.received_index, None)))
-        .collect();
-    extra.sort_unstable_by_key(|&(i, _)| i);
-    let extra = extra
-        .into_iter()
-        .filter_map(|(i, duplicate_of)| {
-            let r = received.get(i as usize)?;
-            Some(ExtraFrame {
-                received_index: r.index,
-                class: class_name(r.class),
-                length: r.len,
-                start_block: r.start.block,
-                start_lane: r.start.lane,
-                duplicate_of,
+    let mut c = Comparer::new(expected);
+    for r in received {
+        c.push(&r.borrowed());
+    }
+    c.finish()
+}
+
+/// A received frame as [`Comparer`] keeps it: where and what it was, not its octets.
+#[derive(Clone, Copy, Debug)]
+struct Arrival {
+    index: u64,
+    class: RxClass,
+    len: usize,
+    start: Placement,
+}
+
+/// [`compare`] fed one received frame at a time, as the MAC delivers them: each frame is
+/// identified when it arrives, and only the octets of a frame that is none of the expected
+/// ones are kept (for pairing it as a corrupted frame, and for the report), so that a check
+/// holds the expected frames and not the DUT's.
+pub struct Comparer {
+    exp: Expectation,
+    /// The capture index of each expected frame.
+    expected_index: Vec<u64>,
+    rx: Vec<Received>,
+    arrivals: Vec<Arrival>,
+}
+
+impl Comparer {
+    /// Ready for the received frames of a stream that must carry `expected`.
+    pub fn new(expected: &[Expected]) -> Self {
+        let records: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
+        Self {
+            exp: Expectation::new(&records, expected.len() as u64, None, false),
+            expected_index: expected.iter().map(|e| e.index).collect(),
+            rx: Vec::new(),
+            arrivals: Vec::new(),
+        }
+    }
+
+    /// The next received frame.
+    pub fn push(&mut self, r: &FrameRef<'_>) {
+        let c = r.content();
+        let ident = self.exp.identify(c);
+        self.rx.push(Received {
+            ident,
+            length: r.len,
+            time_ns: 0,
+            data: (ident == Ident::Unknown).then(|| c.to_vec()),
+        });
+        self.arrivals.push(Arrival {
+            index: r.index,
+            class: r.class,
+            len: r.len,
+            start: r.start,
+        });
+    }
+
+    /// The verdicts, once every frame is in.
+    pub fn finish(self) -> Comparison {
+        let Self {
+            exp,
+            expected_index,
+            rx,
+            arrivals,
+        } = self;
+        let j = judge(
+            &exp,
+            &rx,
+            &JudgeOptions {
+                ordered: true,
+                pair_between_neighbours: true,
+                sent_ns: &[],
+            },
+        );
+        let frames = j
+            .frames
+            .into_iter()
+            .map(|v| {
+                let r = v.received_index.and_then(|i| arrivals.get(i as usize));
+                FrameResult {
+                    expected_index: expected_index
+                        .get(v.position as usize)
+                        .copied()
+                        .unwrap_or(v.position),
+                    length: v.length,
+                    status: v.status,
+                    received_index: r.map(|r| r.index),
+                    class: r.map(|r| class_name(r.class)),
+                    start_block: r.map(|r| r.start.block),
+                    start_lane: r.map(|r| r.start.lane),
+                    first_difference: match (v.first_difference, r) {
+                        (Some(d), Some(r)) => Some(placed(d, r.start)),
+                        (d, _) => d,
+                    },
+                }
             })
-        })
-        .collect();
-    Comparison { frames, extra }
+            .collect();
+        let mut extra: Vec<(u64, Option<u64>)> = j
+            .duplicates
+            .iter()
+            .map(|d| {
+                let of = expected_index.get(d.position as usize).copied();
+                (d.received_index, of)
+            })
+            .chain(j.unexpected.iter().map(|u| (u.received_index, None)))
+            .collect();
+        extra.sort_unstable_by_key(|&(i, _)| i);
+        let extra = extra
+            .into_iter()
+            .filter_map(|(i, duplicate_of)| {
+                let r = arrivals.get(i as usize)?;
+                Some(ExtraFrame {
+                    received_index: r.index,
+                    class: class_name(r.class),
+                    length: r.len,
+                    start_block: r.start.block,
+                    start_lane: r.start.lane,
+                    duplicate_of,
+                })
+            })
+            .collect();
+        Comparison { frames, extra }
+    }
 }
 
 /// True if the class is a good frame.
@@ -1319,7 +1374,6 @@ pub fn is_good(c: RxClass) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tx::Placement;
     use std::hash::BuildHasher;
 
     #[test]

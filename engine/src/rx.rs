@@ -124,6 +124,20 @@ impl ReceivedFrame {
         let n = self.data.len().saturating_sub(4);
         self.data.get(..n).unwrap_or_default()
     }
+
+    /// Borrowed, as a sink sees it.
+    pub fn borrowed(&self) -> FrameRef<'_> {
+        FrameRef {
+            index: self.index,
+            class: self.class,
+            data: &self.data,
+            len: self.len,
+            fcs_ok: self.fcs_ok,
+            start: self.start,
+            gap_octets: self.gap_octets,
+            link_down: self.link_down,
+        }
+    }
 }
 
 /// A received frame as the sink sees it (borrowed: nothing is copied unless the sink keeps it).

@@ -242,7 +242,7 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         stream::SerialView::Offline
     };
     let sinks = DecodeSinks {
-        frames: Some(Vec::new()),
+        judge: Some(judge::Comparer::new(&expected)),
         blocks: (a.blocks && kind != Kind::Xgmii).then(Vec::new),
         coverage: a
             .coverage
@@ -263,8 +263,10 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     if let (Some(p), Some(c)) = (&a.coverage, &coverage) {
         report::write_json(p, c).map_err(|e| Error::Output(p.clone(), e))?;
     }
-    let received = sinks.frames.take().unwrap_or_default();
-    let mut cmp = judge::compare(&expected, &received);
+    let mut cmp = sinks
+        .judge
+        .take()
+        .map_or_else(|| judge::compare(&expected, &[]), judge::Comparer::finish);
     let outcomes = match &wanted {
         Some(o) => outcome::apply(&mut cmp, o),
         None => Vec::new(),

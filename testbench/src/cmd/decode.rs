@@ -13,7 +13,8 @@ use crate::stream;
 use baser_engine::coverage::Collector;
 use baser_engine::decode_report::DecodeReport;
 use baser_engine::inject::{Fault, FaultChannel};
-use baser_engine::rx::{FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink};
+use baser_engine::judge::Comparer;
+use baser_engine::rx::{FrameRef, PcsSummary, RxOptions, RxSink};
 use baser_engine::Profile;
 use mac_core::rx::RxConfig;
 use pcs_core::Block;
@@ -71,8 +72,9 @@ pub struct DecodeSinks {
     pub pcap: Option<(PathBuf, FrameWriter<OutFile>)>,
     /// Print a line per received frame (`-v`).
     pub list: bool,
-    /// The received frames are kept here.
-    pub frames: Option<Vec<ReceivedFrame>>,
+    /// The received frames are judged here as they arrive (only what the judge needs of
+    /// them is kept).
+    pub judge: Option<Comparer>,
     /// The descrambled blocks are kept here.
     pub blocks: Option<Vec<Block>>,
     /// Functional coverage is counted here.
@@ -86,7 +88,7 @@ impl DecodeSinks {
             xgmii: None,
             pcap: None,
             list: false,
-            frames: None,
+            judge: None,
             blocks: None,
             coverage: None,
         }
@@ -155,8 +157,8 @@ impl RxSink for DecodeSinks {
             w.write(std::time::Duration::from_nanos(ns), f.content())
                 .map_err(|e| named(p, e))?;
         }
-        if let Some(v) = self.frames.as_mut() {
-            v.push(f.to_owned());
+        if let Some(j) = self.judge.as_mut() {
+            j.push(f);
         }
         if let Some(c) = self.coverage.as_mut() {
             c.frame(f)?;
