@@ -258,17 +258,14 @@ pub struct Received {
     pub data: Option<Vec<u8>>,
 }
 
-/// True when `data` is form `(content, padded)` of `contents`: the content, or the content
-/// padded with zeros to [`MIN_UNPADDED`] octets (compared in place, without a padded copy).
-fn form_is(contents: &[Vec<u8>], (content, padded): (u32, bool), data: &[u8]) -> bool {
-    let Some(c) = contents.get(content as usize) else {
-        return false;
-    };
+/// True when `data` is content `c`, or (`padded`) `c` padded with zeros to [`MIN_UNPADDED`]
+/// octets (compared in place, without a padded copy).
+fn form_is(c: &[u8], padded: bool, data: &[u8]) -> bool {
     if !padded || c.len() >= MIN_UNPADDED {
-        return c.as_slice() == data;
+        return c == data;
     }
     data.len() == MIN_UNPADDED
-        && data.get(..c.len()) == Some(c.as_slice())
+        && data.get(..c.len()) == Some(c)
         && data
             .get(c.len()..)
             .unwrap_or_default()
@@ -278,12 +275,12 @@ fn form_is(contents: &[Vec<u8>], (content, padded): (u32, bool), data: &[u8]) ->
 
 /// The frames a run must receive, in order.
 pub struct Expectation {
-    /// Distinct records, exact (unpadded).
-    contents: Vec<Vec<u8>>,
+    /// Every record of the capture, in order, exact (unpadded).
+    records: Vec<Vec<u8>>,
+    /// Per distinct content, the record it is first seen in.
+    first: Vec<u32>,
     /// Content of each record of the capture, in order.
     pattern: Vec<u32>,
-    /// Length of each record of the capture.
-    lengths: Vec<usize>,
     /// Every form (padded, and exact for short records): its content and whether it is the
     /// padded one.
     forms: Vec<(u32, bool)>,
@@ -306,20 +303,35 @@ impl Expectation {
         tag: Option<usize>,
         strip_fcs: bool,
     ) -> Self {
+        let records = records.iter().map(|r| r.as_ref().to_vec()).collect();
+        Self::from_records(records, total, tag, strip_fcs)
+    }
+
+    /// [`Expectation::new`], taking the records (no copy of them is made).
+    pub fn from_records(
+        records: Vec<Vec<u8>>,
+        total: u64,
+        tag: Option<usize>,
+        strip_fcs: bool,
+    ) -> Self {
         let mut distinct = ByHash::default();
-        let mut contents: Vec<Vec<u8>> = Vec::new();
+        let mut first: Vec<u32> = Vec::new();
         let mut pattern = Vec::with_capacity(records.len());
         let mut forms: Vec<(u32, bool)> = Vec::new();
         let mut by_form = ByHash::default();
         let mut form_records: Vec<Vec<u32>> = Vec::new();
+        let content = |first: &[u32], c: u32| {
+            first
+                .get(c as usize)
+                .and_then(|&k| records.get(k as usize))
+                .map_or(&[][..], Vec::as_slice)
+        };
         for (i, r) in records.iter().enumerate() {
-            let r = r.as_ref();
             let h = frame_hash(r);
-            let same = |c: u32| contents.get(c as usize).is_some_and(|o| o.as_slice() == r);
-            let id = match distinct.find(h, same) {
+            let id = match distinct.find(h, |c| content(&first, c) == r.as_slice()) {
                 Some(c) => c,
                 None => {
-                    contents.push(r.to_vec());
+                    first.push(i as u32);
                     distinct.push(h)
                 }
             };
@@ -330,12 +342,16 @@ impl Expectation {
                 .into_iter()
                 .take(1 + usize::from(short))
             {
-                let octets = if form.1 { padded(r) } else { Cow::Borrowed(r) };
+                let octets = if form.1 {
+                    padded(r)
+                } else {
+                    Cow::Borrowed(&r[..])
+                };
                 let h = frame_hash(&octets);
                 let same = |f: u32| {
                     forms
                         .get(f as usize)
-                        .is_some_and(|&g| form_is(&contents, g, &octets))
+                        .is_some_and(|&(c, pad)| form_is(content(&first, c), pad, &octets))
                 };
                 let f = match by_form.find(h, same) {
                     Some(f) => f,
@@ -351,16 +367,21 @@ impl Expectation {
             }
         }
         Self {
-            contents,
+            total: if records.is_empty() { 0 } else { total },
+            records,
+            first,
             pattern,
-            lengths: records.iter().map(|r| r.as_ref().len()).collect(),
             forms,
             by_form,
             form_records,
-            total: if records.is_empty() { 0 } else { total },
             tag,
             strip_fcs,
         }
+    }
+
+    /// The records, given back.
+    pub fn into_records(self) -> Vec<Vec<u8>> {
+        self.records
     }
 
     /// Positions expected.
@@ -392,15 +413,20 @@ impl Expectation {
 
     /// Length (without FCS, before padding) of the frame expected at `position`.
     pub fn length_at(&self, position: u64) -> usize {
-        self.lengths
+        self.records
             .get(self.record_at(position) as usize)
-            .copied()
-            .unwrap_or(0)
+            .map_or(0, Vec::len)
+    }
+
+    /// Distinct contents.
+    fn contents(&self) -> usize {
+        self.first.len()
     }
 
     fn base(&self, id: u32) -> &[u8] {
-        self.contents
+        self.first
             .get(id as usize)
+            .and_then(|&k| self.records.get(k as usize))
             .map_or(&[][..], Vec::as_slice)
     }
 
@@ -453,7 +479,7 @@ impl Expectation {
                 .find(frame_hash(data), |f| {
                     self.forms
                         .get(f as usize)
-                        .is_some_and(|&g| form_is(&self.contents, g, data))
+                        .is_some_and(|&(c, pad)| form_is(self.base(c), pad, data))
                 })
                 .map_or(Ident::Unknown, Ident::Content),
             Some(_) => match self.tagged(data) {
@@ -887,7 +913,7 @@ pub fn judge(exp: &Expectation, received: &[Received], opt: &JudgeOptions<'_>) -
     };
     // 3. Corrupted, anywhere: unknown frames pair with the nearest resembling free position.
     let mut free: BTreeSet<u64> = (0..total).filter(|p| !asg.taken.get(*p)).collect();
-    let mut free_of: Vec<u64> = vec![0; exp.contents.len()];
+    let mut free_of: Vec<u64> = vec![0; exp.contents()];
     for &p in &free {
         if let Some(c) = free_of.get_mut(exp.id_at(p) as usize) {
             *c += 1;
@@ -896,7 +922,7 @@ pub fn judge(exp: &Expectation, received: &[Received], opt: &JudgeOptions<'_>) -
     let mut with_free = free_of.iter().filter(|&&c| c > 0).count();
     let mut corrupted: BTreeMap<u64, (usize, Difference)> = BTreeMap::new();
     let mut left: Vec<usize> = Vec::new();
-    let mut cache = LikenessCache::new(exp.contents.len());
+    let mut cache = LikenessCache::new(exp.contents());
     let mut spent = 0u64;
     for &i in &unknown {
         let data = received
@@ -1271,10 +1297,18 @@ pub struct Comparer {
 impl Comparer {
     /// Ready for the received frames of a stream that must carry `expected`.
     pub fn new(expected: &[Expected]) -> Self {
-        let records: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
+        Self::owning(expected.to_vec())
+    }
+
+    /// [`Comparer::new`], taking the expected frames (no copy of them is made);
+    /// [`Comparer::finish_with_frames`] gives them back.
+    pub fn owning(expected: Vec<Expected>) -> Self {
+        let expected_index = expected.iter().map(|e| e.index).collect();
+        let records: Vec<Vec<u8>> = expected.into_iter().map(|e| e.data).collect();
+        let n = records.len() as u64;
         Self {
-            exp: Expectation::new(&records, expected.len() as u64, None, false),
-            expected_index: expected.iter().map(|e| e.index).collect(),
+            exp: Expectation::from_records(records, n, None, false),
+            expected_index,
             rx: Vec::new(),
             arrivals: Vec::new(),
         }
@@ -1300,6 +1334,11 @@ impl Comparer {
 
     /// The verdicts, once every frame is in.
     pub fn finish(self) -> Comparison {
+        self.finish_with_frames().0
+    }
+
+    /// [`Comparer::finish`], and the expected frames given back.
+    pub fn finish_with_frames(self) -> (Comparison, Vec<Expected>) {
         let Self {
             exp,
             expected_index,
@@ -1362,7 +1401,12 @@ impl Comparer {
                 })
             })
             .collect();
-        Comparison { frames, extra }
+        let expected = expected_index
+            .into_iter()
+            .zip(exp.into_records())
+            .map(|(index, data)| Expected { index, data })
+            .collect();
+        (Comparison { frames, extra }, expected)
     }
 }
 
@@ -1415,22 +1459,22 @@ mod tests {
 
     #[test]
     fn padded_and_exact_forms_are_compared_in_place() {
-        let contents = vec![vec![5u8; 50], vec![6u8; 64]];
+        let (short, long) = (vec![5u8; 50], vec![6u8; 64]);
         let mut padded50 = vec![5u8; 50];
         padded50.resize(60, 0);
-        assert!(form_is(&contents, (0, true), &padded50));
-        assert!(!form_is(&contents, (0, false), &padded50));
-        assert!(form_is(&contents, (0, false), &contents[0]));
-        assert!(!form_is(&contents, (0, true), &contents[0]));
+        assert!(form_is(&short, true, &padded50));
+        assert!(!form_is(&short, false, &padded50));
+        assert!(form_is(&short, false, &short));
+        assert!(!form_is(&short, true, &short));
         // A pad octet that is not zero, or one octet more: another frame.
         let mut bad = padded50.clone();
         bad[59] = 1;
-        assert!(!form_is(&contents, (0, true), &bad));
+        assert!(!form_is(&short, true, &bad));
         padded50.push(0);
-        assert!(!form_is(&contents, (0, true), &padded50));
+        assert!(!form_is(&short, true, &padded50));
         // A long content's padded form is itself.
-        assert!(form_is(&contents, (1, true), &contents[1]));
-        assert!(!form_is(&contents, (2, true), &contents[1]));
+        assert!(form_is(&long, true, &long));
+        assert!(!form_is(&long, true, &short));
     }
 
     // --- check's door: frames a MAC decoded ---
@@ -1459,6 +1503,47 @@ mod tests {
 
     fn statuses(c: &Comparison) -> Vec<Status> {
         c.frames.iter().map(|f| f.status).collect()
+    }
+
+    #[test]
+    fn the_comparer_that_owns_the_frames_judges_as_compare_and_gives_them_back() {
+        // Repeated, short and corrupted frames, one missing.
+        let e: Vec<_> = [(0, 1, 64), (1, 2, 40), (2, 1, 64), (3, 3, 700), (4, 4, 64)]
+            .iter()
+            .map(|&(i, f, l)| exp(i, f, l))
+            .collect();
+        let mut bad = rcv(3, 3, 700, 40);
+        bad.data[100] ^= 1;
+        // The short frame as a MAC delivers it: padded with zeros.
+        let mut short = rcv(1, 2, 40, 10);
+        short.data[40..60].fill(0);
+        let r = vec![rcv(0, 1, 64, 0), short, rcv(2, 1, 64, 20), bad];
+        let want = compare(&e, &r);
+        let mut c = Comparer::owning(e.clone());
+        for f in &r {
+            c.push(&f.borrowed());
+        }
+        let (got, back) = c.finish_with_frames();
+        assert_eq!(
+            serde_json::to_string(&got).unwrap(),
+            serde_json::to_string(&want).unwrap()
+        );
+        assert_eq!(
+            statuses(&got),
+            [
+                Status::Matched,
+                Status::Matched,
+                Status::Matched,
+                Status::Corrupted,
+                Status::Missing
+            ]
+        );
+        let pairs = |v: &[Expected]| {
+            v.iter()
+                .map(|x| (x.index, x.data.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(pairs(&back), pairs(&e));
     }
 
     #[test]

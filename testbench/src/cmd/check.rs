@@ -242,7 +242,8 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         stream::SerialView::Offline
     };
     let sinks = DecodeSinks {
-        judge: Some(judge::Comparer::new(&expected)),
+        // (The judge takes the expected frames and gives them back at the end.)
+        judge: Some(judge::Comparer::owning(expected)),
         blocks: (a.blocks && kind != Kind::Xgmii).then(Vec::new),
         coverage: a
             .coverage
@@ -263,10 +264,10 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     if let (Some(p), Some(c)) = (&a.coverage, &coverage) {
         report::write_json(p, c).map_err(|e| Error::Output(p.clone(), e))?;
     }
-    let mut cmp = sinks
-        .judge
-        .take()
-        .map_or_else(|| judge::compare(&expected, &[]), judge::Comparer::finish);
+    let (mut cmp, expected) = match sinks.judge.take() {
+        Some(j) => j.finish_with_frames(),
+        None => (judge::compare(&[], &[]), Vec::new()),
+    };
     let outcomes = match &wanted {
         Some(o) => outcome::apply(&mut cmp, o),
         None => Vec::new(),
