@@ -4,10 +4,13 @@
 
 use crate::describe;
 use crate::profile::Profile;
+use crate::rx::RxSink;
+use crate::tx::{TxBatch, TxChain, TxError, TxForms, TxOptions, TxSink};
 use pcs_core::encode::Encoder;
 use pcs_core::scramble::{Descrambler, DEFAULT_STATE};
 use pcs_core::{Block, XgmiiWord};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// One divergent block.
 #[derive(Clone, Debug, Serialize)]
@@ -422,30 +425,43 @@ impl GapCheck {
     }
 }
 
-/// The runs from a start block to the next terminate (or the end): (first, last) indices.
-fn frame_runs(blocks: &[Block]) -> Vec<(usize, usize)> {
-    use pcs_core::BlockClass;
-    let mut runs = Vec::new();
-    let mut start = None;
-    for (i, b) in blocks.iter().enumerate() {
-        match pcs_core::block::decode_block(*b).class {
-            BlockClass::Start => {
-                if let Some(s) = start.replace(i) {
-                    runs.push((s, i - 1));
-                }
-            }
+/// Cuts a stream of blocks into frame runs as the blocks come: a start block opens a run, a
+/// terminate block closes it, and a start block while a run is open closes that run before
+/// it; at the end, an open run ends with the last block.
+#[derive(Default)]
+struct RunCutter {
+    /// The open run: its first block's index, and its blocks.
+    open: Option<(usize, Vec<Block>)>,
+    /// Blocks taken.
+    at: usize,
+}
+
+impl RunCutter {
+    /// Takes the next block; returns the run it closes (first block index, blocks).
+    fn push(&mut self, b: Block) -> Option<(usize, Vec<Block>)> {
+        use pcs_core::BlockClass;
+        let i = self.at;
+        self.at += 1;
+        match pcs_core::block::decode_block(b).class {
+            BlockClass::Start => self.open.replace((i, vec![b])),
             BlockClass::Terminate => {
-                if let Some(s) = start.take() {
-                    runs.push((s, i));
-                }
+                let mut run = self.open.take()?;
+                run.1.push(b);
+                Some(run)
             }
-            _ => {}
+            _ => {
+                if let Some((_, r)) = self.open.as_mut() {
+                    r.push(b);
+                }
+                None
+            }
         }
     }
-    if let Some(s) = start {
-        runs.push((s, blocks.len().saturating_sub(1)));
+
+    /// The stream ended: the open run, if any.
+    fn end(&mut self) -> Option<(usize, Vec<Block>)> {
+        self.open.take()
     }
-    runs
 }
 
 /// Octet position of the `/S/` of a start block and of the `/T/` of a terminate block.
@@ -454,6 +470,26 @@ fn lane_of(b: Block, c: u8) -> u64 {
     (0..8)
         .find(|&l| w.is_control(l) && w.octet(l) == c)
         .unwrap_or(0) as u64
+}
+
+/// The model's unscrambled blocks, as the TX chain hands them over.
+#[derive(Default)]
+struct Unscrambled(Vec<Block>);
+
+impl TxSink for Unscrambled {
+    fn forms(&self) -> TxForms {
+        TxForms {
+            words: false,
+            unscrambled: true,
+            serial: false,
+            line: false,
+        }
+    }
+
+    fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {
+        self.0.extend_from_slice(b.unscrambled.unwrap_or_default());
+        Ok(())
+    }
 }
 
 /// Encodes `expected` frames (without FCS) with the model and compares its unscrambled blocks
@@ -469,106 +505,250 @@ pub fn compare_frame_blocks(
     profile: Profile,
     ifg: u16,
     pairs: Option<&[(usize, u64)]>,
-) -> Result<BlockComparison, (usize, crate::tx::TxError)> {
-    use crate::tx::{TxBatch, TxChain, TxForms, TxOptions, TxSink};
-    /// The model's unscrambled blocks, and nothing else.
-    #[derive(Default)]
-    struct Unscrambled(Vec<Block>);
-    impl TxSink for Unscrambled {
-        fn forms(&self) -> TxForms {
-            TxForms {
-                words: false,
-                unscrambled: true,
-                serial: false,
-                line: false,
+) -> Result<BlockComparison, (usize, TxError)> {
+    let mut c = FrameBlocks::new(expected, profile, ifg, pairs);
+    c.push(dut);
+    c.finish()
+}
+
+/// [`compare_frame_blocks`] with the DUT's blocks given as they come (it is an [`RxSink`]
+/// that wants the descrambled blocks): each DUT frame is compared when its run ends, and the
+/// model encodes the expected frames only as far as the DUT's frames need them. It holds the
+/// frame being cut, the model's frames encoded but not yet compared, and a few numbers per
+/// frame, never a stream.
+pub struct FrameBlocks<'a> {
+    expected: &'a [&'a [u8]],
+    ifg: u16,
+    /// The model (`None` once it has ended).
+    model: Option<TxChain<Unscrambled>>,
+    /// Expected frames given to the model.
+    encoded: usize,
+    model_cut: RunCutter,
+    /// The model's runs not yet compared, by their number.
+    model_runs: HashMap<usize, Vec<Block>>,
+    /// The model's runs cut so far.
+    model_count: usize,
+    error: Option<(usize, TxError)>,
+    /// The pairs (their place among the pairs, the expected frame) by their DUT start block;
+    /// `None`: in order.
+    pairs: Option<HashMap<u64, Vec<(usize, usize)>>>,
+    dut_cut: RunCutter,
+    /// The DUT's runs so far.
+    druns: usize,
+    /// Pairs whose two runs were found.
+    matched: usize,
+    /// The previous DUT run's end, in octets from the stream's start.
+    last_end: Option<u64>,
+    gaps: Vec<(u64, u64)>,
+    compared: u64,
+    divergent: u64,
+    /// The first divergence of the earliest pair that has one.
+    first: Option<(usize, (u64, String, String))>,
+}
+
+impl<'a> FrameBlocks<'a> {
+    /// Ready for the DUT's blocks from its stream's first on.
+    pub fn new(
+        expected: &'a [&'a [u8]],
+        profile: Profile,
+        ifg: u16,
+        pairs: Option<&[(usize, u64)]>,
+    ) -> Self {
+        let opt = TxOptions {
+            mac: mac_core::tx::TxConfig {
+                dic: profile.dic(),
+                ..mac_core::tx::TxConfig::default()
+            },
+            profile,
+            seed: DEFAULT_STATE,
+            idle_blocks: 0,
+        };
+        Self {
+            expected,
+            ifg,
+            model: Some(TxChain::new(&opt, Unscrambled::default())),
+            encoded: 0,
+            model_cut: RunCutter::default(),
+            model_runs: HashMap::new(),
+            model_count: 0,
+            error: None,
+            pairs: pairs.map(|p| {
+                let mut by_start: HashMap<u64, Vec<(usize, usize)>> = HashMap::new();
+                for (k, &(m, start)) in p.iter().enumerate() {
+                    by_start.entry(start).or_default().push((k, m));
+                }
+                by_start
+            }),
+            dut_cut: RunCutter::default(),
+            druns: 0,
+            matched: 0,
+            last_end: None,
+            gaps: Vec::new(),
+            compared: 0,
+            divergent: 0,
+            first: None,
+        }
+    }
+
+    /// The DUT's next blocks.
+    pub fn push(&mut self, blocks: &[Block]) {
+        for &b in blocks {
+            if let Some((start, run)) = self.dut_cut.push(b) {
+                self.dut_run(start, &run);
             }
         }
-        fn put(&mut self, b: &TxBatch<'_>) -> std::io::Result<()> {
-            self.0.extend_from_slice(b.unscrambled.unwrap_or_default());
-            Ok(())
+    }
+
+    /// The comparison, once the DUT's stream has ended.
+    ///
+    /// # Errors
+    /// As [`compare_frame_blocks`].
+    pub fn finish(mut self) -> Result<BlockComparison, (usize, TxError)> {
+        if let Some((start, run)) = self.dut_cut.end() {
+            self.dut_run(start, &run);
+        }
+        // The model's frames the DUT's did not need, counted.
+        while self.model.is_some() {
+            self.encode_next(false);
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let (m, d) = (self.model_count, self.druns);
+        Ok(BlockComparison {
+            frames: (m as u64, d as u64),
+            compared: self.compared,
+            divergent: self.divergent,
+            unpaired: (
+                (m - self.matched.min(m)) as u64,
+                (d - self.matched.min(d)) as u64,
+            ),
+            first: self.first.map(|(_, f)| f),
+            gaps: GapCheck::of(self.ifg, self.gaps),
+        })
+    }
+
+    /// One more expected frame through the model (or its end, after the last), its runs cut
+    /// and kept (`keep`) or only counted.
+    fn encode_next(&mut self, keep: bool) {
+        let Some(chain) = self.model.as_mut() else {
+            return;
+        };
+        let ended = match self.expected.get(self.encoded) {
+            Some(f) => {
+                if let Err(e) = chain.frame(f, None) {
+                    self.error.get_or_insert((self.encoded, e));
+                }
+                self.encoded += 1;
+                chain.flush();
+                None
+            }
+            None => self
+                .model
+                .take()
+                .and_then(|c| c.finish().ok())
+                .map(|(s, _)| s),
+        };
+        let blocks = match ended {
+            Some(sink) => sink.0,
+            None => self
+                .model
+                .as_mut()
+                .map(|c| std::mem::take(&mut c.sink_mut().0))
+                .unwrap_or_default(),
+        };
+        let mut runs: Vec<Vec<Block>> = blocks
+            .into_iter()
+            .filter_map(|b| self.model_cut.push(b).map(|r| r.1))
+            .collect();
+        if self.model.is_none() {
+            runs.extend(self.model_cut.end().map(|r| r.1));
+        }
+        for run in runs {
+            if keep {
+                self.model_runs.insert(self.model_count, run);
+            }
+            self.model_count += 1;
         }
     }
-    let opt = TxOptions {
-        mac: mac_core::tx::TxConfig {
-            dic: profile.dic(),
-            ..mac_core::tx::TxConfig::default()
-        },
-        profile,
-        seed: DEFAULT_STATE,
-        idle_blocks: 0,
-    };
-    let mut chain = TxChain::new(&opt, Unscrambled::default());
-    for (i, e) in expected.iter().enumerate() {
-        chain.frame(e, None).map_err(|m| (i, m))?;
+
+    /// The model's run `m`, encoding as far as needed (`None`: the model has no such run).
+    fn model_run(&mut self, m: usize) -> Option<Vec<Block>> {
+        while self.model_count <= m && self.model.is_some() {
+            self.encode_next(true);
+        }
+        self.model_runs.remove(&m)
     }
-    let model = chain
-        .finish()
-        .map_err(|_| (expected.len(), crate::tx::TxError::Sink))?
-        .0
-         .0;
-    let (mruns, druns) = (frame_runs(&model), frame_runs(dut));
-    let mut cmp = BlockComparison {
-        frames: (mruns.len() as u64, druns.len() as u64),
-        compared: 0,
-        divergent: 0,
-        first: None,
-        unpaired: (0, 0),
-        gaps: GapCheck::default(),
-    };
-    // Which DUT frame each model frame is: given by the frame judge, else in order.
-    let pairs: Vec<(usize, usize)> = match pairs {
-        Some(p) => p
-            .iter()
-            .filter_map(|&(m, start)| {
-                // (The runs are in stream order.)
-                let d = druns
-                    .binary_search_by_key(&start, |&(a, _)| a as u64)
-                    .ok()?;
-                Some((m, d))
-            })
-            .collect(),
-        None => (0..mruns.len().min(druns.len())).map(|i| (i, i)).collect(),
-    };
-    cmp.unpaired = (
-        (mruns.len() - pairs.len().min(mruns.len())) as u64,
-        (druns.len() - pairs.len().min(druns.len())) as u64,
-    );
-    for &(mf, df) in &pairs {
-        let m = mruns
-            .get(mf)
-            .map_or(&[][..], |&(a, b)| model.get(a..=b).unwrap_or_default());
-        let (d0, d) = druns.get(df).map_or((dut.len(), &[][..]), |&(a, b)| {
-            (a, dut.get(a..=b).unwrap_or_default())
-        });
+
+    /// A DUT run ended: its gap to the one before, and its comparison with its model run.
+    fn dut_run(&mut self, start: usize, d: &[Block]) {
+        let df = self.druns;
+        self.druns += 1;
+        // The gap from the last run's /T/ to this /S/.
+        let s_at = start as u64 * 8 + d.first().map_or(0, |b| lane_of(*b, 0xfb));
+        if let Some(t_at) = self.last_end {
+            self.gaps.push((df as u64, s_at.saturating_sub(t_at)));
+        }
+        let end = (start + d.len()).saturating_sub(1) as u64;
+        self.last_end = Some(end * 8 + d.last().map_or(0, |b| lane_of(*b, 0xfd)));
+        // Which model run it is.
+        let paired = match &self.pairs {
+            Some(p) => p.get(&(start as u64)).cloned().unwrap_or_default(),
+            None => vec![(df, df)],
+        };
+        for (place, m) in paired {
+            let model = self.model_run(m);
+            if self.pairs.is_none() && model.is_none() {
+                return;
+            }
+            self.matched += 1;
+            self.compare(place, start, &model.unwrap_or_default(), d);
+        }
+    }
+
+    /// Compares model run `m` with the DUT's run `d` at `start`, pair `place`.
+    fn compare(&mut self, place: usize, start: usize, m: &[Block], d: &[Block]) {
         for k in 0..m.len().max(d.len()) {
             let (mb, db) = (m.get(k).copied(), d.get(k).copied());
             if mb.is_some() && db.is_some() {
-                cmp.compared += 1;
+                self.compared += 1;
             }
             if mb != db {
-                cmp.divergent += 1;
-                if cmp.first.is_none() {
-                    cmp.first = Some((
-                        (d0 + k) as u64,
-                        mb.map_or(
-                            "(no block: the model's frame ended)".into(),
-                            describe::block,
+                self.divergent += 1;
+                if self.first.as_ref().is_none_or(|(p, _)| place < *p) {
+                    self.first = Some((
+                        place,
+                        (
+                            (start + k) as u64,
+                            mb.map_or(
+                                "(no block: the model's frame ended)".into(),
+                                describe::block,
+                            ),
+                            db.map_or("(no block: the DUT's frame ended)".into(), describe::block),
                         ),
-                        db.map_or("(no block: the DUT's frame ended)".into(), describe::block),
                     ));
                 }
             }
         }
     }
-    // The gaps of the DUT's stream: from each /T/ to the next /S/.
-    let gaps = druns.windows(2).enumerate().map(|(i, w)| {
-        let (t, s) = (w[0].1, w[1].0);
-        let t_at = t as u64 * 8 + dut.get(t).map_or(0, |b| lane_of(*b, 0xfd));
-        let s_at = s as u64 * 8 + dut.get(s).map_or(0, |b| lane_of(*b, 0xfb));
-        (i as u64 + 1, s_at.saturating_sub(t_at))
-    });
-    cmp.gaps = GapCheck::of(ifg, gaps);
-    Ok(cmp)
+}
+
+impl RxSink for FrameBlocks<'_> {
+    fn wants_blocks(&self) -> bool {
+        true
+    }
+
+    fn words(
+        &mut self,
+        _first: u64,
+        _words: &[XgmiiWord],
+        blocks: Option<&[Block]>,
+    ) -> std::io::Result<()> {
+        if let Some(b) = blocks {
+            self.push(b);
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -614,7 +794,11 @@ mod tests {
         assert_eq!((cmp.gaps.gaps, cmp.gaps.violations), (11, 0));
         // Paired by the judge's DUT start blocks: frame 5 is named at a block where no frame
         // starts, so it and its DUT frame stay unpaired.
-        let starts: Vec<u64> = frame_runs(&dut).iter().map(|&(a, _)| a as u64).collect();
+        let mut cut = RunCutter::default();
+        let starts: Vec<u64> = dut
+            .iter()
+            .filter_map(|&b| cut.push(b).map(|r| r.0 as u64))
+            .collect();
         let pairs: Vec<(usize, u64)> = (0..12)
             .map(|i| (i, if i == 5 { 1 } else { starts[i] }))
             .collect();
@@ -622,6 +806,28 @@ mod tests {
         assert_eq!(paired.unpaired, (1, 1));
         assert_eq!(paired.divergent, 0);
         assert!(paired.compared < cmp.compared && paired.compared > 0);
+        // Given in pieces of any size, as a decode hands them over: the same comparison.
+        for piece in [1, 7, 64, 1000] {
+            let mut c = FrameBlocks::new(&refs, Profile::Ieee, 12, Some(&pairs));
+            for p in dut.chunks(piece) {
+                c.push(p);
+            }
+            let c = c.finish().unwrap();
+            assert_eq!(format!("{c:?}"), format!("{paired:?}"), "pieces of {piece}");
+        }
+        // Paired out of order (frames 2 and 7 swapped): the first divergence is the one of the
+        // earliest pair (frame 2, paired with the DUT's frame 7), not the earliest in the
+        // stream.
+        let mut swapped = pairs.clone();
+        swapped[2].1 = starts[7];
+        swapped[7].1 = starts[2];
+        // (And frame 9, later in the stream, changed too.)
+        let mut dut9 = dut.clone();
+        dut9[starts[9] as usize + 2].payload ^= 1;
+        let sw = compare_frame_blocks(&refs, &dut9, Profile::Ieee, 12, Some(&swapped)).unwrap();
+        assert!(sw.divergent > 0);
+        let first = sw.first.map_or(0, |f| f.0);
+        assert!((starts[7]..starts[8]).contains(&first), "{first}");
         // A flipped payload bit in a data block is found at its DUT block.
         let mut bad = dut.clone();
         let at = bad

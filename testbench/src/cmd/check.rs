@@ -14,7 +14,7 @@ use baser_engine::coverage::Collector;
 use baser_engine::frame_check::{frame_check, FrameCheckInput, FrameCheckReport};
 use baser_engine::judge::{self, Expected};
 use baser_engine::outcome;
-use baser_engine::pcs_check::compare_frame_blocks;
+use baser_engine::pcs_check::FrameBlocks;
 use baser_engine::rx::RxOptions;
 use baser_engine::Profile;
 use mac_core::rx::RxConfig;
@@ -244,7 +244,6 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     let sinks = DecodeSinks {
         // (The judge takes the expected frames and gives them back at the end.)
         judge: Some(judge::Comparer::owning(expected)),
-        blocks: (a.blocks && kind != Kind::Xgmii).then(Vec::new),
         coverage: a
             .coverage
             .as_ref()
@@ -272,26 +271,31 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         Some(o) => outcome::apply(&mut cmp, o),
         None => Vec::new(),
     };
-    let block_cmp = match sinks.blocks.take() {
-        Some(dut_blocks) => {
-            let frames: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
-            // The DUT frame the judge found for each expected frame, by its start block.
-            let pairs: Vec<(usize, u64)> = cmp
-                .frames
-                .iter()
-                .enumerate()
-                .filter_map(|(i, f)| Some((i, f.start_block?)))
-                .collect();
-            let cmp = compare_frame_blocks(&frames, &dut_blocks, a.profile, a.ifg, Some(&pairs))
-                .map_err(|(i, m)| {
-                    Error::Usage(format!(
-                        "expected frame {}: {m}",
-                        expected.get(i).map_or(0, |e| e.index)
-                    ))
-                })?;
-            Some(cmp)
-        }
-        None => None,
+    let block_cmp = if a.blocks && kind != Kind::Xgmii {
+        let frames: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
+        // The DUT frame the judge found for each expected frame, by its start block.
+        let pairs: Vec<(usize, u64)> = cmp
+            .frames
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| Some((i, f.start_block?)))
+            .collect();
+        // A second decode of the DUT's stream, its frames compared with the model's block by
+        // block as they come (no stream is kept).
+        let sink = FrameBlocks::new(&frames, a.profile, a.ifg, Some(&pairs));
+        let bar = progress_bar(&a.dut, out);
+        let (_, _, sink) =
+            stream::decode_kind(kind.name(), &a.dut, &opt, view, sink, &|n| bar.set(n))?;
+        bar.done();
+        let cmp = sink.finish().map_err(|(i, m)| {
+            Error::Usage(format!(
+                "expected frame {}: {m}",
+                expected.get(i).map_or(0, |e| e.index)
+            ))
+        })?;
+        Some(cmp)
+    } else {
+        None
     };
     let (doc, cases) = frame_check(FrameCheckInput {
         expected_name: a.frames.display().to_string(),

@@ -75,8 +75,6 @@ pub struct DecodeSinks {
     /// The received frames are judged here as they arrive (only what the judge needs of
     /// them is kept).
     pub judge: Option<Comparer>,
-    /// The descrambled blocks are kept here.
-    pub blocks: Option<Vec<Block>>,
     /// Functional coverage is counted here.
     pub coverage: Option<Collector>,
 }
@@ -89,7 +87,6 @@ impl DecodeSinks {
             pcap: None,
             list: false,
             judge: None,
-            blocks: None,
             coverage: None,
         }
     }
@@ -97,7 +94,7 @@ impl DecodeSinks {
 
 impl RxSink for DecodeSinks {
     fn wants_blocks(&self) -> bool {
-        self.blocks.is_some() || self.coverage.is_some()
+        self.coverage.is_some()
     }
 
     fn wants_events(&self) -> bool {
@@ -105,7 +102,7 @@ impl RxSink for DecodeSinks {
     }
 
     fn wants_words(&self) -> bool {
-        self.xgmii.is_some() || self.blocks.is_some() || self.coverage.is_some()
+        self.xgmii.is_some() || self.coverage.is_some()
     }
 
     fn rx_event(&mut self, block: u64, e: &pcs_core::decode::RxEvent) {
@@ -126,9 +123,6 @@ impl RxSink for DecodeSinks {
         words: &[pcs_core::XgmiiWord],
         blocks: Option<&[Block]>,
     ) -> std::io::Result<()> {
-        if let (Some(keep), Some(b)) = (self.blocks.as_mut(), blocks) {
-            keep.extend_from_slice(b);
-        }
         if let Some(c) = self.coverage.as_mut() {
             c.words(first, words, blocks)?;
         }
