@@ -1243,6 +1243,19 @@ pub struct Comparison {
     pub extra: Vec<ExtraFrame>,
 }
 
+impl Comparison {
+    /// The DUT frame the judge found for each expected frame, by its start block: (the
+    /// expected frame's place, the DUT frame's start block), as the block comparison pairs
+    /// them ([`crate::pcs_check::compare_frame_blocks`]).
+    pub fn start_pairs(&self) -> Vec<(usize, u64)> {
+        self.frames
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| Some((i, f.start_block?)))
+            .collect()
+    }
+}
+
 /// Places offset `offset` of a frame whose `/S/` is at `start` in the DUT stream: (block,
 /// lane).
 fn place(start: Placement, offset: usize) -> (u64, u8) {

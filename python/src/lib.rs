@@ -541,12 +541,7 @@ fn check(
         let block_cmp = match keep.blocks {
             Some(dut_blocks) => {
                 let frames: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
-                let pairs: Vec<(usize, u64)> = cmp
-                    .frames
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, f)| Some((i, f.start_block?)))
-                    .collect();
+                let pairs = cmp.start_pairs();
                 Some(
                     compare_frame_blocks(&frames, &dut_blocks, d.opt.profile, ifg, Some(&pairs))
                         .map_err(|(i, m)| value_err(format!("expected frame {i}: {m}")))?,

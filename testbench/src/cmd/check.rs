@@ -273,13 +273,7 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     };
     let block_cmp = if a.blocks && kind != Kind::Xgmii {
         let frames: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
-        // The DUT frame the judge found for each expected frame, by its start block.
-        let pairs: Vec<(usize, u64)> = cmp
-            .frames
-            .iter()
-            .enumerate()
-            .filter_map(|(i, f)| Some((i, f.start_block?)))
-            .collect();
+        let pairs = cmp.start_pairs();
         // A second decode of the DUT's stream, its frames compared with the model's block by
         // block as they come (no stream is kept).
         let sink = FrameBlocks::new(&frames, a.profile, a.ifg, Some(&pairs));
