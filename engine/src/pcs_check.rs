@@ -442,7 +442,7 @@ impl RunCutter {
         use pcs_core::BlockClass;
         let i = self.at;
         self.at += 1;
-        match pcs_core::block::decode_block(b).class {
+        match pcs_core::block::block_class(b) {
             BlockClass::Start => self.open.replace((i, vec![b])),
             BlockClass::Terminate => {
                 let mut run = self.open.take()?;
