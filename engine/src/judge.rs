@@ -1235,7 +1235,7 @@ pub struct ExtraFrame {
 }
 
 /// The comparison of all frames.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Comparison {
     /// One entry per expected frame, in expected order.
     pub frames: Vec<FrameResult>,

@@ -620,8 +620,8 @@ impl<'a> FrameBlocks<'a> {
             compared: self.compared,
             divergent: self.divergent,
             unpaired: (
-                (m - self.matched.min(m)) as u64,
-                (d - self.matched.min(d)) as u64,
+                m.saturating_sub(self.matched) as u64,
+                d.saturating_sub(self.matched) as u64,
             ),
             first: self.first.map(|(_, f)| f),
             gaps: GapCheck::of(self.ifg, self.gaps),
@@ -634,42 +634,39 @@ impl<'a> FrameBlocks<'a> {
         let Some(chain) = self.model.as_mut() else {
             return;
         };
-        let ended = match self.expected.get(self.encoded) {
+        let blocks = match self.expected.get(self.encoded) {
             Some(f) => {
                 if let Err(e) = chain.frame(f, None) {
                     self.error.get_or_insert((self.encoded, e));
                 }
                 self.encoded += 1;
                 chain.flush();
-                None
+                std::mem::take(&mut chain.sink_mut().0)
             }
             None => self
                 .model
                 .take()
                 .and_then(|c| c.finish().ok())
-                .map(|(s, _)| s),
+                .map_or_else(Vec::new, |(sink, _)| sink.0),
         };
-        let blocks = match ended {
-            Some(sink) => sink.0,
-            None => self
-                .model
-                .as_mut()
-                .map(|c| std::mem::take(&mut c.sink_mut().0))
-                .unwrap_or_default(),
-        };
-        let mut runs: Vec<Vec<Block>> = blocks
-            .into_iter()
-            .filter_map(|b| self.model_cut.push(b).map(|r| r.1))
-            .collect();
-        if self.model.is_none() {
-            runs.extend(self.model_cut.end().map(|r| r.1));
-        }
-        for run in runs {
-            if keep {
-                self.model_runs.insert(self.model_count, run);
+        for b in blocks {
+            if let Some((_, run)) = self.model_cut.push(b) {
+                self.model_ran(run, keep);
             }
-            self.model_count += 1;
         }
+        if self.model.is_none() {
+            if let Some((_, run)) = self.model_cut.end() {
+                self.model_ran(run, keep);
+            }
+        }
+    }
+
+    /// The model's next run, kept (`keep`) or only counted.
+    fn model_ran(&mut self, run: Vec<Block>, keep: bool) {
+        if keep {
+            self.model_runs.insert(self.model_count, run);
+        }
+        self.model_count += 1;
     }
 
     /// The model's run `m`, encoding as far as needed (`None`: the model has no such run).
@@ -692,8 +689,9 @@ impl<'a> FrameBlocks<'a> {
         let end = (start + d.len()).saturating_sub(1) as u64;
         self.last_end = Some(end * 8 + d.last().map_or(0, |b| lane_of(*b, 0xfd)));
         // Which model run it is.
-        let paired = match &self.pairs {
-            Some(p) => p.get(&(start as u64)).cloned().unwrap_or_default(),
+        // (A start block begins one DUT run only: its pairs are taken.)
+        let paired = match self.pairs.as_mut() {
+            Some(p) => p.remove(&(start as u64)).unwrap_or_default(),
             None => vec![(df, df)],
         };
         for (place, m) in paired {

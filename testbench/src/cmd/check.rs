@@ -263,10 +263,11 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     if let (Some(p), Some(c)) = (&a.coverage, &coverage) {
         report::write_json(p, c).map_err(|e| Error::Output(p.clone(), e))?;
     }
-    let (mut cmp, expected) = match sinks.judge.take() {
-        Some(j) => j.finish_with_frames(),
-        None => (judge::compare(&[], &[]), Vec::new()),
-    };
+    let (mut cmp, expected) = sinks
+        .judge
+        .take()
+        .map(judge::Comparer::finish_with_frames)
+        .unwrap_or_default();
     let outcomes = match &wanted {
         Some(o) => outcome::apply(&mut cmp, o),
         None => Vec::new(),
