@@ -1,9 +1,14 @@
 //! The host's FCS engine: `crc32fast` (carry-less multiplication where the CPU has it,
-//! chosen at run time), plugged into the cores' MAC through `mac_core::frame::FcsEngine`.
-//! The cores keep their portable table engine; the tests check both give the same FCS.
+//! chosen at run time), and for a frame of [`wide::MIN_OCTETS`] or more on a CPU with AVX-512
+//! `VPCLMULQDQ` the wider fold of [`wide`]; plugged into the cores' MAC through
+//! `mac_core::frame::FcsEngine`. The cores keep their portable table engine; the tests check
+//! all of them give the same FCS.
 
 use mac_core::frame::FcsEngine;
 use std::sync::OnceLock;
+
+#[cfg(target_arch = "x86_64")]
+pub mod wide;
 
 /// CRC-32 (ISO-HDLC) by `crc32fast`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -28,6 +33,34 @@ impl FcsEngine for FastFcs {
     fn finalize(digest: Self::Digest) -> u32 {
         digest.finalize()
     }
+
+    #[inline(always)]
+    fn checksum(bytes: &[u8]) -> u32 {
+        if bytes.len() >= LONG {
+            return long_checksum(bytes);
+        }
+        let mut d = Self::digest();
+        d.update(bytes);
+        d.finalize()
+    }
+}
+
+/// From this length on, [`FastFcs::checksum`] takes [`long_checksum`].
+#[cfg(target_arch = "x86_64")]
+const LONG: usize = wide::MIN_OCTETS;
+#[cfg(not(target_arch = "x86_64"))]
+const LONG: usize = usize::MAX;
+
+/// The CRC of a long frame: [`wide`] where the CPU has it. Kept out of line, so that the
+/// short frames' path (a 64-octet frame at line rate) stays as small as it was.
+#[inline(never)]
+#[cold]
+fn long_checksum(bytes: &[u8]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(c) = wide::checksum(bytes) {
+        return c;
+    }
+    crc32fast::hash(bytes)
 }
 
 /// The transmitter with the fast engine.

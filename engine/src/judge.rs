@@ -600,7 +600,7 @@ impl Bits {
             .take(full)
             .map(|w| u64::from(w.count_ones()))
             .sum();
-        if n % 64 != 0 {
+        if !n.is_multiple_of(64) {
             if let Some(w) = self.0.get(full) {
                 c += u64::from((w & ((1 << (n % 64)) - 1)).count_ones());
             }

@@ -170,6 +170,7 @@ pub fn fcs_padded(frame: &[u8], pad_octets: usize) -> u32 {
 ///
 /// Spec: IEEE 802.3 §3.2.9, §4.2.3.3.
 #[must_use]
+#[inline]
 pub fn fcs_padded_with<E: FcsEngine>(frame: &[u8], pad_octets: usize) -> u32 {
     const ZEROS: [u8; 64] = [0; 64];
     if pad_octets == 0 {

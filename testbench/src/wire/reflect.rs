@@ -90,7 +90,7 @@ pub struct ReflectReport {
 }
 
 fn hit(every: Option<u64>, n: u64) -> bool {
-    every.is_some_and(|e| e > 0 && n % e == 0)
+    every.is_some_and(|e| e > 0 && n.is_multiple_of(e))
 }
 
 struct Out {
@@ -258,7 +258,7 @@ pub fn run(a: &ReflectArgs, out: Output) -> Result<Verdict, Error> {
                 o.emit(h);
             }
             if let (Some(every), false) = (a.inject_every, inject.is_empty()) {
-                if every > 0 && n % every == 0 {
+                if every > 0 && n.is_multiple_of(every) {
                     if let Some(x) = inject.get(injected % inject.len()) {
                         o.emit(x.clone());
                         o.rep.injected += 1;

@@ -512,7 +512,7 @@ impl Mapping {
 
     /// The u32 status word at `offset` (4-aligned, inside the mapping: callers guarantee it).
     fn status(&self, offset: usize) -> &AtomicU32 {
-        debug_assert!(offset % 4 == 0 && offset + 4 <= self.len);
+        debug_assert!(offset.is_multiple_of(4) && offset + 4 <= self.len);
         // SAFETY: offset is 4-aligned and in bounds (ring geometry); the kernel and we share
         // the word, so it is accessed atomically only.
         unsafe { AtomicU32::from_ptr(self.ptr.add(offset).cast()) }
@@ -849,7 +849,7 @@ impl<'a> MmsgSender<'a> {
     fn queue(&mut self, q: Queued<'a>) {
         let stamped = self
             .stamping
-            .is_some_and(|(_, every)| self.pushed % every == 0);
+            .is_some_and(|(_, every)| self.pushed.is_multiple_of(every));
         self.pushed += 1;
         self.frames.push((q, stamped));
     }
