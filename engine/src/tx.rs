@@ -321,7 +321,7 @@ impl Serial<'_> {
             return scramble_octets(state, octets, line);
         };
         let state = scramble_octets(state, lead_octets, lead_line);
-        let state = pack_groups(state, group_octets, words);
+        let state = pack_groups_best(state, group_octets, words);
         self.holes.push(((group - self.flushed) as usize, groups));
         scramble_octets(
             state,
@@ -329,6 +329,57 @@ impl Serial<'_> {
             rest_line.get_mut(32 * groups..).unwrap_or_default(),
         )
     }
+}
+
+/// [`pack_groups`], by [`pack_groups_avx2`] where the CPU has AVX2 and BMI2.
+#[inline]
+fn pack_groups_best(state: u64, octets: &[u8], out: &mut [u64]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("bmi2") {
+        #[allow(unsafe_code)]
+        // SAFETY: the CPU has AVX2 and BMI2, all `pack_groups_avx2` is compiled for.
+        return unsafe { pack_groups_avx2(state, octets, out) };
+    }
+    pack_groups(state, octets, out)
+}
+
+/// [`pack_groups`] in two steps: a group's 32 blocks scrambled into a scratch array, then
+/// packed into its 33 words by one loop whose per-word shifts the compiler turns into AVX2's
+/// per-lane shifts, four words an instruction (where [`pack_groups`] spends about eight scalar
+/// instructions a block on packing). Same result as [`pack_groups`] (tested).
+///
+/// Spec: IEEE 802.3 §49.2.6 (scrambler), §49.2.4 (gearbox).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi2")]
+fn pack_groups_avx2(state: u64, octets: &[u8], out: &mut [u64]) -> u64 {
+    let sync = u64::from(SyncHeader::DATA.to_bits());
+    let mut last = state << 6;
+    let (groups, _) = octets.as_chunks::<256>();
+    let (outs, _) = out.as_chunks_mut::<33>();
+    for (g, o) in groups.iter().zip(outs) {
+        // `s[k + 1]` is block `k`'s line payload; `s[0]` stays 0 (no bits carried into a
+        // group: it starts where a word starts).
+        let mut s = [0u64; 33];
+        let (pairs, _) = g.as_chunks::<16>();
+        let (slots, _) = s.get_mut(1..).unwrap_or_default().as_chunks_mut::<2>();
+        for (p, [s0, s1]) in pairs.iter().zip(slots) {
+            let (a, b) = p.split_at(8);
+            let word = |o: &[u8]| o.try_into().map_or(0, u64::from_le_bytes);
+            (*s0, *s1) = scramble_pair(last >> 6, word(a), word(b));
+            last = *s1;
+        }
+        // Block `k` at bit `66 k`: its sync header at `2 k` of word `k`, its payload from
+        // `2 k + 2` on, the rest (`2 k + 2` bits) at the start of word `k + 1`.
+        #[allow(clippy::needless_range_loop)]
+        for k in 0..32 {
+            let sh = 2 * k as u32;
+            o[k] = s[k + 1].checked_shl(sh + 2).unwrap_or(0)
+                | sync << sh
+                | s[k].checked_shr(64 - sh).unwrap_or(0);
+        }
+        o[32] = s[32];
+    }
+    last >> 6
 }
 
 /// Scrambles `octets` (whole groups of 32 data transfers) from the scrambler state `state`
@@ -902,6 +953,32 @@ mod tests {
             prop_assert_eq!(fast.tail, slow.tail);
             prop_assert!(by_packet > 0 || frames.iter().all(|f| f.2 == 0));
         }
+    }
+
+    proptest! {
+        /// The packer the chain uses on this CPU (AVX2's where it has it) equals the scalar
+        /// one, for every scrambler state and up to three groups.
+        #[test]
+        fn the_best_group_packer_equals_the_scalar_one(
+            state in any::<u64>(),
+            octets in proptest::collection::vec(any::<u8>(), 0..800),
+        ) {
+            let state = state & pcs_core::scramble::STATE_MASK;
+            let groups = octets.len() / 256;
+            let (mut a, mut b) = (vec![0u64; 33 * groups], vec![0u64; 33 * groups]);
+            let sa = pack_groups(state, &octets, &mut a);
+            let sb = pack_groups_best(state, &octets, &mut b);
+            prop_assert_eq!(sa, sb);
+            prop_assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn this_machine_takes_the_avx2_packer() {
+        // So that the test above compares two different packers here (CI's machine).
+        assert!(std::arch::is_x86_feature_detected!("avx2"));
+        assert!(std::arch::is_x86_feature_detected!("bmi2"));
     }
 
     #[test]
