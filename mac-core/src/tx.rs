@@ -516,7 +516,7 @@ impl<E: FcsEngine> MacTx<E> {
         let (preamble, rest) = packet.split_at_mut(PREAMBLE_SFD_OCTETS - 1);
         preamble.copy_from_slice(&PREAMBLE_AFTER_START);
         let (body, rest) = rest.split_at_mut(frame.len());
-        body.copy_from_slice(frame);
+        copy_octets(body, frame);
         let (zeros, fcs) = rest.split_at_mut(pad);
         if pad > 0 {
             zeros.fill(0);
@@ -744,6 +744,23 @@ impl<E: FcsEngine> MacTx<E> {
             }
         }
     }
+}
+
+/// `dst.copy_from_slice(src)` (the same length); a frame of 32 to 64 octets as two
+/// overlapping 32-octet moves, without the call to `memcpy` a copy of unknown length makes (a
+/// sixth of the transmit chain's time at 64 octets).
+#[inline]
+fn copy_octets(dst: &mut [u8], src: &[u8]) {
+    if (32..=64).contains(&src.len()) {
+        if let (Some(d), Some(s)) = (dst.first_chunk_mut::<32>(), src.first_chunk::<32>()) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<32>(), src.last_chunk::<32>()) {
+            *d = *s;
+        }
+        return;
+    }
+    dst.copy_from_slice(src);
 }
 
 #[cfg(test)]
