@@ -4,7 +4,7 @@
 //! `mac_core::frame::FcsEngine`. The cores keep their portable table engine; the tests check
 //! all of them give the same FCS.
 
-use mac_core::frame::FcsEngine;
+use mac_core::frame::{FcsEngine, FCS_RESIDUE};
 use std::sync::OnceLock;
 
 #[cfg(target_arch = "x86_64")]
@@ -39,9 +39,19 @@ impl FcsEngine for FastFcs {
         if bytes.len() >= LONG {
             return long_checksum(bytes);
         }
+
         let mut d = Self::digest();
         d.update(bytes);
         d.finalize()
+    }
+
+    #[inline(always)]
+    fn fcs_good(frame_with_fcs: &[u8]) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(c) = wide::checksum_64(frame_with_fcs) {
+            return c == FCS_RESIDUE;
+        }
+        Self::checksum(frame_with_fcs) == FCS_RESIDUE
     }
 }
 
@@ -73,6 +83,24 @@ mod tests {
     use super::*;
     use mac_core::frame::{fcs_padded, fcs_padded_with, TableFcs};
     use proptest::prelude::*;
+
+    /// A 64-octet frame (the receiver's own path) and others: good with its FCS, bad with any
+    /// one bit flipped, as the table engine says.
+    #[test]
+    fn fcs_good_agrees_with_the_table_engine_on_every_flipped_bit() {
+        for len in [16usize, 60, 64, 65, 300, 1518] {
+            let body: Vec<u8> = (0..len - 4).map(|i| (i * 31 + len) as u8).collect();
+            let mut frame = body.clone();
+            frame.extend(TableFcs::checksum(&body).to_le_bytes());
+            assert!(FastFcs::fcs_good(&frame), "{len} octets");
+            for bit in 0..8 * len {
+                frame[bit / 8] ^= 1 << (bit % 8);
+                assert!(!FastFcs::fcs_good(&frame), "{len} octets, bit {bit}");
+                assert!(!TableFcs::fcs_good(&frame));
+                frame[bit / 8] ^= 1 << (bit % 8);
+            }
+        }
+    }
 
     proptest! {
         #[test]

@@ -108,6 +108,15 @@ pub trait FcsEngine {
         Self::update(&mut d, bytes);
         Self::finalize(d)
     }
+    /// Whether `frame_with_fcs` (DA through FCS) ends in its right FCS: its CRC is
+    /// [`FCS_RESIDUE`]. What a receiver asks of every frame; an engine may answer it by a path
+    /// of its own (the host's, for the 64-octet frame).
+    ///
+    /// Spec: IEEE 802.3 §3.2.9, §4.2.4.1.2.
+    #[inline]
+    fn fcs_good(frame_with_fcs: &[u8]) -> bool {
+        Self::checksum(frame_with_fcs) == FCS_RESIDUE
+    }
 }
 
 /// The default FCS engine: the `crc` crate's CRC_32_ISO_HDLC with a 16-way table ([`FCS`]).

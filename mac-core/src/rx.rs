@@ -597,7 +597,7 @@ impl<const N: usize, E: FcsEngine> MacRx<N, E> {
         self.state = RxState::Idle;
         let fcs_ok = match self.overflow.take() {
             Some(d) => E::finalize(d) == FCS_RESIDUE,
-            None => self.len >= 4 && E::checksum(self.data()) == FCS_RESIDUE,
+            None => self.len >= 4 && E::fcs_good(self.data()),
         };
         let max = self
             .config
