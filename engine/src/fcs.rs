@@ -1,6 +1,7 @@
 //! The host's FCS engine: `crc32fast` (carry-less multiplication where the CPU has it,
-//! chosen at run time), and for a frame of [`wide::MIN_OCTETS`] or more on a CPU with AVX-512
-//! `VPCLMULQDQ` the wider fold of [`wide`]; plugged into the cores' MAC through
+//! chosen at run time), with [`wide`]'s paths where the CPU has their instructions: a frame of
+//! [`wide::MIN_OCTETS`] or more (AVX-512 `VPCLMULQDQ`), and the 64-octet frame a receiver
+//! checks ([`FcsEngine::fcs_good`]); plugged into the cores' MAC through
 //! `mac_core::frame::FcsEngine`. The cores keep their portable table engine; the tests check
 //! all of them give the same FCS.
 

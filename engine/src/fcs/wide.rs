@@ -1,9 +1,15 @@
-//! The FCS of a long frame by carry-less multiplication over 512-bit registers
-//! (`VPCLMULQDQ`, AVX-512), where the CPU has them: 256 octets a turn in 16 independent
-//! 128-bit lanes, then every lane and every 16-octet piece left folded straight to the frame's
-//! end at once (a tree, where crc32fast folds its lanes one after the other, the latency the
-//! transmitter waits for before a frame's last block), then the 128-bit remainder reduced to
-//! the CRC as crc32fast does.
+//! The FCS by carry-less multiplication, where the CPU has it, for the frames the chains
+//! spend most on.
+//!
+//! - A long frame ([`checksum`], 272 octets or more, AVX-512 `VPCLMULQDQ`): 256 octets a turn
+//!   in 16 independent 128-bit lanes, then every lane and every 16-octet piece left folded
+//!   straight to the frame's end at once (a tree, where crc32fast folds its lanes one after
+//!   the other: the latency the transmitter waits for before a frame's last block).
+//! - The 64-octet frame a receiver checks ([`checksum_64`], `PCLMULQDQ`): its pieces built from
+//!   8-octet loads, which the receiver's just-written transfers can forward, and folded to the
+//!   last piece at once.
+//!
+//! Both end as crc32fast does: the 128-bit remainder reduced to the CRC (`reduce128`).
 //!
 //! The arithmetic (Intel, "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ"),
 //! bit-reflected: a 128-bit piece `x` that lies `D` bits before a later piece counts there as
