@@ -5,9 +5,10 @@
 //!   in 16 independent 128-bit lanes, then every lane and every 16-octet piece left folded
 //!   straight to the frame's end at once (a tree, where crc32fast folds its lanes one after
 //!   the other: the latency the transmitter waits for before a frame's last block).
-//! - The 64-octet frame a receiver checks ([`checksum_64`], `PCLMULQDQ`): its pieces built from
-//!   8-octet loads, which the receiver's just-written transfers can forward, and folded to the
-//!   last piece at once.
+//! - The 64-octet frame a receiver checks ([`checksum_64`], `PCLMULQDQ`) and the 60-octet
+//!   frame a transmitter sends unpadded ([`checksum_60`]): their pieces built from 8-octet
+//!   loads (which a receiver's just-written transfers can forward) and folded to the last
+//!   piece at once.
 //!
 //! Both end as crc32fast does: the 128-bit remainder reduced to the CRC (`reduce128`).
 //!
@@ -329,6 +330,55 @@ fn crc_64(data: &[u8; 64]) -> u32 {
     ))
 }
 
+/// The CRC-32 of a 60-octet frame (the shortest a transmitter sends unpadded: 64 octets
+/// with its FCS), or `None` for another length or a CPU without `PCLMULQDQ`. Its first 12
+/// octets are a piece with four zero octets in front (a CRC over a register of zero ignores
+/// them), the other 48 three pieces; all built from 8-octet loads and folded to the last
+/// piece at once, where crc32fast folds them one after the other and then shuffles the 12
+/// octets left into place.
+#[must_use]
+#[inline]
+pub fn checksum_60(data: &[u8]) -> Option<u32> {
+    let data = <&[u8; 60]>::try_from(data).ok()?;
+    if !has_pclmul() {
+        return None;
+    }
+    // SAFETY: `has_pclmul` found the features `crc_60` is compiled for.
+    Some(unsafe { crc_60(data) })
+}
+
+/// [`checksum_60`] on a CPU with `PCLMULQDQ`.
+#[target_feature(enable = "pclmulqdq,sse4.1")]
+fn crc_60(data: &[u8; 60]) -> u32 {
+    let at = |i: usize| {
+        data.get(i..i + 8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, i64::from_le_bytes)
+    };
+    // The register before the first octet (`!0`) on the frame's first four octets; octets
+    // 0..12 as a piece with four zero octets in front.
+    let first4 = data
+        .first_chunk::<4>()
+        .map_or(0, |b| u32::from_le_bytes(*b))
+        ^ !0;
+    let xh = _mm_set_epi64x(at(4), i64::from(first4) << 32);
+    let x0 = _mm_set_epi64x(at(20), at(12));
+    let x1 = _mm_set_epi64x(at(36), at(28));
+    let x2 = _mm_set_epi64x(at(52), at(44));
+    let fold = |x: __m128i, ahead: usize| {
+        let [lo, hi] = FOLD[31 - ahead];
+        let key = _mm_set_epi64x(hi as i64, lo as i64);
+        _mm_xor_si128(
+            _mm_clmulepi64_si128(x, key, 0x00),
+            _mm_clmulepi64_si128(x, key, 0x11),
+        )
+    };
+    reduce128(_mm_xor_si128(
+        _mm_xor_si128(fold(xh, 3), fold(x0, 2)),
+        _mm_xor_si128(fold(x1, 1), x2),
+    ))
+}
+
 /// The CRC from a 128-bit remainder at the frame's last piece: to 96 bits, to 64, then the
 /// Barrett reduction to 32 (crc32fast's steps).
 #[target_feature(enable = "pclmulqdq,sse4.1")]
@@ -350,6 +400,23 @@ fn reduce128(x: __m128i) -> u32 {
 mod tests {
     use super::*;
     use mac_core::frame::{FcsEngine, TableFcs};
+
+    /// The 60-octet path against the cores' table engine, on many frames and offsets; other
+    /// lengths are refused.
+    #[test]
+    fn the_60_octet_path_equals_the_table_engine() {
+        assert!(has_pclmul(), "CI's machine has PCLMULQDQ");
+        let buf: Vec<u8> = (0..4200u32)
+            .map(|i| (i.wrapping_mul(0x9e37_79b9) >> 13) as u8)
+            .collect();
+        for off in 0..4096 {
+            let d = &buf[off..off + 60];
+            assert_eq!(checksum_60(d), Some(TableFcs::checksum(d)), "at {off}");
+        }
+        for len in [0, 16, 59, 61, 64] {
+            assert_eq!(checksum_60(&buf[..len]), None, "{len} octets");
+        }
+    }
 
     /// The 64-octet path against the cores' table engine, on many frames and offsets; other
     /// lengths are refused.
