@@ -133,6 +133,24 @@ pub fn available() -> bool {
     }
 }
 
+/// Whether this CPU has `PCLMULQDQ` and SSE4.1, what [`checksum_60`] and [`checksum_64`] need
+/// (asked once). (Written out as [`available`] is: a shared helper taking the detection as a
+/// closure measured 2 % slower on the uniform mix, by where the code then lay.)
+#[must_use]
+pub fn has_pclmul() -> bool {
+    static HAS: AtomicU8 = AtomicU8::new(0);
+    match HAS.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let has = std::arch::is_x86_feature_detected!("pclmulqdq")
+                && std::arch::is_x86_feature_detected!("sse4.1");
+            HAS.store(if has { 1 } else { 2 }, Ordering::Relaxed);
+            has
+        }
+    }
+}
+
 /// The CRC-32 of `data` (as `crc32fast::hash`), or `None` when `data` is shorter than
 /// [`MIN_OCTETS`] or the CPU lacks the instructions.
 #[must_use]
@@ -290,44 +308,17 @@ pub fn checksum_64(data: &[u8]) -> Option<u32> {
     Some(unsafe { crc_64(data) })
 }
 
-/// Whether this CPU has `PCLMULQDQ` and SSE4.1 (asked once).
-#[must_use]
-pub fn has_pclmul() -> bool {
-    static HAS: AtomicU8 = AtomicU8::new(0);
-    match HAS.load(Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => {
-            let has = std::arch::is_x86_feature_detected!("pclmulqdq")
-                && std::arch::is_x86_feature_detected!("sse4.1");
-            HAS.store(if has { 1 } else { 2 }, Ordering::Relaxed);
-            has
-        }
-    }
-}
-
 /// [`checksum_64`] on a CPU with `PCLMULQDQ`.
 #[target_feature(enable = "pclmulqdq,sse4.1")]
 fn crc_64(data: &[u8; 64]) -> u32 {
-    let (w, _) = data.as_chunks::<8>();
-    let word = |i: usize| w.get(i).map_or(0, |w| i64::from_le_bytes(*w));
+    let at = |i: usize| octets8(data, i);
     // The register before the first octet (`!0`) on the frame's first four octets.
-    let x0 = _mm_set_epi64x(word(1), word(0) ^ 0xffff_ffff);
-    let x1 = _mm_set_epi64x(word(3), word(2));
-    let x2 = _mm_set_epi64x(word(5), word(4));
-    let x3 = _mm_set_epi64x(word(7), word(6));
-    let fold = |x: __m128i, ahead: usize| {
-        let [lo, hi] = FOLD[31 - ahead];
-        let key = _mm_set_epi64x(hi as i64, lo as i64);
-        _mm_xor_si128(
-            _mm_clmulepi64_si128(x, key, 0x00),
-            _mm_clmulepi64_si128(x, key, 0x11),
-        )
-    };
-    reduce128(_mm_xor_si128(
-        _mm_xor_si128(fold(x0, 3), fold(x1, 2)),
-        _mm_xor_si128(fold(x2, 1), x3),
-    ))
+    fold_four([
+        _mm_set_epi64x(at(8), at(0) ^ 0xffff_ffff),
+        _mm_set_epi64x(at(24), at(16)),
+        _mm_set_epi64x(at(40), at(32)),
+        _mm_set_epi64x(at(56), at(48)),
+    ])
 }
 
 /// The CRC-32 of a 60-octet frame (the shortest a transmitter sends unpadded: 64 octets
@@ -350,21 +341,33 @@ pub fn checksum_60(data: &[u8]) -> Option<u32> {
 /// [`checksum_60`] on a CPU with `PCLMULQDQ`.
 #[target_feature(enable = "pclmulqdq,sse4.1")]
 fn crc_60(data: &[u8; 60]) -> u32 {
-    let at = |i: usize| {
-        data.get(i..i + 8)
-            .and_then(|b| b.try_into().ok())
-            .map_or(0, i64::from_le_bytes)
-    };
+    let at = |i: usize| octets8(data, i);
     // The register before the first octet (`!0`) on the frame's first four octets; octets
     // 0..12 as a piece with four zero octets in front.
     let first4 = data
         .first_chunk::<4>()
         .map_or(0, |b| u32::from_le_bytes(*b))
         ^ !0;
-    let xh = _mm_set_epi64x(at(4), i64::from(first4) << 32);
-    let x0 = _mm_set_epi64x(at(20), at(12));
-    let x1 = _mm_set_epi64x(at(36), at(28));
-    let x2 = _mm_set_epi64x(at(52), at(44));
+    fold_four([
+        _mm_set_epi64x(at(4), i64::from(first4) << 32),
+        _mm_set_epi64x(at(20), at(12)),
+        _mm_set_epi64x(at(36), at(28)),
+        _mm_set_epi64x(at(52), at(44)),
+    ])
+}
+
+/// The 8 octets of `data` from `i` (little-endian), 0 past its end.
+#[inline(always)]
+fn octets8(data: &[u8], i: usize) -> i64 {
+    data.get(i..i + 8)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, i64::from_le_bytes)
+}
+
+/// The CRC of four consecutive 16-octet pieces ending the frame: the first three folded
+/// straight to the last (3, 2 and 1 pieces ahead) at once.
+#[target_feature(enable = "pclmulqdq,sse4.1")]
+fn fold_four([x0, x1, x2, x3]: [__m128i; 4]) -> u32 {
     let fold = |x: __m128i, ahead: usize| {
         let [lo, hi] = FOLD[31 - ahead];
         let key = _mm_set_epi64x(hi as i64, lo as i64);
@@ -374,8 +377,8 @@ fn crc_60(data: &[u8; 60]) -> u32 {
         )
     };
     reduce128(_mm_xor_si128(
-        _mm_xor_si128(fold(xh, 3), fold(x0, 2)),
-        _mm_xor_si128(fold(x1, 1), x2),
+        _mm_xor_si128(fold(x0, 3), fold(x1, 2)),
+        _mm_xor_si128(fold(x2, 1), x3),
     ))
 }
 
