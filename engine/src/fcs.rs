@@ -1,9 +1,9 @@
 //! The host's FCS engine: `crc32fast` (carry-less multiplication where the CPU has it,
-//! chosen at run time), with [`wide`]'s paths where the CPU has their instructions: a frame of
-//! [`wide::MIN_OCTETS`] or more (AVX-512 `VPCLMULQDQ`), the 60-octet frame a transmitter
-//! sends unpadded, and the 64-octet frame a receiver checks ([`FcsEngine::fcs_good`]); plugged into the cores' MAC through
-//! `mac_core::frame::FcsEngine`. The cores keep their portable table engine; the tests check
-//! all of them give the same FCS.
+//! chosen at run time), with [`wide`]'s paths where the CPU has their instructions: a frame
+//! of [`wide::MIN_OCTETS`] or more (AVX-512 `VPCLMULQDQ`), the 60-octet frame a transmitter
+//! sends unpadded, and the 64-octet frame a receiver checks ([`FcsEngine::fcs_good`]).
+//! Plugged into the cores' MAC through `mac_core::frame::FcsEngine`; the cores keep their
+//! portable table engine, and the tests check all of them give the same FCS.
 
 use mac_core::frame::{FcsEngine, FCS_RESIDUE};
 use std::sync::OnceLock;
@@ -44,7 +44,6 @@ impl FcsEngine for FastFcs {
         if let Some(c) = wide::checksum_60(bytes) {
             return c;
         }
-
         let mut d = Self::digest();
         d.update(bytes);
         d.finalize()

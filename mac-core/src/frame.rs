@@ -112,7 +112,7 @@ pub trait FcsEngine {
     /// [`FCS_RESIDUE`]. What a receiver asks of every frame; an engine may answer it by a path
     /// of its own (the host's, for the 64-octet frame).
     ///
-    /// Spec: IEEE 802.3 §3.2.9, §4.2.4.1.2.
+    /// Spec: IEEE 802.3 §3.2.9, §4.2.9 (frameCheckError).
     #[inline]
     fn fcs_good(frame_with_fcs: &[u8]) -> bool {
         Self::checksum(frame_with_fcs) == FCS_RESIDUE

@@ -207,7 +207,7 @@ fn keys(row: usize) -> __m512i {
 
 /// [`checksum`] on a CPU with the features below and `data.len() >= MIN_OCTETS`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq,pclmulqdq,sse4.1")]
-unsafe fn crc_long(data: &[u8]) -> u32 {
+fn crc_long(data: &[u8]) -> u32 {
     // The register before the first octet (`!0`), on the first four octets.
     const REG: u128 = 0xffff_ffff;
     let p = data.len() % 16;
@@ -338,7 +338,9 @@ pub fn checksum_60(data: &[u8]) -> Option<u32> {
     Some(unsafe { crc_60(data) })
 }
 
-/// [`checksum_60`] on a CPU with `PCLMULQDQ`.
+/// [`checksum_60`] on a CPU with `PCLMULQDQ`. (Written apart from [`crc_64`], as is its
+/// wrapper: one const-generic function for both lengths measured 3 % slower on the uniform
+/// TX chain here, by where the code then lay.)
 #[target_feature(enable = "pclmulqdq,sse4.1")]
 fn crc_60(data: &[u8; 60]) -> u32 {
     let at = |i: usize| octets8(data, i);
