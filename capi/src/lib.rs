@@ -869,7 +869,7 @@ fn counter(live: &LiveRx, which: i32) -> Result<i64, Fail> {
 }
 
 fn write_json<T: serde::Serialize>(path: &str, v: &T) -> Result<(), Fail> {
-    testbench::report::write_json(Path::new(path), v)
+    baser_files::report::write_json(Path::new(path), v)
         .map_err(|e| Fail(BASER_E_IO, format!("{path}: {e}")))
 }
 
@@ -1173,7 +1173,7 @@ pub unsafe extern "C" fn baser_check_finish(
             write_json(json, &report)?;
         }
         if !junit.is_empty() {
-            testbench::report::write_junit(Path::new(junit), "baser check (live)", &cases)
+            baser_files::report::write_junit(Path::new(junit), "baser check (live)", &cases)
                 .map_err(|e| Fail(BASER_E_IO, format!("{junit}: {e}")))?;
         }
         Ok(if report.failed() { 1 } else { 0 })

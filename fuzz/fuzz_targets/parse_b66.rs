@@ -12,12 +12,12 @@
 //!   written by `B66Writer` reads back with the same header and blocks.
 #![no_main]
 
+use baser_files::b66::{parse_line, B66Reader, B66Writer, Scrambling};
+use baser_files::Position;
 use baser_fuzz::read_in_pieces;
 use libfuzzer_sys::fuzz_target;
 use pcs_core::{Block, SyncHeader};
 use std::path::Path;
-use testbench::format::b66::{parse_line, B66Reader, B66Writer, Scrambling};
-use testbench::format::Position;
 
 fn reference(line: &[u8]) -> Option<Block> {
     if line.len() != 18 || !(b'0'..=b'3').contains(&line[0]) || line[1] != b' ' {

@@ -11,12 +11,12 @@
 //!   parse(format(parse(x))) == parse(x).
 #![no_main]
 
+use baser_files::xgmii::{parse_line, XgmiiReader, XgmiiWriter};
+use baser_files::Position;
 use baser_fuzz::read_in_pieces;
 use libfuzzer_sys::fuzz_target;
 use pcs_core::XgmiiWord;
 use std::path::Path;
-use testbench::format::xgmii::{parse_line, XgmiiReader, XgmiiWriter};
-use testbench::format::Position;
 
 fn hex(digits: &[u8]) -> Option<u64> {
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_hexdigit) {

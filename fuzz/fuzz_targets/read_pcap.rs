@@ -10,11 +10,11 @@
 //! - the frames read, written by `FrameWriter` and read back, are the same frames.
 #![no_main]
 
+use baser_files::pcap::{Frame, FrameReader, FrameWriter};
+use baser_files::{InputError, Position};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 use std::time::Duration;
-use testbench::format::pcap::{Frame, FrameReader, FrameWriter};
-use testbench::format::{InputError, Position};
 
 fn read(data: &[u8], fcs: bool) -> (Vec<Frame>, Option<InputError>) {
     let mut frames = Vec::new();

@@ -32,6 +32,8 @@ use serde::Serialize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
+mod files;
+
 type Pair = (u8, u64);
 
 /// Runs `f`; a panic becomes a `RuntimeError` (a bug in the model, never the caller's input).
@@ -1489,6 +1491,10 @@ fn _baser(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(decode, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(files::read_pcap, m)?)?;
+    m.add_function(wrap_pyfunction!(files::write_pcap, m)?)?;
+    m.add_function(wrap_pyfunction!(files::read_b66, m)?)?;
+    m.add_function(wrap_pyfunction!(files::write_b66, m)?)?;
     m.add_class::<TxModel>()?;
     m.add_class::<RxModel>()?;
     m.add_class::<Scoreboard>()?;

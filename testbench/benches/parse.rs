@@ -2,8 +2,8 @@
 //! decode x.b66` and of reading a trace. At the 10GBASE-R line rate a `.b66` file flows at
 //! 2.97 GB/s (19 octets per 66-bit block, 156.25 M blocks/s), a trace at 3.13 GB/s (20 octets per
 //! transfer).
+use baser_files::InputError;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use testbench::format::InputError;
 
 /// Reads everything in pieces of 4096 as the commands do, folding `key` of every item (so
 /// that nothing is optimised away).
@@ -36,11 +36,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("b66_reader", |b| {
         b.iter(|| {
             // As `baser decode` reads: pieces of 4096 blocks.
-            let mut r = testbench::format::b66::B66Reader::new(
-                text.as_bytes(),
-                std::path::Path::new("m.b66"),
-            )
-            .unwrap();
+            let mut r =
+                baser_files::b66::B66Reader::new(text.as_bytes(), std::path::Path::new("m.b66"))
+                    .unwrap();
             fold_pieces(|out, max| r.read_blocks(out, max), |b| b.payload)
         })
     });
@@ -56,7 +54,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("xgmii_reader", |b| {
         b.iter(|| {
             // As `baser decode` and `baser encode` read: pieces of 4096 transfers.
-            let mut r = testbench::format::xgmii::XgmiiReader::new(
+            let mut r = baser_files::xgmii::XgmiiReader::new(
                 text.as_bytes(),
                 std::path::Path::new("m.xgmii"),
             );

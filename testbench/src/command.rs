@@ -2,11 +2,11 @@
 //! kinds, output files and the progress bar. `main.rs` parses; each command has its file in
 //! `cmd/`.
 
-use crate::format::InputError;
 use crate::outfile::OutFile;
 use crate::report::{self, Case};
 use baser_engine::rx::{PcsSummary, StreamKind};
 use baser_engine::Profile;
+use baser_files::InputError;
 use mac_core::frame::MaxFrameLength;
 use std::fmt;
 use std::path::{Path, PathBuf};

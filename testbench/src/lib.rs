@@ -1,10 +1,9 @@
-//! The `baser` command around the engine: file formats, reports, the wire link, and one
+//! The `baser` command around the engine and the files crate: reports, the wire link, and one
 //! function per command.
 #![deny(unsafe_code)]
 
 pub mod cmd;
 pub mod command;
-pub mod format;
 pub mod html;
 pub mod outfile;
 pub mod pcs_check;

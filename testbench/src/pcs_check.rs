@@ -1,15 +1,15 @@
 //! `baser check --xgmii IN.xgmii --dut DUT.b66`: the PCS-only check. The files are read here;
 //! the comparison is the engine's [`PcsChecker`].
 
-use crate::format::b66::{B66Reader, Scrambling};
-use crate::format::xgmii::XgmiiReader;
-use crate::format::InputError;
 use crate::report::Case;
 pub use baser_engine::pcs_check::WindowBlock;
 use baser_engine::pcs_check::{
     find_latency, latency_starts, BlockDivergence, PcsCheckCounts, PcsChecker,
 };
 use baser_engine::Profile;
+use baser_files::b66::{B66Reader, Scrambling};
+use baser_files::xgmii::XgmiiReader;
+use baser_files::InputError;
 use pcs_core::{Block, XgmiiWord};
 use serde::Serialize;
 use std::io::BufReader;

@@ -5,10 +5,10 @@
 //! decoded before lock) or offline (a first pass finds the block boundary; the second decodes
 //! from the first whole block with lock held: what a transmit dump is checked with).
 
-use crate::format::b66::{B66Reader, Scrambling};
-use crate::format::xgmii::XgmiiReader;
-use crate::format::InputError;
 use baser_engine::rx::{FrameCounts, LockFinder, PcsSummary, RxChain, RxInput, RxOptions, RxSink};
+use baser_files::b66::{B66Reader, Scrambling};
+use baser_files::xgmii::XgmiiReader;
+use baser_files::InputError;
 use pcs_core::{Block, XgmiiWord};
 use std::io::{BufReader, Read};
 use std::path::Path;

@@ -3,15 +3,15 @@
 //! them on purpose. vectors/README.md says how each case was made and what checked it.
 
 use baser_engine::Profile;
+use baser_files::b66::{B66Header, B66Reader, B66Writer, Scrambling};
+use baser_files::pcap::FrameWriter;
+use baser_files::xgmii::XgmiiWriter;
 use pcs_core::gearbox::TxGearbox;
 use pcs_core::scramble::{Scrambler, DEFAULT_STATE};
 use pcs_core::{Block, SyncHeader, XgmiiWord};
 use std::path::{Path, PathBuf};
 use testbench::cmd::encode::{encode, EncodeArgs};
 use testbench::command::{Output, Verdict};
-use testbench::format::b66::{B66Header, B66Reader, B66Writer, Scrambling};
-use testbench::format::pcap::FrameWriter;
-use testbench::format::xgmii::XgmiiWriter;
 
 /// What goes into a case.
 enum Input {

@@ -6,11 +6,11 @@
 //! N, 2N, ...; the verdict must name exactly those positions (N-1, 2N-1, ...) in the class of
 //! the fault and nothing else.
 
+use baser_files::pcap::FrameWriter;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
-use testbench::format::pcap::FrameWriter;
 
 const BASER: &str = env!("CARGO_BIN_EXE_baser");
 

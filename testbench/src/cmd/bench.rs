@@ -73,13 +73,13 @@ fn read_work(input: &std::path::Path) -> Result<(), Error> {
     use std::io::Read;
     let mut buf = vec![0u8; 1 << 16];
     let mut f = std::fs::File::open(input)
-        .map_err(|e| Error::Input(crate::format::InputError::io(input, &e)))?;
+        .map_err(|e| Error::Input(baser_files::InputError::io(input, &e)))?;
     loop {
         match f.read(&mut buf) {
             Ok(0) => return Ok(()),
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::Input(crate::format::InputError::io(input, &e))),
+            Err(e) => return Err(Error::Input(baser_files::InputError::io(input, &e))),
         }
     }
 }
@@ -162,7 +162,7 @@ impl CommandFiles {
         frames: usize,
         dir: &std::path::Path,
     ) -> Result<Self, Error> {
-        use crate::format::pcap::FrameWriter;
+        use baser_files::pcap::FrameWriter;
         let name = |ext: &str| dir.join(format!("baser-bench-{}.{ext}", std::process::id()));
         let (pcap, bits, b66, out) = (name("pcap"), name("bits"), name("b66"), name("out.pcap"));
         let scratch = name("io");

@@ -5,7 +5,6 @@ use crate::cmd::decode::DecodeSinks;
 use crate::command::{
     self, kind_of, max_frame, progress_bar, Error, Kind, Output, Reports, Verdict,
 };
-use crate::format::pcap::FrameReader;
 use crate::html::{self, DutWindow, LaneTable};
 use crate::pcs_check::{self, PcsCheckReport};
 use crate::report::{self, Case};
@@ -17,6 +16,7 @@ use baser_engine::outcome;
 use baser_engine::pcs_check::FrameBlocks;
 use baser_engine::rx::RxOptions;
 use baser_engine::Profile;
+use baser_files::pcap::FrameReader;
 use mac_core::rx::RxConfig;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -147,7 +147,7 @@ fn outcomes_of_expectation(
     ),
     Error,
 > {
-    let bad = |line: u64, m: String| Error::Input(crate::format::InputError::line(p, line, m));
+    let bad = |line: u64, m: String| Error::Input(baser_files::InputError::line(p, line, m));
     let doc: serde_json::Value =
         serde_json::from_str(text).map_err(|e| bad(e.line() as u64, e.to_string()))?;
     let frames = doc["frames"].as_array().ok_or_else(|| {
@@ -203,13 +203,12 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     let (wanted, gen_limit) = match &a.outcomes {
         Some(p) => {
             let text = std::fs::read_to_string(p)
-                .map_err(|e| Error::Input(crate::format::InputError::io(p, &e)))?;
+                .map_err(|e| Error::Input(baser_files::InputError::io(p, &e)))?;
             let (o, limit) = if text.trim_start().starts_with('{') {
                 outcomes_of_expectation(p, &text)?
             } else {
-                let o = outcome::parse_outcomes(&text).map_err(|(line, m)| {
-                    Error::Input(crate::format::InputError::line(p, line, m))
-                })?;
+                let o = outcome::parse_outcomes(&text)
+                    .map_err(|(line, m)| Error::Input(baser_files::InputError::line(p, line, m)))?;
                 (o, None)
             };
             if let Some(i) = o.keys().find(|&&i| i >= expected.len() as u64) {

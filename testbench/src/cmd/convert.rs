@@ -12,14 +12,14 @@
 //! state when it is known (given by the input, `--seed`, or an encode), else `auto`.
 
 use crate::command::{self, create, io_err, kind_of, Error, Kind, Output, Verdict};
-use crate::format::b66::{B66Header, B66Reader, B66Writer, Scrambling};
-use crate::format::bits::BitsWriter;
-use crate::format::xgmii::{XgmiiReader, XgmiiWriter};
-use crate::format::InputError;
 use crate::outfile::OutFile;
 use crate::stream;
 use baser_engine::rx::{LockFinder, RxOptions, RxSink};
 use baser_engine::Profile;
+use baser_files::b66::{B66Header, B66Reader, B66Writer, Scrambling};
+use baser_files::bits::BitsWriter;
+use baser_files::xgmii::{XgmiiReader, XgmiiWriter};
+use baser_files::InputError;
 use pcs_core::gearbox::RxGearbox;
 use pcs_core::pcs::PcsTx;
 use pcs_core::scramble::{Descrambler, Scrambler, DEFAULT_STATE};

@@ -3,12 +3,12 @@
 
 use crate::cmd::decode::DecodeSinks;
 use crate::command::{self, kind_of, max_frame, progress_bar, Error, Kind, Output, Verdict};
-use crate::format::InputError;
 use crate::report;
 use crate::stream;
 use baser_engine::coverage::{Collector, Coverage};
 use baser_engine::rx::{PcsSummary, RxOptions};
 use baser_engine::Profile;
+use baser_files::InputError;
 use mac_core::rx::RxConfig;
 use std::path::{Path, PathBuf};
 

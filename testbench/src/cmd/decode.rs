@@ -3,10 +3,6 @@
 use crate::command::{
     self, create, kind_of, max_frame, named, progress_bar, Error, Kind, Output, Verdict,
 };
-use crate::format::b66::Scrambling;
-use crate::format::pcap::FrameWriter;
-use crate::format::xgmii::XgmiiWriter;
-use crate::format::InputError;
 use crate::outfile::OutFile;
 use crate::report;
 use crate::stream;
@@ -16,6 +12,10 @@ use baser_engine::inject::{Fault, FaultChannel};
 use baser_engine::judge::Comparer;
 use baser_engine::rx::{FrameRef, PcsSummary, RxOptions, RxSink};
 use baser_engine::Profile;
+use baser_files::b66::Scrambling;
+use baser_files::pcap::FrameWriter;
+use baser_files::xgmii::XgmiiWriter;
+use baser_files::InputError;
 use mac_core::rx::RxConfig;
 use pcs_core::Block;
 use std::fs::File;
@@ -285,7 +285,7 @@ fn injected_line(path: &Path, kind: Kind, faults: &[Fault]) -> Result<Vec<u8>, E
     match kind {
         Kind::B66 => {
             let file = File::open(path).map_err(|e| InputError::io(path, &e))?;
-            let reader = crate::format::b66::B66Reader::new(std::io::BufReader::new(file), path)?;
+            let reader = baser_files::b66::B66Reader::new(std::io::BufReader::new(file), path)?;
             let header = reader.header();
             // Unscrambled dumps are scrambled first: the channel is the line.
             let mut scrambler = (header.scrambling == Scrambling::Unscrambled).then(|| {

@@ -1,16 +1,16 @@
 //! `baser encode`: frames (or an XGMII trace) through the engine's TX chain into files.
 
 use crate::command::{self, create, io_err, kind_of, named, Error, Kind, Output, Verdict};
-use crate::format::b66::{B66Header, B66Writer, Scrambling};
-use crate::format::bits::BitsWriter;
-use crate::format::pcap::FrameReader;
-use crate::format::vcd::VcdWriter;
-use crate::format::xgmii::{XgmiiReader, XgmiiWriter};
-use crate::format::InputError;
 use crate::outfile::OutFile;
 use baser_engine::inject::{Fault, FaultChannel};
 use baser_engine::tx::{TxBatch, TxChain, TxForms, TxOptions, TxSink};
 use baser_engine::Profile;
+use baser_files::b66::{B66Header, B66Writer, Scrambling};
+use baser_files::bits::BitsWriter;
+use baser_files::pcap::FrameReader;
+use baser_files::vcd::VcdWriter;
+use baser_files::xgmii::{XgmiiReader, XgmiiWriter};
+use baser_files::InputError;
 use mac_core::frame::Padding;
 use mac_core::tx::{DicMode, StartLanes, TxConfig};
 use pcs_core::gearbox::PartialWord;

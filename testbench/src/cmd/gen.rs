@@ -1,11 +1,11 @@
 //! `baser gen`: reproducible stimulus from a seed, with the outcome the standard demands.
 
 use crate::command::{create, Error, Output, Verdict};
-use crate::format::b66::{B66Header, B66Writer, Scrambling};
-use crate::format::pcap::FrameWriter;
-use crate::format::xgmii::XgmiiWriter;
 use crate::report;
 use baser_engine::gen::{generate, GenOptions, Generated, Mode};
+use baser_files::b66::{B66Header, B66Writer, Scrambling};
+use baser_files::pcap::FrameWriter;
+use baser_files::xgmii::XgmiiWriter;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

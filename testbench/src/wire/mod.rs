@@ -18,9 +18,9 @@ pub mod reflect;
 pub mod sys;
 
 use crate::command::{Error, Output, Reports, Verdict};
-use crate::format::pcap::FrameReader;
 use crate::report::{self, Case};
 use baser_engine::judge::{self, Assigner, Expectation, Ident, JudgeOptions, Received, Status};
+use baser_files::pcap::FrameReader;
 use iface::{Counters, Feature, Interface};
 use pace::{Pace, Pacer};
 use serde::Serialize;

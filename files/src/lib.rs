@@ -1,10 +1,15 @@
-//! The file formats of DESIGN.md: `.xgmii` and `.b66` text traces, `.bits` binary streams,
-//! pcap/pcapng frames and `.vcd` waveforms. Readers stream (bounded memory whatever the input
-//! size) and every parse error names the file and the line or byte offset.
+//! `baser-files`: the file formats of DESIGN.md and the report writers, below every door (the
+//! `baser` command, the Python package, the C ABI, the fuzz targets).
+//!
+//! `.xgmii` and `.b66` text traces, `.bits` binary streams, pcap/pcapng frames and `.vcd`
+//! waveforms; the JSON and JUnit XML report writers ([`report`]). Readers stream (bounded memory
+//! whatever the input size) and every parse error names the file and the line or byte offset.
+#![deny(unsafe_code)]
 
 pub mod b66;
 pub mod bits;
 pub mod pcap;
+pub mod report;
 pub mod vcd;
 pub mod xgmii;
 
