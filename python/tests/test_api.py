@@ -467,3 +467,23 @@ def _units(data, skip):
     value = int.from_bytes(data, "little") >> skip
     n -= skip
     return [((value >> (66 * u)) & 3, (value >> (66 * u + 2)) & ((1 << 64) - 1)) for u in range(n // 66)]
+
+
+def test_files_are_read_by_the_commands_readers_and_errors_name_file_and_line(tmp_path):
+    frames = [bytes(range(n % 256)) * 1 + bytes(60) for n in (0, 17, 200)]
+    p = tmp_path / "f.pcap"
+    baser.write_pcap(p, frames)
+    assert [bytes(f) for f in baser.read_pcap(p)] == frames
+    # a record cut short: the reader names the file
+    data = p.read_bytes()
+    (tmp_path / "cut.pcap").write_bytes(data[:-5])
+    with pytest.raises(ValueError, match="cut.pcap"):
+        baser.read_pcap(tmp_path / "cut.pcap")
+    with pytest.raises(OSError):
+        baser.read_pcap(tmp_path / "missing.pcap")
+    b = tmp_path / "x.b66"
+    baser.write_b66(b, [(2, 0x0123456789ABCDEF), (1, 0x1E)], scrambled=False)
+    assert baser.read_b66(b) == ([(2, 0x0123456789ABCDEF), (1, 0x1E)], False, None)
+    b.write_text("# scrambled\n2 0123456789abcdef\n4 0000000000000000\n")
+    with pytest.raises(ValueError, match=r"x\.b66:3:"):
+        baser.read_b66(b)
