@@ -3,16 +3,15 @@
 use crate::command::{self, create, io_err, kind_of, named, Error, Kind, Output, Verdict};
 use crate::outfile::OutFile;
 use baser_engine::inject::{Fault, FaultChannel};
-use baser_engine::tx::{TxBatch, TxChain, TxForms, TxOptions, TxSink};
-use baser_engine::Profile;
+use baser_engine::tx::{TxBatch, TxChain, TxForms, TxSink};
+use baser_engine::{Options, Profile};
 use baser_files::b66::{B66Header, B66Writer, Scrambling};
 use baser_files::bits::BitsWriter;
 use baser_files::pcap::FrameReader;
 use baser_files::vcd::VcdWriter;
 use baser_files::xgmii::{XgmiiReader, XgmiiWriter};
 use baser_files::InputError;
-use mac_core::frame::Padding;
-use mac_core::tx::{DicMode, StartLanes, TxConfig};
+use mac_core::tx::StartLanes;
 use pcs_core::gearbox::PartialWord;
 use std::fs::File;
 use std::path::PathBuf;
@@ -143,6 +142,43 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         ],
     )?;
     let kind = kind_of(&a.input, None)?;
+    refuse_misplaced_flags(a, kind)?;
+    let opt = options(a, kind);
+    let sinks = open_sinks(a, opt.seed)?;
+    let mut chain = TxChain::new(&opt.tx(), sinks);
+    let frames = feed(&mut chain, a, kind, out)?;
+    let (sinks, totals) = if kind == Kind::Frames {
+        chain.finish()
+    } else {
+        chain.end()
+    }
+    .map_err(Error::Sink)?;
+    let flipped = close_sinks(sinks, !a.inject.is_empty())?;
+    if !out.quiet {
+        println!(
+            "baser encode: {} -> {} frames, {} blocks ({} idle blocks first, IFG {}, DIC {}, scrambler state 0x{:015x}, profile {})",
+            a.input.display(),
+            frames,
+            totals.blocks,
+            opt.idle_blocks,
+            a.ifg,
+            if a.no_dic { "off" } else { "on" },
+            opt.seed,
+            a.profile.name()
+        );
+        if !a.inject.is_empty() {
+            println!(
+                "  --inject: {} fault(s) on the line (.b66/.bits), {flipped} line bits flipped",
+                a.inject.len()
+            );
+        }
+    }
+    Ok(Verdict::Pass)
+}
+
+/// Refuses an input encode cannot read, the MAC's flags for a trace that skips the MAC, and a
+/// fault that moves the block boundary with a `.b66` output.
+fn refuse_misplaced_flags(a: &EncodeArgs, kind: Kind) -> Result<(), Error> {
     if !matches!(kind, Kind::Frames | Kind::Xgmii) {
         return Err(Error::Usage(format!(
             "{}: encode reads frames (.pcap/.pcapng) or an .xgmii trace",
@@ -168,7 +204,39 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
             )));
         }
     }
-    let seed = a.seed.unwrap_or(pcs_core::scramble::DEFAULT_STATE);
+    if a.b66.is_some() && a.inject.iter().any(Fault::moves_boundary) {
+        return Err(Error::Usage(
+            "--inject slip moves the block boundary, which a .b66 file cannot hold: write --bits"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The model's settings from the flags (the engine's one options type).
+fn options(a: &EncodeArgs, kind: Kind) -> Options {
+    Options {
+        profile: a.profile,
+        ifg: a.ifg,
+        dic: !a.no_dic,
+        pad: !a.no_pad,
+        seed: a.seed.unwrap_or(pcs_core::scramble::DEFAULT_STATE),
+        idle_blocks: if kind == Kind::Xgmii {
+            0
+        } else {
+            a.idle_blocks
+        },
+        start_lanes: if a.lane4_starts {
+            StartLanes::Lane4
+        } else {
+            StartLanes::Both
+        },
+        ..Options::default()
+    }
+}
+
+/// The comment line of the text outputs: the command that made them.
+fn made_by(a: &EncodeArgs) -> String {
     let input_name = a.input.file_name().map_or_else(
         || a.input.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -193,16 +261,15 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
     if a.profile != Profile::Ieee {
         options.push_str(&format!(" --profile {}", a.profile.name()));
     }
-    let made_by = format!(
+    format!(
         "made by baser {} encode {input_name}{options}",
         env!("CARGO_PKG_VERSION")
-    );
-    if a.b66.is_some() && a.inject.iter().any(Fault::moves_boundary) {
-        return Err(Error::Usage(
-            "--inject slip moves the block boundary, which a .b66 file cannot hold: write --bits"
-                .into(),
-        ));
-    }
+    )
+}
+
+/// Creates the output files the flags name.
+fn open_sinks(a: &EncodeArgs, seed: u64) -> Result<FileSinks, Error> {
+    let made_by = made_by(a);
     let mut sinks = FileSinks {
         xgmii: None,
         b66: None,
@@ -237,77 +304,54 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
     if let Some(p) = &a.vcd {
         sinks.vcd = Some((p.clone(), VcdWriter::new(create(p)?).map_err(io_err(p))?));
     }
-    let opt = TxOptions {
-        mac: TxConfig {
-            ifg_octets: a.ifg,
-            dic: if a.no_dic {
-                DicMode::Off
-            } else {
-                a.profile.dic()
-            },
-            padding: if a.no_pad {
-                Padding::Off
-            } else {
-                Padding::default()
-            },
-            start_lanes: if a.lane4_starts {
-                StartLanes::Lane4
-            } else {
-                StartLanes::Both
-            },
-        },
-        profile: a.profile,
-        seed,
-        idle_blocks: if kind == Kind::Xgmii {
-            0
-        } else {
-            a.idle_blocks
-        },
-    };
-    let mut chain = TxChain::new(&opt, sinks);
+    Ok(sinks)
+}
+
+/// Reads the input into the chain; returns how many frames it sent.
+fn feed(
+    chain: &mut TxChain<FileSinks>,
+    a: &EncodeArgs,
+    kind: Kind,
+    out: Output,
+) -> Result<u64, Error> {
     let mut frames = 0u64;
-    match kind {
-        Kind::Frames => {
-            let mut reader = FrameReader::open(&a.input, a.fcs_included)?;
-            while let Some(f) = reader.next_ref() {
-                let f = f?;
-                let at = chain.frame(f.data, f.fcs).map_err(|e| {
-                    Error::Input(InputError::file(
-                        &a.input,
-                        format!("record {}: the MAC cannot send it: {e}", f.index),
-                    ))
-                })?;
-                if out.verbose > 0 && !out.quiet {
-                    println!(
-                        "  record {}: {} octets, /S/ at block {} lane {}",
-                        f.index,
-                        f.data.len() + f.fcs.map_or(0, |_| 4),
-                        at.block,
-                        at.lane
-                    );
-                }
-                frames += 1;
+    if kind == Kind::Frames {
+        let mut reader = FrameReader::open(&a.input, a.fcs_included)?;
+        while let Some(f) = reader.next_ref() {
+            let f = f?;
+            let at = chain.frame(f.data, f.fcs).map_err(|e| {
+                Error::Input(InputError::file(
+                    &a.input,
+                    format!("record {}: the MAC cannot send it: {e}", f.index),
+                ))
+            })?;
+            if out.verbose > 0 && !out.quiet {
+                println!(
+                    "  record {}: {} octets, /S/ at block {} lane {}",
+                    f.index,
+                    f.data.len() + f.fcs.map_or(0, |_| 4),
+                    at.block,
+                    at.lane
+                );
             }
+            frames += 1;
         }
-        _ => {
-            let file = File::open(&a.input).map_err(|e| InputError::io(&a.input, &e))?;
-            let mut piece = Vec::with_capacity(4096);
-            let mut r =
-                XgmiiReader::new(std::io::BufReader::with_capacity(1 << 16, file), &a.input);
-            while r.read_words(&mut piece, 4096)? {
-                chain.words(&piece);
-                piece.clear();
-            }
-            chain.words(&piece);
-        }
+        return Ok(frames);
     }
-    let (sinks, totals) = if kind == Kind::Frames {
-        chain.finish()
-    } else {
-        chain.end()
+    let file = File::open(&a.input).map_err(|e| InputError::io(&a.input, &e))?;
+    let mut piece = Vec::with_capacity(4096);
+    let mut r = XgmiiReader::new(std::io::BufReader::with_capacity(1 << 16, file), &a.input);
+    while r.read_words(&mut piece, 4096)? {
+        chain.words(&piece);
+        piece.clear();
     }
-    .map_err(Error::Sink)?;
-    let blocks = totals.blocks;
+    chain.words(&piece);
+    Ok(frames)
+}
+
+/// Writes what the fault channel holds (with `--inject`) and closes every output; returns how
+/// many line bits the faults flipped.
+fn close_sinks(sinks: FileSinks, injected: bool) -> Result<usize, Error> {
     let FileSinks {
         xgmii,
         mut b66,
@@ -322,8 +366,7 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         // The faulty line: bytes for .bits, re-cut into 66-bit blocks for .b66.
         flipped = c.flipped.len();
         let bytes = c.finish();
-        if let Some((p, w)) = &bits {
-            let _ = w;
+        if let Some((p, _)) = &bits {
             std::fs::write(p, &bytes).map_err(io_err(p))?;
         }
         if let Some((p, w)) = b66.as_mut() {
@@ -333,7 +376,7 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
             }
         }
     }
-    let bits = if a.inject.is_empty() { bits } else { None };
+    let bits = if injected { None } else { bits };
     if let Some((p, w)) = xgmii {
         w.finish().map_err(io_err(&p))?;
     }
@@ -349,23 +392,5 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
     if let Some((p, w)) = vcd {
         w.finish().map_err(io_err(&p))?;
     }
-    if !out.quiet {
-        println!(
-            "baser encode: {} -> {} frames, {} blocks ({} idle blocks first, IFG {}, DIC {}, scrambler state 0x{seed:015x}, profile {})",
-            a.input.display(),
-            frames,
-            blocks,
-            opt.idle_blocks,
-            a.ifg,
-            if a.no_dic { "off" } else { "on" },
-            a.profile.name()
-        );
-        if !a.inject.is_empty() {
-            println!(
-                "  --inject: {} fault(s) on the line (.b66/.bits), {flipped} line bits flipped",
-                a.inject.len()
-            );
-        }
-    }
-    Ok(Verdict::Pass)
+    Ok(flipped)
 }
