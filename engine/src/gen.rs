@@ -322,11 +322,10 @@ impl Builder {
         first
     }
 
-    fn frame(&mut self) {
-        let hostile = self.opt.mode == Mode::Hostile;
-        let index = self.frames.len() as u64;
+    /// A frame of a random kind (its name and its octets, DA to the end of the payload).
+    fn frame_kind(&mut self) -> (&'static str, Vec<u8>) {
         let r = self.rng.range(0, 99);
-        let (kind, data) = match r {
+        match r {
             0..=9 => ("64 octets", self.payload(60, Some(0x0800))),
             10..=29 => {
                 let len = 60 + self.rng.range(0, 7) as usize;
@@ -362,7 +361,54 @@ impl Builder {
                 let len = 61 + self.rng.range(0, 1453) as usize;
                 ("random length", self.payload(len, Some(0x0800)))
             }
-        };
+        }
+    }
+
+    /// Puts a frame's fault where it goes once the frame is sent (its `/S/` at transfer `s`,
+    /// the transfers it took ending before `start`, where the next frame starts), and the PCS
+    /// counts it makes.
+    fn mark_fault(&mut self, fault: Option<&'static str>, s: usize, start: usize) {
+        match fault {
+            Some("bad preamble") => {
+                // A preamble octet (not the SFD) other than 0x55: lane 1 after an /S/ in lane 0,
+                // or lane 5 after one in lane 4.
+                if let Some(w) = self.words.get_mut(s) {
+                    let lane = if w.is_control(0) && w.octet(0) == 0xfb {
+                        1
+                    } else {
+                        5
+                    };
+                    w.data ^= 0x22 << (8 * lane);
+                }
+            }
+            Some("invalid sync header in the frame") => {
+                // A data block in the middle: its header goes bad; the block decodes as /E/.
+                let mid = s + 2 + (start - s - 3) / 2;
+                let bad = if self.rng.chance(50) { 0 } else { 3 };
+                self.edits.push(Edit::Header(mid as u64, bad));
+                ExpectedPcs::add(&mut self.pcs.invalid_headers, 1);
+                ExpectedPcs::add(&mut self.pcs.errored_blocks, 1);
+            }
+            Some("/E/ abort") => {
+                // Each transfer holding an /E/ (the four /E/ may straddle two) has T_TYPE E:
+                // EBLOCK_T on the line, R_TYPE E at the receiver, a block into RX_E.
+                let with_e = self
+                    .words
+                    .get(s..)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|w| (0..8).any(|l| w.is_control(l) && w.octet(l) == 0xfe))
+                    .count();
+                ExpectedPcs::add(&mut self.pcs.errored_blocks, with_e as u64);
+            }
+            _ => {}
+        }
+    }
+
+    fn frame(&mut self) {
+        let hostile = self.opt.mode == Mode::Hostile;
+        let index = self.frames.len() as u64;
+        let (kind, data) = self.frame_kind();
         let runt = kind == "runt";
         let limit = usize::from(self.opt.max_frame_length)
             + if kind.starts_with("VLAN") && self.opt.max_frame_length == 1518 {
@@ -422,41 +468,7 @@ impl Builder {
                     .is_some_and(|w| (0..8).any(|l| w.is_control(l) && w.octet(l) == 0xfb))
             })
             .unwrap_or(first);
-        match fault {
-            Some("bad preamble") => {
-                // A preamble octet (not the SFD) other than 0x55: lane 1 after an /S/ in lane 0,
-                // or lane 5 after one in lane 4.
-                if let Some(w) = self.words.get_mut(s) {
-                    let lane = if w.is_control(0) && w.octet(0) == 0xfb {
-                        1
-                    } else {
-                        5
-                    };
-                    w.data ^= 0x22 << (8 * lane);
-                }
-            }
-            Some("invalid sync header in the frame") => {
-                // A data block in the middle: its header goes bad; the block decodes as /E/.
-                let mid = s + 2 + (start - s - 3) / 2;
-                let bad = if self.rng.chance(50) { 0 } else { 3 };
-                self.edits.push(Edit::Header(mid as u64, bad));
-                ExpectedPcs::add(&mut self.pcs.invalid_headers, 1);
-                ExpectedPcs::add(&mut self.pcs.errored_blocks, 1);
-            }
-            Some("/E/ abort") => {
-                // Each transfer holding an /E/ (the four /E/ may straddle two) has T_TYPE E:
-                // EBLOCK_T on the line, R_TYPE E at the receiver, a block into RX_E.
-                let with_e = self
-                    .words
-                    .get(s..)
-                    .unwrap_or_default()
-                    .iter()
-                    .filter(|w| (0..8).any(|l| w.is_control(l) && w.octet(l) == 0xfe))
-                    .count();
-                ExpectedPcs::add(&mut self.pcs.errored_blocks, with_e as u64);
-            }
-            _ => {}
-        }
+        self.mark_fault(fault, s, start);
         if abort.is_some() {
             // A frame whose /S/ follows the abort's transfer at once would be sent as EBLOCK_T
             // too (TX_E --S--> TX_E): keep a transfer of idles between.
@@ -829,8 +841,18 @@ impl Builder {
         });
     }
 
-    /// The cover scenario (see [`cover`]).
+    /// The cover scenario (see [`cover`]): its parts in stream order.
     fn cover(&mut self) {
+        self.cover_frames();
+        self.cover_gaps();
+        self.cover_ordered_sets();
+        self.cover_xgmii_anomalies();
+        self.cover_block_anomalies();
+        self.cover_lock_losses();
+    }
+
+    /// Frames of every length bin, lanes and classes.
+    fn cover_frames(&mut self) {
         // Every frame length bin, every terminate lane and both start lanes, the deficit
         // idle count from 0 to 3 (frames of 60..=67 octets back to back).
         for len in (60usize..=99).chain([200, 400, 800, 1514]) {
@@ -857,6 +879,10 @@ impl Builder {
         self.frame_with("fcs", 300, Some("wrong FCS"));
         self.frame_with("abort", 300, Some("/E/ abort"));
         self.frame_with("preamble", 300, Some("bad preamble"));
+    }
+
+    /// Gaps that take the deficit idle count through its values, and gaps below the rule.
+    fn cover_gaps(&mut self) {
         // Gaps of 9 and 15 octets: a MAC with the deficit idle count at 0 ends a frame of 63
         // octets with /T/ in lane 3 and rounds the next /S/ down by 3 octets (count 3); that
         // frame of 61 octets ends in lane 5 (/S/ at octet 84, /T/ at 157), and with the count
@@ -882,6 +908,10 @@ impl Builder {
         self.raw(&a);
         self.raw(&b);
         self.idle(4);
+    }
+
+    /// Ordered sets: each sequence kind, the block formats that carry them.
+    fn cover_ordered_sets(&mut self) {
         // Sequence ordered sets: each kind's fault and its clearing; an unknown one.
         for code in [1u8, 2, 3, 4] {
             let col = os_col0(code);
@@ -927,6 +957,10 @@ impl Builder {
         }
         self.raw(&f);
         self.idle(AFTER_SEQUENCE);
+    }
+
+    /// The transmit diagram's error arrows, a frame cut at the XGMII, /LI/ without EEE.
+    fn cover_xgmii_anomalies(&mut self) {
         // XGMII-level anomalies: the transmit diagram's error arrows, a frame cut by an idle
         // (truncated at the XGMII), /LI/ without EEE.
         let (d, t, e) = (word_of('D'), word_of('T'), word_of('E'));
@@ -962,6 +996,10 @@ impl Builder {
             self.idle(3);
         }
         frame.clear();
+    }
+
+    /// The receive diagram's error arrows, on idle blocks and on a frame's blocks.
+    fn cover_block_anomalies(&mut self) {
         // Block-level anomalies (the receive diagram's error arrows): on idle blocks, and on
         // the blocks of a frame.
         for seq in [
@@ -992,6 +1030,10 @@ impl Builder {
         self.idle(3);
         self.edits.push(Edit::Block(end, block_of('D')));
         let _ = s;
+    }
+
+    /// Block lock lost and regained in each block class.
+    fn cover_lock_losses(&mut self) {
         // Block lock lost four times (32 invalid headers in a row: 16 or more in one 64-header
         // round, wherever the rounds start), each time regained in a run of one block class:
         // the first block after lock is then of that class.
