@@ -867,30 +867,14 @@ pub struct JudgeOptions<'a> {
 pub fn judge(exp: &Expectation, received: &[Received], opt: &JudgeOptions<'_>) -> Judgement {
     let total = exp.total;
     // 1. Identification.
-    let mut asg = Assigner::new(exp);
-    let mut got: Vec<usize> = vec![usize::MAX; usize::try_from(total).unwrap_or(0)];
-    let mut dups: HashMap<u64, u32> = HashMap::new();
-    let mut duplicates = Vec::new();
-    let mut arrivals: Vec<(usize, u64)> = Vec::new();
-    let mut unknown: Vec<usize> = Vec::new();
-    for (i, r) in received.iter().enumerate() {
-        match asg.assign(r.ident) {
-            Assignment::First(p) => {
-                if let Some(g) = got.get_mut(p as usize) {
-                    *g = i;
-                }
-                arrivals.push((i, p));
-            }
-            Assignment::Duplicate(p) => {
-                *dups.entry(p).or_default() += 1;
-                duplicates.push(Duplicate {
-                    received_index: i as u64,
-                    position: p,
-                });
-            }
-            Assignment::Unknown => unknown.push(i),
-        }
-    }
+    let Identified {
+        asg,
+        got,
+        dups,
+        duplicates,
+        arrivals,
+        unknown,
+    } = identify(exp, received);
     // 2. Order (RFC 4737): late arrivals are reordered; the rest form the in-order spine.
     let mut reordered = Bits::new(total);
     let mut spine: Vec<(usize, u64)> = Vec::new();
@@ -993,11 +977,103 @@ pub fn judge(exp: &Expectation, received: &[Received], opt: &JudgeOptions<'_>) -
             })
         })
         .collect();
+    let (counts, frames) = frame_verdicts(
+        exp,
+        received,
+        opt,
+        &Verdicts {
+            got: &got,
+            reordered: &reordered,
+            dups: &dups,
+            duplicates: duplicates.len() as u64,
+            unexpected: unexpected.len() as u64,
+        },
+        corrupted,
+    );
+    Judgement {
+        counts,
+        frames,
+        duplicates,
+        unexpected,
+    }
+}
+
+/// The received frames identified (step 1 of [`judge`]).
+struct Identified<'a> {
+    asg: Assigner<'a>,
+    /// Per position: the index of the received frame that took it (`usize::MAX`: none).
+    got: Vec<usize>,
+    /// Per position: how many duplicates of it arrived.
+    dups: HashMap<u64, u32>,
+    duplicates: Vec<Duplicate>,
+    /// (received index, position), in arrival order.
+    arrivals: Vec<(usize, u64)>,
+    /// The received frames that match no expected content.
+    unknown: Vec<usize>,
+}
+
+/// Step 1 of [`judge`]: each received frame takes the first free position of its content, or
+/// is a duplicate, or matches nothing.
+fn identify<'a>(exp: &'a Expectation, received: &[Received]) -> Identified<'a> {
+    let total = exp.total;
+    let mut asg = Assigner::new(exp);
+    let mut got: Vec<usize> = vec![usize::MAX; usize::try_from(total).unwrap_or(0)];
+    let mut dups: HashMap<u64, u32> = HashMap::new();
+    let mut duplicates = Vec::new();
+    let mut arrivals: Vec<(usize, u64)> = Vec::new();
+    let mut unknown: Vec<usize> = Vec::new();
+    for (i, r) in received.iter().enumerate() {
+        match asg.assign(r.ident) {
+            Assignment::First(p) => {
+                if let Some(g) = got.get_mut(p as usize) {
+                    *g = i;
+                }
+                arrivals.push((i, p));
+            }
+            Assignment::Duplicate(p) => {
+                *dups.entry(p).or_default() += 1;
+                duplicates.push(Duplicate {
+                    received_index: i as u64,
+                    position: p,
+                });
+            }
+            Assignment::Unknown => unknown.push(i),
+        }
+    }
+    Identified {
+        asg,
+        got,
+        dups,
+        duplicates,
+        arrivals,
+        unknown,
+    }
+}
+
+/// What [`frame_verdicts`] reads of the earlier steps.
+struct Verdicts<'a> {
+    got: &'a [usize],
+    reordered: &'a Bits,
+    dups: &'a HashMap<u64, u32>,
+    duplicates: u64,
+    unexpected: u64,
+}
+
+/// Step 5 of [`judge`]: one verdict per expected position, and the counts.
+fn frame_verdicts(
+    exp: &Expectation,
+    received: &[Received],
+    opt: &JudgeOptions<'_>,
+    v: &Verdicts<'_>,
+    mut corrupted: BTreeMap<u64, (usize, Difference)>,
+) -> (Counts, Vec<FrameVerdict>) {
+    let total = exp.total;
+    let (got, reordered, dups) = (v.got, v.reordered, v.dups);
     let mut counts = Counts {
         expected: total,
         received: received.len() as u64,
-        duplicated: duplicates.len() as u64,
-        unexpected: unexpected.len() as u64,
+        duplicated: v.duplicates,
+        unexpected: v.unexpected,
         ..Counts::default()
     };
     let mut frames = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
@@ -1037,12 +1113,7 @@ pub fn judge(exp: &Expectation, received: &[Received], opt: &JudgeOptions<'_>) -
             first_difference: diff,
         });
     }
-    Judgement {
-        counts,
-        frames,
-        duplicates,
-        unexpected,
-    }
+    (counts, frames)
 }
 
 fn difference_at(exp: &Expectation, p: u64, data: &[u8]) -> Difference {
