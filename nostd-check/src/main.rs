@@ -1,5 +1,5 @@
 //! Proves the cores build without `std`: a `#![no_std]`, `#![no_main]` binary with its own
-//! panic handler that links `pcs-core` (and `mac-core`) and uses their main types. A `std`
+//! panic handler that links `pcs-core` (and `mac-core`, `fec-core`) and uses their main types. A `std`
 //! dependency anywhere below it breaks the build with a duplicate `panic_impl` lang item.
 //!
 //! Build with `cargo build -p nostd-check` (only the host target exists here).
@@ -60,5 +60,17 @@ pub extern "C" fn main(argc: i32, _argv: *const *const u8) -> i32 {
         let _ = rs.receive(w);
     }
     rs.fill(&mut words);
-    (!pcs_ok) as i32 + (1 - ok)
+
+    // fec-core: one Clause 74 FEC block and one RS(528,514) codeword, encoded and decoded.
+    let blocks = [pcs_core::Block::IDLE; 32];
+    let line = fec_core::base_r::encode(&blocks);
+    let fc = fec_core::base_r::decode(&line, fec_core::base_r::DecodeOptions::default());
+    let fc_ok = fc.blocks == blocks;
+    let mut cw = fec_core::rs::encode_codeword(&[pcs_core::Block::IDLE; 80]);
+    cw.flip_bit(argc as usize);
+    let rs_ok = !matches!(
+        fec_core::rs::decode(&mut cw, fec_core::rs::CorrectionMode::Correct),
+        fec_core::rs::DecodeOutcome::Uncorrectable
+    );
+    (!pcs_ok) as i32 + (1 - ok) + (!fc_ok) as i32 + (!rs_ok) as i32
 }

@@ -1,0 +1,352 @@
+//! The RS-FEC transmitter: scrambled 66-bit blocks in, 5280-bit codewords out.
+//!
+//! ```text
+//!  blocks --4--> transcode (257) --19 or 20--> message (5140) --> parity --> codeword
+//!  codeword 0 of each period:  marker (257) + 19 transcoded = 76 blocks
+//!  every other codeword:       20 transcoded                = 80 blocks
+//! ```
+//!
+//! Rate: 80 blocks in one codeword leave the line rate unchanged, so each marker costs 4
+//! blocks of the PCS's stream per period. The transmitter says how many blocks the codeword
+//! being filled takes ([`Transmitter::blocks_in_codeword`]) and how many it still needs
+//! ([`Transmitter::blocks_needed`]); the engine stalls its PCS source for 4 block times per
+//! period. U: who makes room is not sourced; this is the reading of the Xilinx RS-FEC
+//! `tx_cwm_flag` interface (the MAC/PCS side stalls), not the VIP's (a PCS clocked at
+//! 319/320). Here the PCS stream loses nothing: the engine simply offers fewer blocks per
+//! codeword time.
+//!
+//! Spec: IEEE 802.3 §108.5.2 (transmit function), §91.5.2.5, §91.5.2.7.
+
+use pcs_core::block::Block;
+
+use super::codeword::Codeword;
+use super::config::{ConfigError, RsFecConfig};
+use super::encode::encode_in_place;
+use super::marker::MARKER;
+use super::transcode::{transcode, BLOCKS_PER_TRANSCODED, TRANSCODED_BITS};
+
+/// Transcoded blocks per codeword message.
+///
+/// Spec: IEEE 802.3 §108.5.2.
+pub const TRANSCODED_PER_CODEWORD: usize = 20;
+/// 66-bit blocks in a codeword without the marker.
+pub const BLOCKS_PER_CODEWORD: usize = TRANSCODED_PER_CODEWORD * BLOCKS_PER_TRANSCODED;
+/// 66-bit blocks in a marker codeword (the marker takes one transcoded block's place).
+pub const BLOCKS_PER_MARKER_CODEWORD: usize = BLOCKS_PER_CODEWORD - BLOCKS_PER_TRANSCODED;
+
+/// Transcodes groups of four blocks into the message from transcoded slot `first` on, then
+/// computes the parity.
+fn fill_and_encode(cw: &mut Codeword, first: usize, blocks: &[Block]) {
+    for (g, four) in blocks.chunks_exact(BLOCKS_PER_TRANSCODED).enumerate() {
+        if let Ok(four) = <&[Block; BLOCKS_PER_TRANSCODED]>::try_from(four) {
+            transcode(four).or_into(cw.words_mut(), TRANSCODED_BITS * (first + g));
+        }
+    }
+    encode_in_place(cw);
+}
+
+/// Encodes 80 scrambled blocks as one codeword without the marker.
+///
+/// Spec: IEEE 802.3 §108.5.2, §91.5.2.5, §91.5.2.7.
+#[must_use]
+pub fn encode_codeword(blocks: &[Block; BLOCKS_PER_CODEWORD]) -> Codeword {
+    let mut cw = Codeword::ZERO;
+    fill_and_encode(&mut cw, 0, blocks);
+    cw
+}
+
+/// Encodes the codeword marker and 76 scrambled blocks as the first codeword of a period.
+///
+/// Spec: IEEE 802.3 §108.5.2.
+#[must_use]
+pub fn encode_marker_codeword(blocks: &[Block; BLOCKS_PER_MARKER_CODEWORD]) -> Codeword {
+    let mut cw = Codeword::ZERO;
+    MARKER.or_into(cw.words_mut(), 0);
+    fill_and_encode(&mut cw, 1, blocks);
+    cw
+}
+
+/// The streaming transmitter.
+///
+/// Spec: IEEE 802.3 §108.5.2.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Transmitter {
+    /// Codewords per marker period.
+    period: u32,
+    /// Index in the period of the codeword being filled (0 = marker codeword).
+    index: u32,
+    /// Blocks waiting for a group of four.
+    pending: [Block; BLOCKS_PER_TRANSCODED],
+    pending_len: usize,
+    /// Transcoded slots of `codeword` filled (the marker counts as one).
+    slots: usize,
+    /// The codeword being filled, or the last one completed when `complete`.
+    codeword: Codeword,
+    complete: bool,
+    codewords: u64,
+}
+
+impl Transmitter {
+    /// A transmitter whose first codeword is a marker codeword.
+    ///
+    /// # Errors
+    ///
+    /// Any [`ConfigError`] of [`RsFecConfig::validate`].
+    pub fn new(config: &RsFecConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let mut tx = Self {
+            period: config.marker_period_codewords,
+            index: 0,
+            pending: [Block::IDLE; BLOCKS_PER_TRANSCODED],
+            pending_len: 0,
+            slots: 0,
+            codeword: Codeword::ZERO,
+            complete: false,
+            codewords: 0,
+        };
+        tx.start_codeword();
+        Ok(tx)
+    }
+
+    fn start_codeword(&mut self) {
+        self.codeword = Codeword::ZERO;
+        self.complete = false;
+        self.slots = 0;
+        if self.index == 0 {
+            MARKER.or_into(self.codeword.words_mut(), 0);
+            self.slots = 1;
+        }
+    }
+
+    /// Whether the codeword the next block goes into is a marker codeword.
+    #[must_use]
+    pub const fn is_marker_codeword(&self) -> bool {
+        self.index == 0
+    }
+
+    /// Blocks the codeword the next block goes into takes in all: 76 for a marker codeword,
+    /// 80 otherwise.
+    #[must_use]
+    pub const fn blocks_in_codeword(&self) -> usize {
+        if self.is_marker_codeword() {
+            BLOCKS_PER_MARKER_CODEWORD
+        } else {
+            BLOCKS_PER_CODEWORD
+        }
+    }
+
+    /// Blocks still needed to complete the codeword the next block goes into.
+    #[must_use]
+    pub const fn blocks_needed(&self) -> usize {
+        if self.complete {
+            return self.blocks_in_codeword();
+        }
+        let slots = self
+            .slots
+            .saturating_sub(self.is_marker_codeword() as usize);
+        let done = slots * BLOCKS_PER_TRANSCODED + self.pending_len;
+        self.blocks_in_codeword().saturating_sub(done)
+    }
+
+    /// Index in the marker period of the codeword the next block goes into (0 = marker).
+    #[must_use]
+    pub const fn index_in_period(&self) -> u32 {
+        self.index
+    }
+
+    /// Codewords completed so far.
+    #[must_use]
+    pub const fn codewords(&self) -> u64 {
+        self.codewords
+    }
+
+    /// Transcodes one group of four blocks into the codeword being filled; true when that
+    /// completes (and encodes) the codeword.
+    fn add_group(&mut self, four: &[Block; BLOCKS_PER_TRANSCODED]) -> bool {
+        if self.complete {
+            self.start_codeword();
+        }
+        transcode(four).or_into(self.codeword.words_mut(), TRANSCODED_BITS * self.slots);
+        self.slots += 1;
+        if self.slots < TRANSCODED_PER_CODEWORD {
+            return false;
+        }
+        encode_in_place(&mut self.codeword);
+        self.complete = true;
+        self.codewords += 1;
+        self.index = (self.index + 1) % self.period;
+        true
+    }
+
+    /// Takes one scrambled block; returns the codeword it completes, if it completes one.
+    ///
+    /// Spec: IEEE 802.3 §108.5.2.
+    pub fn push(&mut self, block: Block) -> Option<&Codeword> {
+        if self.complete {
+            self.start_codeword();
+        }
+        if let Some(slot) = self.pending.get_mut(self.pending_len) {
+            *slot = block;
+            self.pending_len += 1;
+        }
+        if self.pending_len < BLOCKS_PER_TRANSCODED {
+            return None;
+        }
+        self.pending_len = 0;
+        let four = self.pending;
+        self.add_group(&four).then_some(&self.codeword)
+    }
+
+    /// Takes a slice of scrambled blocks; calls `on_codeword` with each codeword completed.
+    /// Same result as [`Transmitter::push`] block by block; whole groups of four go straight
+    /// from the slice to the transcoder.
+    ///
+    /// Spec: IEEE 802.3 §108.5.2.
+    pub fn push_slice(&mut self, blocks: &[Block], mut on_codeword: impl FnMut(&Codeword)) {
+        let mut rest = blocks;
+        while self.pending_len != 0 {
+            let Some((&b, later)) = rest.split_first() else {
+                return;
+            };
+            rest = later;
+            if let Some(cw) = self.push(b) {
+                on_codeword(cw);
+            }
+        }
+        let mut groups = rest.chunks_exact(BLOCKS_PER_TRANSCODED);
+        for group in &mut groups {
+            if let Ok(four) = <&[Block; BLOCKS_PER_TRANSCODED]>::try_from(group) {
+                if self.add_group(four) {
+                    on_codeword(&self.codeword);
+                }
+            }
+        }
+        for &b in groups.remainder() {
+            if let Some(cw) = self.push(b) {
+                on_codeword(cw);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rs::decode::{decode, CorrectionMode, DecodeOutcome};
+    use crate::rs::marker::marker_mismatch_bits;
+    use crate::rs::transcode::Transcoded257;
+    use crate::rs::vip::{vip_blocks, vip_codeword};
+    use pcs_core::block::SyncHeader;
+
+    fn blocks(n: usize, salt: u64) -> Vec<Block> {
+        (0..n as u64)
+            .map(|i| Block {
+                sync: if (i ^ salt) % 3 == 0 {
+                    SyncHeader::CONTROL
+                } else {
+                    SyncHeader::DATA
+                },
+                payload: (i + salt).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn captured_vip_codeword_is_reproduced_bit_for_bit() {
+        let cw = encode_codeword(&vip_blocks());
+        let want = vip_codeword();
+        let diff: Vec<usize> = (0..5280).filter(|&b| cw.bit(b) != want.bit(b)).collect();
+        assert_eq!(diff, Vec::<usize>::new(), "differing line bits");
+        assert_eq!(cw, want);
+    }
+
+    #[test]
+    fn marker_codeword_is_marker_then_19_transcoded_then_parity() {
+        let b = blocks(76, 5);
+        let cw = encode_marker_codeword(&b.clone().try_into().unwrap());
+        assert_eq!(marker_mismatch_bits(cw.words(), 0), 0);
+        assert_eq!(Transcoded257::read_from(cw.words(), 0), MARKER);
+        for g in 0..19 {
+            let four: [Block; 4] = b[4 * g..4 * g + 4].try_into().unwrap();
+            assert_eq!(
+                Transcoded257::read_from(cw.words(), 257 * (g + 1)),
+                transcode(&four)
+            );
+        }
+        let mut c = cw.clone();
+        assert_eq!(
+            decode(&mut c, CorrectionMode::Correct),
+            DecodeOutcome::Clean
+        );
+    }
+
+    #[test]
+    fn transmitter_puts_the_marker_in_codeword_0_of_every_period() {
+        let config = RsFecConfig {
+            marker_period_codewords: 3,
+            ..RsFecConfig::IEEE
+        };
+        let mut tx = Transmitter::new(&config).unwrap();
+        let stream = blocks(76 + 80 + 80 + 76 + 80, 1);
+        let mut sizes = Vec::new();
+        let mut cws = Vec::new();
+        let mut fed = 0;
+        while fed < stream.len() {
+            let n = tx.blocks_needed();
+            sizes.push((tx.index_in_period(), n));
+            tx.push_slice(&stream[fed..fed + n], |cw| cws.push(cw.clone()));
+            fed += n;
+        }
+        assert_eq!(sizes, [(0, 76), (1, 80), (2, 80), (0, 76), (1, 80)]);
+        assert_eq!(cws.len(), 5);
+        assert_eq!(
+            cws[0],
+            encode_marker_codeword(&stream[..76].try_into().unwrap())
+        );
+        assert_eq!(
+            cws[1],
+            encode_codeword(&stream[76..156].try_into().unwrap())
+        );
+        assert_eq!(
+            cws[3],
+            encode_marker_codeword(&stream[236..312].try_into().unwrap())
+        );
+        assert_eq!(tx.codewords(), 5);
+    }
+
+    #[test]
+    fn push_slice_in_any_pieces_equals_push_block_by_block() {
+        let config = RsFecConfig {
+            marker_period_codewords: 2,
+            ..RsFecConfig::IEEE
+        };
+        let stream = blocks(3 * 156 + 17, 3);
+        let mut one = Transmitter::new(&config).unwrap();
+        let want: Vec<Codeword> = stream
+            .iter()
+            .filter_map(|&b| one.push(b).cloned())
+            .collect();
+        for piece in [1, 3, 5, 7, 80, 81, 200] {
+            let mut tx = Transmitter::new(&config).unwrap();
+            let mut got = Vec::new();
+            for p in stream.chunks(piece) {
+                tx.push_slice(p, |cw| got.push(cw.clone()));
+            }
+            assert_eq!(got, want, "pieces of {piece}");
+            assert_eq!(tx.blocks_needed(), one.blocks_needed());
+        }
+    }
+
+    #[test]
+    fn blocks_needed_counts_down_one_per_block() {
+        let mut tx = Transmitter::new(&RsFecConfig::IEEE).unwrap();
+        for (i, b) in blocks(76, 9).into_iter().enumerate() {
+            assert_eq!(tx.blocks_needed(), 76 - i);
+            let done = tx.push(b).is_some();
+            assert_eq!(done, i == 75);
+        }
+        assert_eq!(tx.blocks_needed(), 80);
+        assert!(!tx.is_marker_codeword());
+    }
+}
