@@ -24,6 +24,7 @@ pub mod coverage;
 pub mod decode_report;
 pub mod describe;
 pub mod fcs;
+pub mod fec;
 pub mod frame_check;
 pub mod gen;
 pub mod inject;

@@ -1,0 +1,834 @@
+//! The line rate and the FEC below the PCS, as the chains use them: Clause 74 BASE-R FEC or
+//! Clause 108 RS-FEC (`fec-core`) between the PCS's line (scrambled) blocks and the serial
+//! line, with what a report says about it ([`FecSummary`]).
+//!
+//! ```text
+//! TX: line blocks -> FecEncoder -> serial words (64 bits, bit 0 first on the line)
+//! RX: serial bytes -> FecDecoder (lock from any bit, correct, mark) -> line blocks -> PcsRx
+//! ```
+//!
+//! Where the RS-FEC marker's room comes from (U in the fact sheet): the transmitter **stalls
+//! its source**. A marker codeword carries 76 blocks where the others carry 80, so every
+//! marker period the PCS's stream goes on the line 4 block times later than it would
+//! without the marker; no block is dropped or added. This is the reading of the Xilinx RS-FEC
+//! interface (`tx_cwm_flag` to the MAC/PCS, which then holds its data); [`FecEncoder::stalls`]
+//! counts the block times the source was held, and the reports say so.
+
+use fec_core::{base_r, rs};
+use pcs_core::gearbox::PartialWord;
+use pcs_core::Block;
+use serde::Serialize;
+
+/// The line rate: 10GBASE-R (Clause 49) or 25GBASE-R (Clause 107, the Clause 49 PCS at
+/// 2.5 times the rate).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum Rate {
+    /// 10.3125 GBd.
+    #[default]
+    #[serde(rename = "10g")]
+    G10,
+    /// 25.78125 GBd.
+    #[serde(rename = "25g")]
+    G25,
+}
+
+impl Rate {
+    /// Both rates.
+    pub const ALL: [Self; 2] = [Self::G10, Self::G25];
+
+    /// Line bits a second.
+    pub const fn baud(self) -> f64 {
+        match self {
+            Self::G10 => 10.3125e9,
+            Self::G25 => 25.78125e9,
+        }
+    }
+
+    /// The time of one 66-bit block on the line, picoseconds (6400 ps at 10G, 2560 at 25G).
+    pub const fn block_ps(self) -> u64 {
+        match self {
+            Self::G10 => 6_400,
+            Self::G25 => 2_560,
+        }
+    }
+
+    /// The name the options take (`10g`, `25g`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::G10 => "10g",
+            Self::G25 => "25g",
+        }
+    }
+
+    /// The PHY's name (`10GBASE-R`, `25GBASE-R`).
+    pub const fn phy(self) -> &'static str {
+        match self {
+            Self::G10 => "10GBASE-R",
+            Self::G25 => "25GBASE-R",
+        }
+    }
+}
+
+impl std::fmt::Display for Rate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Rate {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "10g" | "10" | "10gbase-r" => Ok(Self::G10),
+            "25g" | "25" | "25gbase-r" => Ok(Self::G25),
+            _ => Err(format!(
+                "unknown rate `{s}`: 10g (10GBASE-R) or 25g (25GBASE-R)"
+            )),
+        }
+    }
+}
+
+/// Which FEC sits below the PCS.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fec {
+    /// No FEC: the PCS's blocks go to the line through the gearbox.
+    #[default]
+    None,
+    /// Clause 74 BASE-R FEC ("FireCode", (2112,2080)): `fc`.
+    Fc,
+    /// Clause 108 RS-FEC (RS(528,514), 256b/257b): `rs`. 25G only.
+    Rs,
+}
+
+impl Fec {
+    /// Every kind.
+    pub const ALL: [Self; 3] = [Self::None, Self::Fc, Self::Rs];
+
+    /// The name the options take (`none`, `fc`, `rs`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Fc => "fc",
+            Self::Rs => "rs",
+        }
+    }
+
+    /// The clause, for reports.
+    pub const fn clause(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Fc => "Clause 74 BASE-R FEC",
+            Self::Rs => "Clause 108 RS-FEC",
+        }
+    }
+
+    /// A codeword's name in this FEC (`FEC block`, `codeword`).
+    pub const fn unit(self) -> &'static str {
+        match self {
+            Self::None => "block",
+            Self::Fc => "FEC block",
+            Self::Rs => "codeword",
+        }
+    }
+}
+
+impl std::fmt::Display for Fec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Fec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "none" | "off" => Ok(Self::None),
+            "fc" | "cl74" | "base-r" | "baser" | "firecode" => Ok(Self::Fc),
+            "rs" | "cl108" | "rs-fec" | "rsfec" => Ok(Self::Rs),
+            "consortium" | "rs-consortium" => Err(
+                "the 25G/50G Consortium RS-FEC differs from Clause 108 in ways not sourced: refused (use rs, Clause 108)"
+                    .into(),
+            ),
+            _ => Err(format!(
+                "unknown FEC `{s}`: none, fc (Clause 74 BASE-R FEC) or rs (Clause 108 RS-FEC)"
+            )),
+        }
+    }
+}
+
+/// The FEC's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FecOptions {
+    /// Which FEC.
+    pub kind: Fec,
+    /// Clause 74 receive settings (lock `n`/`m`, error indication: U facts with defaults).
+    pub fc: base_r::FecRxConfig,
+    /// Clause 108 settings (marker period, lock, bypass modes, error marking).
+    pub rs: rs::RsFecConfig,
+}
+
+impl Default for FecOptions {
+    fn default() -> Self {
+        Self {
+            kind: Fec::None,
+            fc: base_r::FecRxConfig::default(),
+            rs: rs::RsFecConfig::IEEE,
+        }
+    }
+}
+
+impl FecOptions {
+    /// Refuses a FEC the rate does not have and a Clause 108 setting the standard refuses.
+    ///
+    /// # Errors
+    /// Why, in words for a user.
+    pub fn check(&self, rate: Rate) -> Result<(), String> {
+        if self.kind == Fec::Rs {
+            if rate != Rate::G25 {
+                return Err(
+                    "RS-FEC (Clause 108) is defined for 25GBASE-R: add --rate 25g (or use --fec fc, Clause 74, at 10G)"
+                        .into(),
+                );
+            }
+            self.rs.validate().map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+/// The transmit FEC: line blocks in, serial words out.
+#[derive(Debug)]
+pub struct FecEncoder {
+    inner: Encoder,
+    /// The RS-FEC marker period, codewords.
+    period: u32,
+}
+
+#[derive(Debug)]
+enum Encoder {
+    Fc(base_r::FecTx),
+    Rs(Box<rs::Transmitter>, rs::LineWords),
+}
+
+impl FecEncoder {
+    /// The encoder of `opt`, or `None` without FEC.
+    ///
+    /// # Errors
+    /// A Clause 108 setting the standard refuses.
+    pub fn new(opt: &FecOptions) -> Result<Option<Self>, String> {
+        let inner = match opt.kind {
+            Fec::None => return Ok(None),
+            Fec::Fc => Encoder::Fc(base_r::FecTx::new()),
+            Fec::Rs => Encoder::Rs(
+                Box::new(rs::Transmitter::new(&opt.rs).map_err(|e| e.to_string())?),
+                rs::LineWords::new(),
+            ),
+        };
+        Ok(Some(Self {
+            inner,
+            period: opt.rs.marker_period_codewords,
+        }))
+    }
+
+    /// Encodes line blocks; appends the serial words they complete to `out` (a FEC block or
+    /// codeword is written when its last block arrives).
+    pub fn push_blocks(&mut self, blocks: &[Block], out: &mut Vec<u64>) {
+        match &mut self.inner {
+            Encoder::Fc(tx) => {
+                let mut rest = blocks;
+                loop {
+                    let at = out.len();
+                    let room =
+                        (rest.len() / base_r::BLOCKS_PER_FEC_BLOCK + 1) * base_r::FEC_BLOCK_WORDS;
+                    out.resize(at + room, 0);
+                    let p = tx.push_blocks(rest, out.get_mut(at..).unwrap_or_default());
+                    out.truncate(at + p.produced);
+                    rest = rest.get(p.consumed..).unwrap_or_default();
+                    if rest.is_empty() || p.consumed == 0 {
+                        break;
+                    }
+                }
+            }
+            Encoder::Rs(tx, words) => {
+                tx.push_slice(blocks, |cw| words.push(cw, |w| out.push(w)));
+            }
+        }
+    }
+
+    /// Line blocks still needed to finish the FEC block or codeword being filled (0: the
+    /// stream is on a boundary).
+    pub fn blocks_to_boundary(&self) -> usize {
+        match &self.inner {
+            Encoder::Fc(tx) => {
+                (base_r::BLOCKS_PER_FEC_BLOCK - tx.pending_blocks()) % base_r::BLOCKS_PER_FEC_BLOCK
+            }
+            Encoder::Rs(tx, _) => {
+                let need = tx.blocks_needed();
+                if need == tx.blocks_in_codeword() {
+                    0
+                } else {
+                    need
+                }
+            }
+        }
+    }
+
+    /// The last serial bits when the stream ends inside a word (an RS codeword is 82.5 words).
+    pub fn tail(&self) -> Option<PartialWord<u64>> {
+        match &self.inner {
+            Encoder::Fc(_) => None,
+            Encoder::Rs(_, words) => {
+                let (word, valid_bits) = words.pending();
+                (valid_bits > 0).then_some(PartialWord { word, valid_bits })
+            }
+        }
+    }
+
+    /// FEC blocks or codewords written.
+    pub fn codewords(&self) -> u64 {
+        match &self.inner {
+            Encoder::Fc(tx) => tx.fec_blocks(),
+            Encoder::Rs(tx, _) => tx.codewords(),
+        }
+    }
+
+    /// Block times the PCS source was held for the RS-FEC marker: 4 per marker codeword
+    /// begun (0 for Clause 74, which keeps the rate).
+    pub fn stalls(&self) -> u64 {
+        self.markers() * (rs::BLOCKS_PER_CODEWORD - rs::BLOCKS_PER_MARKER_CODEWORD) as u64
+    }
+
+    /// Marker codewords begun (RS-FEC; 0 for Clause 74).
+    pub fn markers(&self) -> u64 {
+        match &self.inner {
+            Encoder::Fc(_) => 0,
+            Encoder::Rs(tx, _) => {
+                // Codewords begun: those written, and the one being filled if it holds a block.
+                let begun =
+                    tx.codewords() + u64::from(tx.blocks_needed() != tx.blocks_in_codeword());
+                begun.div_ceil(u64::from(self.period.max(1)))
+            }
+        }
+    }
+}
+
+/// How the FEC's lock went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FecLock {
+    /// The line bit where lock was first acquired (the first bit of the FEC block or marker
+    /// codeword that completed it); `None`: never.
+    pub acquired_at_bit: Option<u64>,
+    /// Times lock was lost after it was acquired.
+    pub losses: u64,
+}
+
+/// An uncorrectable FEC block or codeword.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Uncorrectable {
+    /// Its number among the FEC blocks or codewords decoded while locked (0-based).
+    pub index: u64,
+    /// Its first line bit.
+    pub bit: u64,
+    /// The index of its first block in the PCS's stream (the decoded blocks).
+    pub first_block: u64,
+    /// How many blocks it carried (32; RS 80, or 76 in a marker codeword).
+    pub blocks: u32,
+    /// The received frames with a block in it (their indices), filled by the RX chain.
+    pub frames: Vec<u64>,
+}
+
+/// What the FEC decoder saw: the `fec` object of the decode and check reports.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FecSummary {
+    /// `fc` or `rs`.
+    pub kind: Fec,
+    /// The clause, in words.
+    pub clause: &'static str,
+    /// Lock acquired and lost.
+    pub lock: FecLock,
+    /// Line bits received before lock was first acquired (their blocks were not decoded).
+    pub bits_before_lock: u64,
+    /// FEC blocks or codewords decoded while locked.
+    pub codewords: u64,
+    /// Of those, how many the decoder corrected.
+    pub corrected_codewords: u64,
+    /// Of those, how many it could not correct (with error indication on, their blocks'
+    /// sync headers were marked invalid toward the PCS).
+    pub uncorrected_codewords: u64,
+    /// Symbols corrected (RS-FEC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corrected_symbols: Option<u64>,
+    /// Bits corrected.
+    pub corrected_bits: u64,
+    /// Symbol errors counted (RS-FEC, register 1.210/1.211 before saturation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol_errors: Option<u64>,
+    /// Times hi_ser rose (RS-FEC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hi_ser_episodes: Option<u64>,
+    /// Marker codewords decoded (RS-FEC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub markers: Option<u64>,
+    /// The first uncorrectable FEC blocks or codewords (all are counted).
+    pub uncorrectable: Vec<Uncorrectable>,
+}
+
+impl FecSummary {
+    /// Nothing went wrong on the line: locked, never lost, nothing uncorrectable.
+    pub fn clean(&self) -> bool {
+        self.lock.acquired_at_bit.is_some()
+            && self.lock.losses == 0
+            && self.uncorrected_codewords == 0
+    }
+}
+
+/// One decoded FEC block or codeword, as the RX chain takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FecUnit {
+    /// Its first line bit.
+    pub bit: u64,
+    /// Locked after it: its blocks go to the PCS with block lock (a unit decoded while
+    /// unlocked is not handed on at all).
+    pub locked: bool,
+    /// The decoder could not correct it.
+    pub uncorrectable: bool,
+}
+
+/// The receive FEC: serial bytes in, decoded line blocks out.
+#[derive(Debug)]
+pub struct FecDecoder {
+    inner: Decoder,
+    summary: FecSummary,
+    max_events: usize,
+    /// Blocks handed on so far.
+    blocks_out: u64,
+    was_hi_ser: bool,
+}
+
+#[derive(Debug)]
+enum Decoder {
+    Fc(Box<base_r::FecRx>, Vec<base_r::FecRxBlock>),
+    Rs(Box<rs::Receiver>),
+}
+
+impl FecDecoder {
+    /// The decoder of `opt` (keeping the first `max_events` uncorrectable units in detail), or
+    /// `None` without FEC.
+    ///
+    /// # Errors
+    /// A Clause 108 setting the standard refuses.
+    pub fn new(opt: &FecOptions, max_events: usize) -> Result<Option<Self>, String> {
+        let inner = match opt.kind {
+            Fec::None => return Ok(None),
+            Fec::Fc => Decoder::Fc(
+                Box::new(base_r::FecRx::new(opt.fc)),
+                vec![base_r::FecRxBlock::EMPTY; 64],
+            ),
+            Fec::Rs => Decoder::Rs(Box::new(
+                rs::Receiver::new(&opt.rs).map_err(|e| e.to_string())?,
+            )),
+        };
+        let rs = opt.kind == Fec::Rs;
+        Ok(Some(Self {
+            inner,
+            summary: FecSummary {
+                kind: opt.kind,
+                clause: opt.kind.clause(),
+                corrected_symbols: rs.then_some(0),
+                symbol_errors: rs.then_some(0),
+                hi_ser_episodes: rs.then_some(0),
+                markers: rs.then_some(0),
+                ..FecSummary::default()
+            },
+            max_events,
+            blocks_out: 0,
+            was_hi_ser: false,
+        }))
+    }
+
+    /// What it saw so far.
+    pub fn summary(&self) -> &FecSummary {
+        &self.summary
+    }
+
+    /// The summary, to keep.
+    pub fn into_summary(self) -> FecSummary {
+        self.summary
+    }
+
+    /// Whether the FEC is locked now.
+    pub fn locked(&self) -> bool {
+        match &self.inner {
+            Decoder::Fc(rx, _) => rx.fec_block_lock(),
+            Decoder::Rs(rx) => rx.is_locked(),
+        }
+    }
+
+    /// Line bits received so far.
+    pub fn bits(&self) -> u64 {
+        match &self.inner {
+            Decoder::Fc(rx, _) => rx.next_fec_block_offset() + u64::from(rx.buffered_bits()),
+            Decoder::Rs(rx) => rx.bits_received(),
+        }
+    }
+
+    /// Receives serial bytes (bit 0 of the first byte first on the line) and calls `out` with
+    /// the blocks of each FEC block or codeword decoded while locked, in line order.
+    pub fn push_bytes(&mut self, bytes: &[u8], mut out: impl FnMut(&[Block], FecUnit)) {
+        let Self {
+            inner,
+            summary,
+            max_events,
+            blocks_out,
+            was_hi_ser,
+        } = self;
+        match inner {
+            Decoder::Fc(rx, records) => {
+                let mut rest = bytes;
+                loop {
+                    let p = rx.push_bytes(rest, records);
+                    for r in records.get(..p.produced).unwrap_or_default() {
+                        fc_record(summary, *max_events, blocks_out, r, &mut out);
+                    }
+                    rest = rest.get(p.consumed..).unwrap_or_default();
+                    if rest.is_empty() && p.produced < records.len() {
+                        break;
+                    }
+                    if p.consumed == 0 && p.produced == 0 {
+                        break;
+                    }
+                }
+                summary.lock.losses = rx.lock_losses();
+                if summary.lock.acquired_at_bit.is_none() {
+                    summary.lock.acquired_at_bit = rx.lock_acquired_at();
+                }
+            }
+            Decoder::Rs(rx) => {
+                rx.push_bytes(bytes, |ev| {
+                    rs_event(summary, *max_events, blocks_out, was_hi_ser, &ev, &mut out);
+                });
+            }
+        }
+    }
+}
+
+/// One Clause 74 FEC block tested by the receiver.
+fn fc_record(
+    summary: &mut FecSummary,
+    max_events: usize,
+    blocks_out: &mut u64,
+    r: &base_r::FecRxBlock,
+    out: &mut impl FnMut(&[Block], FecUnit),
+) {
+    let e = &r.event;
+    if !e.fec_block_lock {
+        if summary.lock.acquired_at_bit.is_none() {
+            summary.bits_before_lock = e.bit_offset + base_r::FEC_BLOCK_BITS as u64;
+        }
+        return;
+    }
+    if summary.lock.acquired_at_bit.is_none() {
+        summary.lock.acquired_at_bit = Some(e.bit_offset);
+        summary.bits_before_lock = e.bit_offset;
+    }
+    let uncorrectable = matches!(e.outcome, base_r::DecodeOutcome::Uncorrectable);
+    match e.outcome {
+        base_r::DecodeOutcome::Corrected(burst) => {
+            summary.corrected_codewords += 1;
+            summary.corrected_bits += u64::from(burst.flipped_bits());
+        }
+        base_r::DecodeOutcome::Uncorrectable => summary.uncorrected_codewords += 1,
+        base_r::DecodeOutcome::Clean | base_r::DecodeOutcome::BadParity => {}
+    }
+    let n = r.blocks.len() as u32;
+    if uncorrectable && summary.uncorrectable.len() < max_events {
+        summary.uncorrectable.push(Uncorrectable {
+            index: summary.codewords,
+            bit: e.bit_offset,
+            first_block: *blocks_out,
+            blocks: n,
+            frames: Vec::new(),
+        });
+    }
+    summary.codewords += 1;
+    *blocks_out += u64::from(n);
+    out(
+        &r.blocks,
+        FecUnit {
+            bit: e.bit_offset,
+            locked: true,
+            uncorrectable,
+        },
+    );
+}
+
+/// One Clause 108 receiver event.
+fn rs_event(
+    summary: &mut FecSummary,
+    max_events: usize,
+    blocks_out: &mut u64,
+    was_hi_ser: &mut bool,
+    ev: &rs::RxEvent<'_>,
+    out: &mut impl FnMut(&[Block], FecUnit),
+) {
+    match *ev {
+        rs::RxEvent::LockAcquired { bit } => {
+            if summary.lock.acquired_at_bit.is_none() {
+                summary.lock.acquired_at_bit = Some(bit);
+                summary.bits_before_lock = bit;
+            }
+        }
+        rs::RxEvent::LockLost { .. } => summary.lock.losses += 1,
+        rs::RxEvent::MarkerFound { .. } | rs::RxEvent::ConfirmFailed { .. } => {}
+        rs::RxEvent::Codeword {
+            bit,
+            report,
+            blocks,
+            ..
+        } => {
+            let add = |o: &mut Option<u64>, n: u64| *o = Some(o.unwrap_or(0) + n);
+            let uncorrectable = matches!(
+                report.outcome,
+                rs::DecodeOutcome::Uncorrectable | rs::DecodeOutcome::NotCorrected(_)
+            );
+            match &report.outcome {
+                rs::DecodeOutcome::Corrected(p) => {
+                    summary.corrected_codewords += 1;
+                    add(&mut summary.corrected_symbols, p.symbols() as u64);
+                    summary.corrected_bits += u64::from(p.bits());
+                }
+                rs::DecodeOutcome::Uncorrectable | rs::DecodeOutcome::NotCorrected(_) => {
+                    summary.uncorrected_codewords += 1;
+                }
+                rs::DecodeOutcome::Clean => {}
+            }
+            add(&mut summary.symbol_errors, u64::from(report.symbol_errors));
+            if report.is_marker {
+                add(&mut summary.markers, 1);
+            }
+            if report.hi_ser && !*was_hi_ser {
+                add(&mut summary.hi_ser_episodes, 1);
+            }
+            *was_hi_ser = report.hi_ser;
+            let n = blocks.len() as u32;
+            if uncorrectable && summary.uncorrectable.len() < max_events {
+                summary.uncorrectable.push(Uncorrectable {
+                    index: summary.codewords,
+                    bit,
+                    first_block: *blocks_out,
+                    blocks: n,
+                    frames: Vec::new(),
+                });
+            }
+            summary.codewords += 1;
+            *blocks_out += u64::from(n);
+            out(
+                blocks,
+                FecUnit {
+                    bit,
+                    locked: true,
+                    uncorrectable,
+                },
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` line blocks of a real PCS stream (idles and frames of varied lengths, scrambled):
+    /// the RS-FEC transcoder needs real block types in control blocks.
+    fn blocks(n: usize, seed: u64) -> Vec<Block> {
+        use crate::tx::{TxChain, TxOptions, VecSink};
+        let mut chain = TxChain::new(&TxOptions::default(), VecSink::default());
+        let mut x = seed | 1;
+        let mut sent = 0;
+        while sent < n + 200 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = 60 + (x % 300) as usize;
+            let frame: Vec<u8> = (0..len).map(|i| (x >> (i % 56)) as u8).collect();
+            chain.frame(&frame, None).unwrap();
+            sent = chain.blocks() as usize;
+        }
+        let (sink, _) = chain.finish().unwrap();
+        sink.lines[..n].to_vec()
+    }
+
+    fn line(opt: &FecOptions, input: &[Block]) -> (Vec<u8>, FecEncoder) {
+        let mut enc = FecEncoder::new(opt).unwrap().unwrap();
+        let mut words = Vec::new();
+        // In uneven pieces, as a chain's batches come.
+        for piece in input.chunks(37) {
+            enc.push_blocks(piece, &mut words);
+        }
+        let mut bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        if let Some(t) = enc.tail() {
+            bytes.extend_from_slice(&t.word.to_le_bytes()[..t.valid_bits.div_ceil(8) as usize]);
+        }
+        (bytes, enc)
+    }
+
+    fn decode(opt: &FecOptions, bytes: &[u8]) -> (Vec<Block>, FecSummary) {
+        let mut dec = FecDecoder::new(opt, 10).unwrap().unwrap();
+        let mut got = Vec::new();
+        for piece in bytes.chunks(1001) {
+            dec.push_bytes(piece, |b, u| {
+                assert!(u.locked);
+                got.extend_from_slice(b);
+            });
+        }
+        (got, dec.into_summary())
+    }
+
+    fn rs_opt() -> FecOptions {
+        FecOptions {
+            kind: Fec::Rs,
+            rs: rs::RsFecConfig {
+                lock_markers: 1,
+                marker_period_codewords: 4,
+                ..rs::RsFecConfig::IEEE
+            },
+            ..FecOptions::default()
+        }
+    }
+
+    #[test]
+    fn clause_74_line_decodes_back_to_the_blocks_after_lock() {
+        let opt = FecOptions {
+            kind: Fec::Fc,
+            ..FecOptions::default()
+        };
+        let input = blocks(32 * 10, 7);
+        let (bytes, enc) = line(&opt, &input);
+        assert_eq!(
+            bytes.len(),
+            10 * 264,
+            "the rate is kept: 32 blocks in 2112 bits"
+        );
+        assert_eq!((enc.codewords(), enc.stalls()), (10, 0));
+        let (got, s) = decode(&opt, &bytes);
+        // n = 2: the first FEC block is tested, the second completes lock.
+        assert_eq!(s.lock.acquired_at_bit, Some(2112));
+        assert_eq!(got, input[32..]);
+        assert_eq!(
+            (s.codewords, s.corrected_codewords, s.uncorrected_codewords),
+            (9, 0, 0)
+        );
+        assert!(s.clean());
+    }
+
+    #[test]
+    fn clause_74_corrects_an_11_bit_burst_and_names_a_12_bit_one() {
+        let opt = FecOptions {
+            kind: Fec::Fc,
+            ..FecOptions::default()
+        };
+        let input = blocks(32 * 6, 9);
+        let (mut bytes, _) = line(&opt, &input);
+        // 11 bits in FEC block 3, 12 bits in FEC block 4.
+        for b in 0..11 {
+            let bit = 3 * 2112 + 500 + b;
+            bytes[bit / 8] ^= 1 << (bit % 8);
+        }
+        for b in 0..12 {
+            let bit = 4 * 2112 + 900 + b;
+            bytes[bit / 8] ^= 1 << (bit % 8);
+        }
+        let (got, s) = decode(&opt, &bytes);
+        assert_eq!((s.corrected_codewords, s.corrected_bits), (1, 11));
+        assert_eq!(s.uncorrected_codewords, 1);
+        assert_eq!(
+            s.uncorrectable[0].first_block,
+            3 * 32,
+            "FEC block 4 is the 4th handed on"
+        );
+        assert_eq!(s.uncorrectable[0].bit, 4 * 2112);
+        assert_eq!(
+            got[..3 * 32],
+            input[32..4 * 32],
+            "the corrected block comes back whole"
+        );
+        assert_ne!(got[3 * 32..4 * 32], input[4 * 32..5 * 32]);
+    }
+
+    #[test]
+    fn rs_line_decodes_back_with_markers_and_the_source_stalled_4_blocks_a_period() {
+        let opt = rs_opt();
+        // Two periods of 4 codewords: 76 + 3 * 80 blocks each.
+        let input = blocks(2 * (76 + 3 * 80), 11);
+        let (bytes, enc) = line(&opt, &input);
+        assert_eq!(bytes.len(), 8 * 660);
+        assert_eq!((enc.codewords(), enc.markers(), enc.stalls()), (8, 2, 8));
+        assert_eq!(enc.blocks_to_boundary(), 0);
+        let (got, s) = decode(&opt, &bytes);
+        assert_eq!(got, input);
+        assert_eq!(s.lock.acquired_at_bit, Some(0));
+        assert_eq!((s.codewords, s.markers), (8, Some(2)));
+        assert!(s.clean());
+    }
+
+    #[test]
+    fn rs_corrects_7_symbols_and_names_the_codeword_with_8() {
+        let opt = rs_opt();
+        let input = blocks(2 * (76 + 3 * 80), 13);
+        let (mut bytes, _) = line(&opt, &input);
+        let mut hit = |cw: usize, symbols: usize| {
+            for s in 0..symbols {
+                let bit = cw * 5280 + 10 * (40 * s + 3) + 2;
+                bytes[bit / 8] ^= 1 << (bit % 8);
+            }
+        };
+        hit(1, 7);
+        hit(2, 8);
+        let (got, s) = decode(&opt, &bytes);
+        assert_eq!(s.corrected_symbols, Some(7));
+        assert_eq!(s.corrected_bits, 7);
+        assert_eq!(s.uncorrected_codewords, 1);
+        let u = &s.uncorrectable[0];
+        assert_eq!(
+            (u.index, u.bit, u.first_block, u.blocks),
+            (2, 2 * 5280, 76 + 80, 80)
+        );
+        assert_eq!(got[..156], input[..156]);
+        // Error indication (on by default): all 80 blocks marked invalid toward the PCS.
+        assert!(got[156..236].iter().all(|b| !b.sync.is_valid()));
+    }
+
+    #[test]
+    fn a_partial_codeword_says_how_many_blocks_finish_it() {
+        let opt = rs_opt();
+        let (_, enc) = line(&opt, &blocks(76 + 10, 1));
+        assert_eq!(enc.blocks_to_boundary(), 70);
+        assert_eq!(enc.markers(), 1);
+        let fc = FecOptions {
+            kind: Fec::Fc,
+            ..FecOptions::default()
+        };
+        let (_, enc) = line(&fc, &blocks(40, 1));
+        assert_eq!(enc.blocks_to_boundary(), 24);
+    }
+
+    #[test]
+    fn rs_fec_is_refused_at_10g_and_the_consortium_by_name() {
+        let opt = FecOptions {
+            kind: Fec::Rs,
+            ..FecOptions::default()
+        };
+        assert!(opt.check(Rate::G10).unwrap_err().contains("25GBASE-R"));
+        assert!(opt.check(Rate::G25).is_ok());
+        assert!("consortium"
+            .parse::<Fec>()
+            .unwrap_err()
+            .contains("Consortium"));
+        assert_eq!("fc".parse::<Fec>(), Ok(Fec::Fc));
+        assert_eq!("25G".parse::<Rate>(), Ok(Rate::G25));
+        assert_eq!(Rate::G25.block_ps() * 5, Rate::G10.block_ps() * 2);
+    }
+}
