@@ -37,6 +37,9 @@ pub enum Fault {
     Drop(u64),
     /// Send this block twice.
     Duplicate(u64),
+    /// Corrupt `n` distinct 10-bit symbols of this RS-FEC codeword (0 = the first codeword
+    /// on the line), spread over it: bit 0 of symbols `k * (528 / n)`, `k < n` (a FEC line only).
+    Symbols(u64, u32),
 }
 
 impl Fault {
@@ -51,7 +54,7 @@ impl Fault {
                 .parse::<u64>()
                 .map_err(|_| format!("`{s}` in `{spec}` is not a non-negative integer"))
         };
-        let form = "expected flip:BIT, burst:BIT:LEN, ber:RATE[:SEED], header:BLOCK, slip:BIT:+N|-N, drop:BLOCK or dup:BLOCK";
+        let form = "expected flip:BIT, burst:BIT:LEN, ber:RATE[:SEED], header:BLOCK, slip:BIT:+N|-N, drop:BLOCK, dup:BLOCK or symbols:CODEWORD:N";
         match parts.as_slice() {
             ["flip", b] => Ok(Self::Flip(num(b)?)),
             ["burst", b, n] => Ok(Self::Burst(num(b)?, num(n)?.min(u32::MAX as u64) as u32)),
@@ -81,6 +84,15 @@ impl Fault {
             }
             ["drop", b] => Ok(Self::Drop(num(b)?)),
             ["dup", b] => Ok(Self::Duplicate(num(b)?)),
+            ["symbols", c, n] => {
+                let n = num(n)?;
+                if !(1..=528).contains(&n) {
+                    return Err(format!(
+                        "{n} symbols in `{spec}`: a codeword has 528 symbols (1..=528)"
+                    ));
+                }
+                Ok(Self::Symbols(num(c)?, n as u32))
+            }
             _ => Err(format!("`{spec}`: {form}")),
         }
     }
@@ -89,6 +101,52 @@ impl Fault {
     pub fn moves_boundary(&self) -> bool {
         matches!(self, Self::Slip(..))
     }
+
+    /// The line bits a `symbols:CODEWORD:N` fault flips (bit 0 of each symbol, 10-bit symbols
+    /// LSB first, 5280 bits a codeword from the first line bit).
+    pub fn symbol_bits(codeword: u64, n: u32) -> impl Iterator<Item = u64> {
+        let step = 528 / u64::from(n.clamp(1, 528));
+        (0..u64::from(n)).map(move |k| codeword * 5280 + 10 * k * step)
+    }
+}
+
+/// Puts bit faults on a line after the FEC (the `.bits` bytes, bit 0 of byte 0 first):
+/// `flip`, `burst`, `ber` and `symbols`; returns the flipped bit positions, in order. A block
+/// fault (`header`, `drop`, `dup`, `slip`) has no block to act on below the FEC and is refused.
+///
+/// # Errors
+/// A fault that is not a bit fault, with what to do instead.
+pub fn corrupt_line(bytes: &mut [u8], faults: &[Fault]) -> Result<Vec<u64>, String> {
+    let mut flips = BTreeSet::new();
+    let bits = bytes.len() as u64 * 8;
+    for f in faults {
+        match *f {
+            Fault::Flip(b) => {
+                flips.insert(b);
+            }
+            Fault::Burst(b, n) => flips.extend(b..b.saturating_add(u64::from(n))),
+            Fault::Symbols(c, n) => flips.extend(Fault::symbol_bits(c, n)),
+            Fault::Ber(r, s) => {
+                let mut src = BerSource::new(r, s);
+                while src.next < bits {
+                    flips.insert(src.next);
+                    src.next = src.next.saturating_add(1).saturating_add(src.gap());
+                }
+            }
+            Fault::Header(_) | Fault::Slip(..) | Fault::Drop(_) | Fault::Duplicate(_) => {
+                return Err(format!(
+                    "{f:?}: a block fault has no block to act on below the FEC; on a FEC line use flip:, burst:, ber: or symbols:"
+                ))
+            }
+        }
+    }
+    let flipped: Vec<u64> = flips.into_iter().filter(|&b| b < bits).collect();
+    for &b in &flipped {
+        if let Some(o) = bytes.get_mut((b / 8) as usize) {
+            *o ^= 1 << (b % 8);
+        }
+    }
+    Ok(flipped)
 }
 
 /// A small seeded generator (SplitMix64): reproducible error patterns and stimulus
@@ -227,6 +285,12 @@ impl FaultChannel {
             }
             Fault::Duplicate(b) => {
                 self.dups.insert(b.saturating_add(blocks));
+            }
+            // Symbols of a codeword: only on a FEC line (`corrupt_line`); on a line without
+            // FEC, the same bits counted from the first line bit.
+            Fault::Symbols(c, n) => {
+                self.flips
+                    .extend(Fault::symbol_bits(c, n).map(|p| p.saturating_add(bit)));
             }
         }
     }
@@ -396,6 +460,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn symbol_faults_flip_bit_0_of_spread_symbols_and_block_faults_are_refused_below_the_fec() {
+        assert_eq!(
+            Fault::parse("symbols:2:4"),
+            Ok(Fault::Symbols(2, 4)),
+            "symbols:CODEWORD:N"
+        );
+        assert!(Fault::parse("symbols:0:529").is_err());
+        let bits: Vec<u64> = Fault::symbol_bits(1, 4).collect();
+        assert_eq!(bits, [5280, 5280 + 1320, 5280 + 2640, 5280 + 3960]);
+        let mut line = vec![0u8; 2 * 660];
+        let flipped = corrupt_line(
+            &mut line,
+            &[Fault::Symbols(1, 4), Fault::Burst(3, 4), Fault::Flip(5)],
+        )
+        .unwrap();
+        assert_eq!(flipped, [3, 4, 5, 6, 5280, 6600, 7920, 9240]);
+        assert_eq!(line[0], 0b0111_1000);
+        assert_eq!(line[660], 1);
+        let err = corrupt_line(&mut line, &[Fault::Header(3)]).unwrap_err();
+        assert!(err.contains("below the FEC"), "{err}");
+        // Faults past the end flip nothing.
+        assert!(corrupt_line(&mut line, &[Fault::Flip(99_999)]).unwrap().is_empty());
+    }
+
+    #[test]
     fn parse_accepts_every_fault_and_explains_errors() {
         assert_eq!(Fault::parse("flip:100"), Ok(Fault::Flip(100)));
         assert_eq!(Fault::parse("burst:5:3"), Ok(Fault::Burst(5, 3)));
@@ -444,7 +533,8 @@ mod tests {
                 Fault::Slip(b, n) => Fault::Slip(b + 5 * 66, n),
                 Fault::Drop(b) => Fault::Drop(b + 5),
                 Fault::Duplicate(b) => Fault::Duplicate(b + 5),
-                Fault::Ber(..) => Fault::Flip(0), // not shiftable by hand; compared below
+                // (Not shiftable by hand; compared below.)
+                Fault::Ber(..) | Fault::Symbols(..) => Fault::Flip(0),
             })
             .collect();
         let mut a = FaultChannel::new(&absolute[..6]);

@@ -17,6 +17,7 @@
 //! transfer the chain sent (the leading idles included).
 
 use crate::fcs::MacTx;
+use crate::fec::FecEncoder;
 use crate::profile::Profile;
 use mac_core::tx::EncodeFrameError;
 use mac_core::tx::TxConfig;
@@ -205,6 +206,20 @@ pub struct TxTotals {
     pub blocks: u64,
     /// Frames sent.
     pub frames: u64,
+    /// What the FEC put on the line, with one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fec: Option<FecCounts>,
+}
+
+/// What a transmit FEC put on the line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FecCounts {
+    /// FEC blocks (Clause 74) or codewords (Clause 108) written.
+    pub codewords: u64,
+    /// RS-FEC marker codewords among them.
+    pub markers: u64,
+    /// Block times the PCS source was held for the markers (4 a marker).
+    pub stalls: u64,
 }
 
 /// The TX chain: MAC, PCS, gearbox, and a sink.
@@ -238,6 +253,9 @@ pub struct TxChain<S: TxSink> {
     error: Option<std::io::Error>,
     /// Ordered set sent in place of idle columns (`None`: idles).
     idle_fill: Option<OrderedSet>,
+    /// The FEC below the PCS: the line blocks go through it, not the gearbox, to the serial
+    /// words ([`TxChain::with_fec`]).
+    fec: Option<FecEncoder>,
 }
 
 /// An ordered set: `/Q/` (sequence, 0x9c: link fault signalling) or `/Fsig/` (signal, 0x5c),
@@ -423,6 +441,13 @@ fn pack_groups(state: u64, octets: &[u8], out: &mut [u64]) -> u64 {
 impl<S: TxSink> TxChain<S> {
     /// A chain out of reset; sends the leading idles.
     pub fn new(opt: &TxOptions, sink: S) -> Self {
+        Self::with_fec(opt, sink, None)
+    }
+
+    /// A chain whose serial words go through a FEC (Clause 74 or Clause 108) instead of the
+    /// gearbox; the line blocks the sink gets are the PCS's, before the FEC. The stream ends
+    /// on a FEC block or codeword boundary: [`TxChain::end`] sends idles to finish the last.
+    pub fn with_fec(opt: &TxOptions, sink: S, fec: Option<FecEncoder>) -> Self {
         let forms = sink.forms();
         let mut c = Self {
             mac: MacTx::with_engine(opt.mac),
@@ -447,11 +472,12 @@ impl<S: TxSink> TxChain<S> {
                 Vec::new()
             },
             holes: Vec::with_capacity(BATCH / 32),
-            fuse: forms.serial && !forms.line,
+            fuse: forms.serial && !forms.line && fec.is_none(),
             flushed: 0,
             frames: 0,
             error: None,
             idle_fill: None,
+            fec,
         };
         c.idle(opt.idle_blocks);
         c
@@ -664,7 +690,12 @@ impl<S: TxSink> TxChain<S> {
             None
         };
         let mut produced = 0;
-        if self.forms.serial {
+        if let (true, Some(fec)) = (self.forms.serial, self.fec.as_mut()) {
+            // The FEC's words (a FEC block or codeword as its last block arrives).
+            self.serial.clear();
+            fec.push_blocks(line, &mut self.serial);
+            produced = self.serial.len();
+        } else if self.forms.serial {
             // The line blocks between the holes through the gearbox; each hole's words are
             // written already, and the gearbox holds no bits where one starts.
             let mut done = 0;
@@ -715,24 +746,43 @@ impl<S: TxSink> TxChain<S> {
         self.end()
     }
 
-    /// Ends the stream as it is: the last batch and the last partial serial word.
+    /// The FEC below the PCS, if any (its counts: codewords, markers, stalls).
+    pub fn fec(&self) -> Option<&FecEncoder> {
+        self.fec.as_ref()
+    }
+
+    /// Ends the stream as it is: the last batch and the last partial serial word (with a FEC,
+    /// after the idles that finish its last FEC block or codeword).
     ///
     /// # Errors
     /// The sink failed.
     pub fn end(mut self) -> std::io::Result<(S, TxTotals)> {
         self.flush();
+        // A FEC writes whole FEC blocks or codewords: idles finish the last one.
+        while let Some(pad) = self.fec.as_ref().map(FecEncoder::blocks_to_boundary) {
+            if pad == 0 {
+                break;
+            }
+            self.idle(pad as u64);
+            self.flush();
+        }
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let tail = if self.forms.serial {
-            self.gearbox.flush()
-        } else {
-            None
+        let tail = match (&self.fec, self.forms.serial) {
+            (Some(fec), true) => fec.tail(),
+            (None, true) => self.gearbox.flush(),
+            (_, false) => None,
         };
         self.sink.end(tail)?;
         let totals = TxTotals {
             blocks: self.flushed,
             frames: self.frames,
+            fec: self.fec.as_ref().map(|f| FecCounts {
+                codewords: f.codewords(),
+                markers: f.markers(),
+                stalls: f.stalls(),
+            }),
         };
         Ok((self.sink, totals))
     }

@@ -2,7 +2,8 @@
 
 use crate::command::{self, create, io_err, kind_of, named, Error, Kind, Output, Verdict};
 use crate::outfile::OutFile;
-use baser_engine::inject::{Fault, FaultChannel};
+use baser_engine::fec::{Fec, FecEncoder, FecOptions, Rate};
+use baser_engine::inject::{corrupt_line, Fault, FaultChannel};
 use baser_engine::tx::{TxBatch, TxChain, TxForms, TxSink};
 use baser_engine::{Options, Profile};
 use baser_files::b66::{B66Header, B66Writer, Scrambling};
@@ -61,6 +62,16 @@ pub struct EncodeArgs {
     /// Compatibility profile.
     #[arg(long, value_parser = command::profile_parser(), default_value_t = Profile::Ieee)]
     pub profile: Profile,
+    /// Line rate: 10g (10GBASE-R, Clause 49) or 25g (25GBASE-R, Clause 107).
+    #[arg(long, default_value_t = Rate::G10)]
+    pub rate: Rate,
+    /// FEC below the PCS: none, fc (Clause 74 BASE-R FEC) or rs (Clause 108 RS-FEC, 25g).
+    /// --bits is then the line after the FEC; --b66 stays the PCS's blocks before it.
+    #[arg(long, default_value_t = Fec::None)]
+    pub fec: Fec,
+    /// RS-FEC codeword marker period, codewords (1024: the standard's reading; a VIP may use 16).
+    #[arg(long, default_value_t = fec_core::rs::MARKER_PERIOD_CODEWORDS)]
+    pub rs_marker_period: u32,
     /// Put a fault on the line (.b66 and .bits outputs): flip:BIT, burst:BIT:LEN,
     /// ber:RATE[:SEED], header:BLOCK, slip:BIT:+N|-N, drop:BLOCK, dup:BLOCK. Repeatable.
     #[arg(long, value_parser = command::parse_fault)]
@@ -76,6 +87,8 @@ struct FileSinks {
     vcd: Option<(PathBuf, VcdWriter<OutFile>)>,
     /// With `--inject`, the line blocks go through this channel before `.b66`/`.bits`.
     channel: Option<FaultChannel>,
+    /// With `--inject` and `--fec`: the line after the FEC, kept to put the faults on it.
+    fec_line: Option<Vec<u8>>,
 }
 
 impl TxSink for FileSinks {
@@ -83,7 +96,7 @@ impl TxSink for FileSinks {
         TxForms {
             words: self.xgmii.is_some() || self.vcd.is_some(),
             unscrambled: self.b66u.is_some(),
-            serial: self.bits.is_some() && self.channel.is_none(),
+            serial: (self.bits.is_some() && self.channel.is_none()) || self.fec_line.is_some(),
             line: self.vcd.is_some() || self.channel.is_some() || self.b66.is_some(),
         }
     }
@@ -110,13 +123,22 @@ impl TxSink for FileSinks {
         if let Some((p, w)) = self.b66.as_mut() {
             w.write_blocks(b.line).map_err(|e| named(p, e))?;
         }
-        if let Some((p, w)) = self.bits.as_mut() {
+        if let Some(line) = self.fec_line.as_mut() {
+            line.extend(b.serial.iter().flat_map(|w| w.to_le_bytes()));
+        } else if let Some((p, w)) = self.bits.as_mut() {
             w.write_words(b.serial).map_err(|e| named(p, e))?;
         }
         Ok(())
     }
 
     fn end(&mut self, tail: Option<PartialWord<u64>>) -> std::io::Result<()> {
+        if let Some(line) = self.fec_line.as_mut() {
+            if let Some(t) = tail {
+                let n = t.valid_bits.div_ceil(8) as usize;
+                line.extend_from_slice(t.word.to_le_bytes().get(..n).unwrap_or_default());
+            }
+            return Ok(());
+        }
         if self.channel.is_none() {
             if let Some((p, w)) = self.bits.take() {
                 w.finish(tail).map_err(|e| named(&p, e))?;
@@ -144,8 +166,11 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
     let kind = kind_of(&a.input, None)?;
     refuse_misplaced_flags(a, kind)?;
     let opt = options(a, kind);
+    let fec = fec_options(a);
+    fec.check(a.rate).map_err(Error::Usage)?;
+    let encoder = FecEncoder::new(&fec).map_err(Error::Usage)?;
     let sinks = open_sinks(a, opt.seed)?;
-    let mut chain = TxChain::new(&opt.tx(), sinks);
+    let mut chain = TxChain::with_fec(&opt.tx(), sinks, encoder);
     let frames = feed(&mut chain, a, kind, out)?;
     let (sinks, totals) = if kind == Kind::Frames {
         chain.finish()
@@ -153,13 +178,54 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         chain.end()
     }
     .map_err(Error::Sink)?;
-    let flipped = close_sinks(sinks, !a.inject.is_empty())?;
+    let flipped = close_sinks(sinks, &a.inject)?;
     if !out.quiet {
+        print_summary(a, &opt, frames, totals.blocks, flipped);
+        if let Some(f) = totals.fec {
+            println!(
+                "  {}",
+                fec_counts_after(a, f.codewords, f.markers, f.stalls)
+            );
+        }
+    }
+    Ok(Verdict::Pass)
+}
+
+/// The FEC line of encode's summary.
+fn fec_counts_after(a: &EncodeArgs, codewords: u64, markers: u64, stalls: u64) -> String {
+    match a.fec {
+        Fec::Rs => format!(
+            "--fec rs ({}): {codewords} codewords on the line, {markers} marker codeword(s) (period {}), the PCS source held {stalls} block times for them",
+            a.fec.clause(),
+            a.rs_marker_period
+        ),
+        _ => format!(
+            "--fec {} ({}): {codewords} FEC blocks on the line, rate kept (32 blocks in 2112 bits)",
+            a.fec.name(),
+            a.fec.clause()
+        ),
+    }
+}
+
+/// The FEC's settings from the flags.
+fn fec_options(a: &EncodeArgs) -> FecOptions {
+    let mut f = FecOptions {
+        kind: a.fec,
+        ..FecOptions::default()
+    };
+    f.rs.marker_period_codewords = a.rs_marker_period;
+    f
+}
+
+/// encode's summary lines.
+fn print_summary(a: &EncodeArgs, opt: &Options, frames: u64, blocks: u64, flipped: usize) {
+    {
         println!(
-            "baser encode: {} -> {} frames, {} blocks ({} idle blocks first, IFG {}, DIC {}, scrambler state 0x{:015x}, profile {})",
+            "baser encode: {} -> {} frames, {} blocks ({}, {} idle blocks first, IFG {}, DIC {}, scrambler state 0x{:015x}, profile {})",
             a.input.display(),
             frames,
-            totals.blocks,
+            blocks,
+            a.rate.phy(),
             opt.idle_blocks,
             a.ifg,
             if a.no_dic { "off" } else { "on" },
@@ -168,12 +234,16 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
         );
         if !a.inject.is_empty() {
             println!(
-                "  --inject: {} fault(s) on the line (.b66/.bits), {flipped} line bits flipped",
-                a.inject.len()
+                "  --inject: {} fault(s) on the line ({}), {flipped} line bits flipped",
+                a.inject.len(),
+                if a.fec == Fec::None {
+                    ".b66/.bits"
+                } else {
+                    ".bits, after the FEC"
+                }
             );
         }
     }
-    Ok(Verdict::Pass)
 }
 
 /// Refuses an input encode cannot read, the MAC's flags for a trace that skips the MAC, and a
@@ -202,6 +272,24 @@ fn refuse_misplaced_flags(a: &EncodeArgs, kind: Kind) -> Result<(), Error> {
                 a.input.display(),
                 given.join(", ")
             )));
+        }
+    }
+    if a.fec != Fec::None {
+        if let Some(f) = a.inject.iter().find(|f| {
+            !matches!(
+                f,
+                Fault::Flip(_) | Fault::Burst(..) | Fault::Ber(..) | Fault::Symbols(..)
+            )
+        }) {
+            return Err(Error::Usage(format!(
+                "--inject {f:?} with --fec: a block fault has no block to act on below the FEC; on a FEC line use flip:, burst:, ber: or symbols:"
+            )));
+        }
+        if !a.inject.is_empty() && a.bits.is_none() {
+            return Err(Error::Usage(
+                "--inject with --fec puts the faults on the line after the FEC: write --bits"
+                    .into(),
+            ));
         }
     }
     if a.b66.is_some() && a.inject.iter().any(Fault::moves_boundary) {
@@ -261,6 +349,12 @@ fn made_by(a: &EncodeArgs) -> String {
     if a.profile != Profile::Ieee {
         options.push_str(&format!(" --profile {}", a.profile.name()));
     }
+    if a.rate != Rate::G10 {
+        options.push_str(&format!(" --rate {}", a.rate));
+    }
+    if a.fec != Fec::None {
+        options.push_str(&format!(" --fec {}", a.fec));
+    }
     format!(
         "made by baser {} encode {input_name}{options}",
         env!("CARGO_PKG_VERSION")
@@ -276,7 +370,8 @@ fn open_sinks(a: &EncodeArgs, seed: u64) -> Result<FileSinks, Error> {
         b66u: None,
         bits: None,
         vcd: None,
-        channel: (!a.inject.is_empty()).then(|| FaultChannel::new(&a.inject)),
+        channel: (!a.inject.is_empty() && a.fec == Fec::None).then(|| FaultChannel::new(&a.inject)),
+        fec_line: (!a.inject.is_empty() && a.fec != Fec::None && a.bits.is_some()).then(Vec::new),
     };
     if let Some(p) = &a.xgmii {
         sinks.xgmii = Some((
@@ -351,7 +446,8 @@ fn feed(
 
 /// Writes what the fault channel holds (with `--inject`) and closes every output; returns how
 /// many line bits the faults flipped.
-fn close_sinks(sinks: FileSinks, injected: bool) -> Result<usize, Error> {
+fn close_sinks(sinks: FileSinks, faults: &[Fault]) -> Result<usize, Error> {
+    let injected = !faults.is_empty();
     let FileSinks {
         xgmii,
         mut b66,
@@ -359,9 +455,14 @@ fn close_sinks(sinks: FileSinks, injected: bool) -> Result<usize, Error> {
         bits,
         vcd,
         channel,
-        ..
+        fec_line,
     } = sinks;
     let mut flipped = 0;
+    if let (Some(mut line), Some((p, _))) = (fec_line, &bits) {
+        // The faults on the line after the FEC (the .b66 is the PCS's, before it).
+        flipped = corrupt_line(&mut line, faults).map_err(Error::Usage)?.len();
+        std::fs::write(p, &line).map_err(io_err(p))?;
+    }
     if let Some(mut c) = channel {
         // The faulty line: bytes for .bits, re-cut into 66-bit blocks for .b66.
         flipped = c.flipped.len();
