@@ -14,9 +14,13 @@
 //! interface (`tx_cwm_flag` to the MAC/PCS, which then holds its data); [`FecEncoder::stalls`]
 //! counts the block times the source was held, and the reports say so.
 
+use crate::rx::{
+    FrameCounts, FrameRef, LinkStatus, PcsSummary, RxChain, RxInput, RxOptions, RxSink,
+};
 use fec_core::{base_r, rs};
+use pcs_core::decode::RxEvent;
 use pcs_core::gearbox::PartialWord;
-use pcs_core::Block;
+use pcs_core::{Block, XgmiiWord};
 use serde::Serialize;
 
 /// The line rate: 10GBASE-R (Clause 49) or 25GBASE-R (Clause 107, the Clause 49 PCS at
@@ -209,7 +213,7 @@ pub struct FecEncoder {
 
 #[derive(Debug)]
 enum Encoder {
-    Fc(base_r::FecTx),
+    Fc(Box<base_r::FecTx>),
     Rs(Box<rs::Transmitter>, rs::LineWords),
 }
 
@@ -221,7 +225,7 @@ impl FecEncoder {
     pub fn new(opt: &FecOptions) -> Result<Option<Self>, String> {
         let inner = match opt.kind {
             Fec::None => return Ok(None),
-            Fec::Fc => Encoder::Fc(base_r::FecTx::new()),
+            Fec::Fc => Encoder::Fc(Box::new(base_r::FecTx::new())),
             Fec::Rs => Encoder::Rs(
                 Box::new(rs::Transmitter::new(&opt.rs).map_err(|e| e.to_string())?),
                 rs::LineWords::new(),
@@ -637,6 +641,169 @@ fn rs_event(
     }
 }
 
+/// The RX chain below a FEC: serial bytes -> [`FecDecoder`] -> the decoded line blocks into
+/// an [`RxChain`] made for blocks (block lock is the FEC's: the PCS gets the blocks of the FEC
+/// blocks or codewords decoded while the FEC was locked), and each uncorrectable unit names
+/// the received frames with a block in it.
+pub struct FecRxChain<K: RxSink> {
+    decoder: FecDecoder,
+    chain: RxChain<HitSink<K>>,
+    blocks: Vec<Block>,
+}
+
+impl<K: RxSink> FecRxChain<K> {
+    /// The chain of `opt` below the FEC of `fec` (`fec.kind` must not be [`Fec::None`]).
+    ///
+    /// # Errors
+    /// No FEC, or a Clause 108 setting the standard refuses.
+    pub fn new(opt: &RxOptions, fec: &FecOptions, sink: K) -> Result<Self, String> {
+        let decoder = FecDecoder::new(fec, opt.max_events)?
+            .ok_or_else(|| "FecRxChain needs a FEC (fc or rs)".to_string())?;
+        let input = RxInput::Blocks {
+            scrambled: true,
+            descrambler_state: None,
+        };
+        Ok(Self {
+            decoder,
+            chain: RxChain::new(
+                opt,
+                input,
+                HitSink {
+                    sink,
+                    hits: Vec::new(),
+                },
+            ),
+            blocks: Vec::new(),
+        })
+    }
+
+    /// Receives serial bytes (bit 0 of the first byte first on the line).
+    pub fn push_bytes(&mut self, bytes: &[u8]) {
+        let Self {
+            decoder,
+            chain,
+            blocks,
+        } = self;
+        let before = decoder.summary().uncorrectable.len();
+        blocks.clear();
+        decoder.push_bytes(bytes, |b, _| blocks.extend_from_slice(b));
+        // The uncorrectable units among these, before their frames reach the sink.
+        let hits = &mut chain.sink_mut().hits;
+        for (i, u) in decoder
+            .summary()
+            .uncorrectable
+            .iter()
+            .enumerate()
+            .skip(before)
+        {
+            hits.push(Hit {
+                unit: i,
+                first_block: u.first_block,
+                end_block: u.first_block + u64::from(u.blocks),
+                frames: Vec::new(),
+            });
+        }
+        chain.push_blocks(blocks);
+    }
+
+    /// The RX chain above the FEC (its counts and state so far).
+    pub fn chain(&self) -> &RxChain<HitSink<K>> {
+        &self.chain
+    }
+
+    /// The FEC decoder (its summary so far).
+    pub fn decoder(&self) -> &FecDecoder {
+        &self.decoder
+    }
+
+    /// Ends the stream: the chain's results and the FEC's summary, each uncorrectable unit
+    /// with the frames it hit.
+    ///
+    /// # Errors
+    /// The sink failed.
+    pub fn finish(self) -> std::io::Result<(PcsSummary, FrameCounts, K, FecSummary)> {
+        let (pcs, counts, hit_sink) = self.chain.finish()?;
+        let mut summary = self.decoder.into_summary();
+        for h in hit_sink.hits {
+            if let Some(u) = summary.uncorrectable.get_mut(h.unit) {
+                u.frames = h.frames;
+            }
+        }
+        Ok((pcs, counts, hit_sink.sink, summary))
+    }
+}
+
+/// An uncorrectable unit's block range and the frames seen in it.
+#[derive(Debug)]
+struct Hit {
+    unit: usize,
+    first_block: u64,
+    end_block: u64,
+    frames: Vec<u64>,
+}
+
+/// The sink above a FEC: the caller's, and the frames that had a block in an uncorrectable
+/// unit.
+pub struct HitSink<K> {
+    sink: K,
+    hits: Vec<Hit>,
+}
+
+impl<K> HitSink<K> {
+    /// The caller's sink.
+    pub fn inner(&self) -> &K {
+        &self.sink
+    }
+
+    /// The caller's sink, to take what it was given as it arrives.
+    pub fn inner_mut(&mut self) -> &mut K {
+        &mut self.sink
+    }
+}
+
+impl<K: RxSink> RxSink for HitSink<K> {
+    fn wants_blocks(&self) -> bool {
+        self.sink.wants_blocks()
+    }
+
+    fn wants_words(&self) -> bool {
+        self.sink.wants_words()
+    }
+
+    fn words(
+        &mut self,
+        first: u64,
+        words: &[XgmiiWord],
+        blocks: Option<&[Block]>,
+    ) -> std::io::Result<()> {
+        self.sink.words(first, words, blocks)
+    }
+
+    fn frame(&mut self, frame: &FrameRef<'_>) -> std::io::Result<()> {
+        // The frame's octets run from its /S/ to its /T/: 8 of preamble and SFD, then `len`.
+        let start = frame.start.block;
+        let end = (start * 8 + u64::from(frame.start.lane) + 8 + frame.len as u64) / 8;
+        for h in &mut self.hits {
+            if start < h.end_block && end >= h.first_block {
+                h.frames.push(frame.index);
+            }
+        }
+        self.sink.frame(frame)
+    }
+
+    fn wants_events(&self) -> bool {
+        self.sink.wants_events()
+    }
+
+    fn rx_event(&mut self, block: u64, event: &RxEvent) {
+        self.sink.rx_event(block, event);
+    }
+
+    fn link_fault(&mut self, block: u64, status: LinkStatus) {
+        self.sink.link_fault(block, status);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -830,5 +997,121 @@ mod tests {
         assert_eq!("fc".parse::<Fec>(), Ok(Fec::Fc));
         assert_eq!("25G".parse::<Rate>(), Ok(Rate::G25));
         assert_eq!(Rate::G25.block_ps() * 5, Rate::G10.block_ps() * 2);
+    }
+
+    /// A serial-words sink.
+    #[derive(Default)]
+    struct Serial(Vec<u8>);
+
+    impl crate::tx::TxSink for Serial {
+        fn forms(&self) -> crate::tx::TxForms {
+            crate::tx::TxForms {
+                words: false,
+                unscrambled: false,
+                serial: true,
+                line: false,
+            }
+        }
+
+        fn put(&mut self, b: &crate::tx::TxBatch<'_>) -> std::io::Result<()> {
+            self.0.extend(b.serial.iter().flat_map(|w| w.to_le_bytes()));
+            Ok(())
+        }
+
+        fn end(&mut self, tail: Option<PartialWord<u64>>) -> std::io::Result<()> {
+            if let Some(t) = tail {
+                let n = t.valid_bits.div_ceil(8) as usize;
+                self.0.extend_from_slice(&t.word.to_le_bytes()[..n]);
+            }
+            Ok(())
+        }
+    }
+
+    fn frames(n: usize) -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| (0..60 + (i * 37) % 1400).map(|k| (k ^ i) as u8).collect())
+            .collect()
+    }
+
+    /// Frames through the TX chain with a FEC, the line (with `hurt` applied), back through
+    /// the FEC RX chain: the frames received, the FEC summary.
+    fn through(
+        fec: &FecOptions,
+        sent: &[Vec<u8>],
+        hurt: impl FnOnce(&mut Vec<u8>),
+    ) -> (Vec<crate::rx::ReceivedFrame>, FecSummary) {
+        use crate::tx::{TxChain, TxOptions};
+        let enc = FecEncoder::new(fec).unwrap();
+        let mut tx = TxChain::with_fec(&TxOptions::default(), Serial::default(), enc);
+        for f in sent {
+            tx.frame(f, None).unwrap();
+        }
+        let (Serial(mut line), _) = tx.finish().unwrap();
+        hurt(&mut line);
+        let opt = RxOptions {
+            max_events: 20,
+            ..RxOptions::default()
+        };
+        let mut rx = FecRxChain::new(&opt, fec, Vec::new()).unwrap();
+        for piece in line.chunks(4099) {
+            rx.push_bytes(piece);
+        }
+        let (_, _, got, summary) = rx.finish().unwrap();
+        (got, summary)
+    }
+
+    #[test]
+    fn frames_survive_either_fec_and_7_symbol_errors_a_codeword() {
+        let sent = frames(60);
+        let fc = FecOptions {
+            kind: Fec::Fc,
+            ..FecOptions::default()
+        };
+        for opt in [fc, rs_opt()] {
+            let (got, s) = through(&opt, &sent, |_| {});
+            let contents: Vec<&[u8]> = got.iter().map(|f| f.content()).collect();
+            assert_eq!(contents, sent.iter().map(Vec::as_slice).collect::<Vec<_>>());
+            assert!(s.clean() && s.corrected_codewords == 0, "{s:?}");
+        }
+        // 7 symbols in every RS codeword after the first: all corrected, counted exactly.
+        let codewords = through(&rs_opt(), &sent, |_| {}).1.codewords;
+        let (got, s) = through(&rs_opt(), &sent, |line| {
+            let faults: Vec<crate::inject::Fault> = (1..codewords)
+                .map(|c| crate::inject::Fault::Symbols(c, 7))
+                .collect();
+            crate::inject::corrupt_line(line, &faults).unwrap();
+        });
+        assert_eq!(got.len(), sent.len());
+        assert!(got.iter().all(|f| f.class.is_ok()));
+        assert_eq!(s.corrected_symbols, Some(7 * (codewords - 1)));
+        assert_eq!(s.uncorrected_codewords, 0);
+    }
+
+    #[test]
+    fn an_uncorrectable_codeword_names_exactly_the_frames_in_it() {
+        let sent = frames(60);
+        let (clean, _) = through(&rs_opt(), &sent, |_| {});
+        let (got, s) = through(&rs_opt(), &sent, |line| {
+            crate::inject::corrupt_line(line, &[crate::inject::Fault::Symbols(5, 8)]).unwrap();
+        });
+        assert_eq!(s.uncorrected_codewords, 1);
+        let u = &s.uncorrectable[0];
+        assert_eq!(u.index, 5);
+        assert!(!u.frames.is_empty());
+        // The frames it names are those that came back wrong; the others are intact.
+        let bad: Vec<u64> = got
+            .iter()
+            .filter(|f| !f.class.is_ok())
+            .map(|f| f.index)
+            .collect();
+        for b in &bad {
+            assert!(u.frames.contains(b), "frame {b} hurt but not named");
+        }
+        let named_ok = u.frames.iter().filter(|i| !bad.contains(i)).count();
+        assert!(
+            named_ok <= 2,
+            "only frames at the codeword's edges may survive: {u:?}"
+        );
+        assert!(clean.len() >= got.len());
     }
 }

@@ -98,7 +98,7 @@
 //! | marker period | 1024 codewords (VIP default 16: [`RsFecConfig::VIP`]) | `marker_period_codewords` |
 //! | lock | after 2 markers in consecutive periods | `lock_markers` |
 //! | loss of lock | after 2 consecutive bad markers | `unlock_bad_markers` |
-//! | marker match | exact, all 256 AM bits | `marker_mismatch_bits_max` |
+//! | marker match | exact, all 256 AM bits, on the raw bits or after the RS decoder corrected the codeword (a correctable error never costs a marker) | `marker_mismatch_bits_max` |
 //! | error marking | all 76/80 blocks get `0b11` | `error_marking`, [`ERROR_SYNC`] |
 //! | hi_ser corruption period | 60 ms = 292 969 codewords | `hi_ser_corrupt_codewords` |
 //! | symbol errors of an uncorrectable codeword | 8 (t + 1) | `uncorrectable_symbol_errors` |

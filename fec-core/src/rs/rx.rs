@@ -511,6 +511,26 @@ impl Receiver {
         }
     }
 
+    /// Whether the marker codeword at buffer bit 0, corrected by the RS decoder, carries the
+    /// marker: the marker is inside the codeword the parity protects, so symbol errors the
+    /// code corrects do not cost a marker (U: the standard's marker check was not read; a
+    /// check on the raw bits alone would lose lock on correctable errors, which a receiver
+    /// that corrects them has no reason to do).
+    fn marker_after_correction(&self) -> bool {
+        let mut words = [0u64; CODEWORD_WORDS];
+        for (d, s) in words.iter_mut().zip(self.buf.iter()) {
+            *d = *s;
+        }
+        let mut cw = Codeword::from_words(words);
+        match decode(&mut cw, CorrectionMode::Correct) {
+            DecodeOutcome::Clean | DecodeOutcome::Corrected(_) => {
+                marker_mismatch_bits(cw.words(), 0)
+                    <= u32::from(self.decoder.config.marker_mismatch_bits_max)
+            }
+            DecodeOutcome::NotCorrected(_) | DecodeOutcome::Uncorrectable => false,
+        }
+    }
+
     /// Handles the codeword at buffer bit 0 while aligned. Returns false when the lock went
     /// back to the search (the codeword is left in the buffer for it).
     fn aligned_codeword(&mut self, on_event: &mut impl FnMut(RxEvent<'_>)) -> bool {
@@ -518,7 +538,8 @@ impl Receiver {
         let is_marker = self.index == 0;
         let mismatch = is_marker.then(|| marker_mismatch_bits(&self.buf, 0));
         if let (Some(m), false) = (mismatch, self.just_found) {
-            let good = m <= u32::from(self.decoder.config.marker_mismatch_bits_max);
+            let good = m <= u32::from(self.decoder.config.marker_mismatch_bits_max)
+                || self.marker_after_correction();
             match self.lock.expected(good) {
                 LockTransition::Stay => {}
                 LockTransition::Acquired => on_event(RxEvent::LockAcquired { bit }),
@@ -745,14 +766,25 @@ mod tests {
         assert_eq!(seen.blocks, blocks);
     }
 
+    /// Flips bit 0 of 8 symbols of the marker codeword of period `p`: uncorrectable, with
+    /// `in_marker` of them inside the marker's bits (symbols 0..25), the rest in the parity.
+    fn spoil_marker(bits: &mut [bool], p: usize, in_marker: usize) {
+        let at = 4 * CODEWORD_BITS * p;
+        for k in 0..8 {
+            let symbol = if k < in_marker { 3 * k } else { 520 - k };
+            bits[at + 10 * symbol] ^= true;
+        }
+    }
+
     #[test]
-    fn one_bad_marker_keeps_lock_two_in_a_row_lose_it() {
-        let blocks = pcs_blocks(7 * 316, 4);
+    fn a_corrected_marker_is_good_one_bad_marker_keeps_lock_two_in_a_row_lose_it() {
+        let blocks = pcs_blocks(8 * 316, 4);
         let mut bits = line_bits(&PERIOD_4, &blocks);
         let marker_at = |p: usize| 4 * CODEWORD_BITS * p;
-        bits[marker_at(2) + 100] ^= true; // one bad marker: tolerated
-        bits[marker_at(4) + 7] ^= true; // two in a row: lost
-        bits[marker_at(5) + 255] ^= true;
+        bits[marker_at(1) + 100] ^= true; // corrected by the decoder: a good marker
+        spoil_marker(&mut bits, 3, 8); // one bad marker: tolerated
+        spoil_marker(&mut bits, 5, 8); // two in a row: lost
+        spoil_marker(&mut bits, 6, 8);
         let (rx, seen) = receive(&PERIOD_4, &to_bytes(&bits), 660);
         let m = |p: usize| marker_at(p) as u64;
         assert_eq!(
@@ -760,27 +792,34 @@ mod tests {
             [
                 format!("MarkerFound {{ bit: {} }}", m(0)),
                 format!("LockAcquired {{ bit: {} }}", m(1)),
-                format!("LockLost {{ bit: {} }}", m(5)),
-                format!("MarkerFound {{ bit: {} }}", m(6)),
+                format!("LockLost {{ bit: {} }}", m(6)),
+                format!("MarkerFound {{ bit: {} }}", m(7)),
             ]
         );
         assert!(!rx.is_locked());
-        // Periods 1 to 4 decoded; the bad marker bits were corrected by the RS decoder.
-        assert_eq!(seen.reports.len(), 16);
-        assert_eq!(seen.blocks, blocks[316..5 * 316]);
-        let mismatch: Vec<u32> = seen.reports.iter().map(|(_, r)| r.symbol_errors).collect();
-        assert_eq!(mismatch.iter().filter(|&&e| e == 1).count(), 2);
+        // Periods 1 to 5 decoded: the marker of period 1 corrected, those of 3 and 5 not.
+        assert_eq!(seen.reports.len(), 20);
+        let corrected = seen
+            .reports
+            .iter()
+            .filter(|(_, r)| matches!(r.outcome, DecodeOutcome::Corrected(_)))
+            .count();
+        let uncorrectable = seen
+            .reports
+            .iter()
+            .filter(|(_, r)| r.outcome == DecodeOutcome::Uncorrectable)
+            .count();
+        assert_eq!((corrected, uncorrectable), (1, 2));
+        assert_eq!(seen.blocks[..2 * 316], blocks[316..3 * 316]);
     }
 
     #[test]
     fn u_marker_tolerance_counts_a_marker_with_few_bad_bits_as_good() {
         let blocks = pcs_blocks(4 * 316, 12);
         let mut bits = line_bits(&PERIOD_4, &blocks);
-        let marker_at = |p: usize| 4 * CODEWORD_BITS * p;
+        // Uncorrectable marker codewords whose marker has 3 bad bits.
         for p in 2..4 {
-            for b in [3, 90, 200] {
-                bits[marker_at(p) + b] ^= true;
-            }
+            spoil_marker(&mut bits, p, 3);
         }
         let exact = receive(&PERIOD_4, &to_bytes(&bits), 100).1;
         assert!(exact.events.iter().any(|e| e.starts_with("LockLost")));
@@ -790,7 +829,8 @@ mod tests {
         };
         let (rx, seen) = receive(&tolerant, &to_bytes(&bits), 100);
         assert!(rx.is_locked());
-        assert_eq!(seen.blocks, blocks[316..]);
+        assert_eq!(seen.reports.len(), 12);
+        assert_eq!(seen.blocks[..316], blocks[316..2 * 316]);
     }
 
     fn errored(blocks: &[Block], errors: &[(usize, u16)]) -> Codeword {
