@@ -98,7 +98,7 @@
 //! | marker period | 1024 codewords (VIP default 16: [`RsFecConfig::VIP`]) | `marker_period_codewords` |
 //! | lock | after 2 markers in consecutive periods | `lock_markers` |
 //! | loss of lock | after 2 consecutive bad markers | `unlock_bad_markers` |
-//! | marker match | exact, all 256 AM bits, on the raw bits or after the RS decoder corrected the codeword (a correctable error never costs a marker) | `marker_mismatch_bits_max` |
+//! | marker match | exact, all 256 AM bits, on the raw bits or after the RS decoder corrected the codeword (a correctable error never costs a marker; the search asks the decoder where at most 70 marker bits differ) | `marker_mismatch_bits_max`, [`SEARCH_MISMATCH_BITS`] |
 //! | error marking | all 76/80 blocks get `0b11` | `error_marking`, [`ERROR_SYNC`] |
 //! | hi_ser corruption period | 60 ms = 292 969 codewords | `hi_ser_corrupt_codewords` |
 //! | symbol errors of an uncorrectable codeword | 8 (t + 1) | `uncorrectable_symbol_errors` |
@@ -178,7 +178,9 @@ pub use marker::{
     marker_mismatch_bits, AM_OCTETS, MARKER, MARKER_COMPARED_BITS, MARKER_PAD_BIT,
     MARKER_PERIOD_CODEWORDS, VIP_MARKER_PERIOD_CODEWORDS,
 };
-pub use rx::{CodewordDecoder, CodewordReport, Receiver, RxEvent, ERROR_SYNC};
+pub use rx::{
+    CodewordDecoder, CodewordReport, Receiver, RxEvent, ERROR_SYNC, SEARCH_MISMATCH_BITS,
+};
 pub use ser::{SerMonitor, SER_THRESHOLD, SER_WINDOW_CODEWORDS};
 pub use status::{
     LiveStatus, RsFecCounters, RsFecStatus, REG_CONTROL, REG_CORRECTED_HIGH, REG_CORRECTED_LOW,

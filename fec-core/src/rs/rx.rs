@@ -273,6 +273,15 @@ pub enum RxEvent<'a> {
     },
 }
 
+/// The most marker bits that may differ where the search still asks the RS decoder whether
+/// the codeword there carries the marker: 7 correctable symbols of 10 bits (U: a search rule of
+/// this model's; a random place matches this well about once in 2^39 tries).
+pub const SEARCH_MISMATCH_BITS: u32 = 70;
+
+/// The most AM0 bits (the marker's first 64) that may differ at a place the search looks at
+/// further.
+const SEARCH_AM0_MISMATCH_BITS: u32 = 40;
+
 /// Words of the receiver's line buffer: one codeword plus an input word, with room.
 const BUF_WORDS: usize = CODEWORD_WORDS + 3;
 
@@ -467,18 +476,39 @@ impl Receiver {
         self.consumed += n as u64;
     }
 
-    /// Searches for the marker from `scan`; true when found (now at buffer bit 0).
+    /// Searches for the marker from `scan`; true when found (now at buffer bit 0). A place
+    /// whose marker bits differ in more than `marker_mismatch_bits_max` bits but at most
+    /// [`SEARCH_MISMATCH_BITS`] is taken when the codeword there, corrected by the RS decoder,
+    /// carries the marker (a marker codeword with correctable errors is found at once).
     fn hunt(&mut self) -> bool {
         let tolerance = u32::from(self.decoder.config.marker_mismatch_bits_max);
         let am0 = MARKER.words()[0];
         while self.scan + MARKER_COMPARED_BITS <= self.fill {
             let s = self.scan;
-            if (bits::read64(&self.buf, s) ^ am0).count_ones() <= tolerance
-                && marker_mismatch_bits(&self.buf, s) <= tolerance
-            {
-                self.discard(s);
-                self.scan = 0;
-                return true;
+            // AM0 first (one word): most places are rejected by it.
+            if (bits::read64(&self.buf, s) ^ am0).count_ones() <= SEARCH_AM0_MISMATCH_BITS {
+                let m = marker_mismatch_bits(&self.buf, s);
+                let found = if m <= tolerance {
+                    Some(true)
+                } else if m <= SEARCH_MISMATCH_BITS {
+                    self.corrected_marker_at(s)
+                } else {
+                    Some(false)
+                };
+                match found {
+                    Some(true) => {
+                        self.discard(s);
+                        self.scan = 0;
+                        return true;
+                    }
+                    // The codeword is not all here yet: wait for it, from this place.
+                    None => {
+                        self.discard(s);
+                        self.scan = 0;
+                        return false;
+                    }
+                    Some(false) => {}
+                }
             }
             self.scan += 1;
         }
@@ -486,6 +516,29 @@ impl Receiver {
         self.discard(s);
         self.scan = 0;
         false
+    }
+
+    /// Whether the codeword starting at buffer bit `s`, corrected, carries the marker (`None`:
+    /// not all of it is in the buffer yet).
+    fn corrected_marker_at(&self, s: usize) -> Option<bool> {
+        if s + CODEWORD_BITS > self.fill {
+            return None;
+        }
+        let mut words = [0u64; CODEWORD_WORDS];
+        for (i, w) in words.iter_mut().enumerate() {
+            *w = bits::read64(&self.buf, s + 64 * i);
+        }
+        if let Some(last) = words.last_mut() {
+            *last &= bits::low_mask((CODEWORD_BITS % 64) as u32);
+        }
+        let mut cw = Codeword::from_words(words);
+        Some(match decode(&mut cw, CorrectionMode::Correct) {
+            DecodeOutcome::Clean | DecodeOutcome::Corrected(_) => {
+                marker_mismatch_bits(cw.words(), 0)
+                    <= u32::from(self.decoder.config.marker_mismatch_bits_max)
+            }
+            DecodeOutcome::NotCorrected(_) | DecodeOutcome::Uncorrectable => false,
+        })
     }
 
     fn process(&mut self, on_event: &mut impl FnMut(RxEvent<'_>)) {
