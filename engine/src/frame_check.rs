@@ -271,10 +271,18 @@ pub fn frame_cases(
                 .collect::<Vec<_>>()
                 .join("\n")
         });
+        let cut = pcs.cut_at_link_up.len();
         cases.push(pcs_case(
             "no errored blocks (RX_E)",
-            pcs.errored_blocks == 0,
-            format!("{} blocks entered RX_E", pcs.errored_blocks),
+            pcs.errored_faults() == 0,
+            if cut == 0 {
+                format!("{} blocks entered RX_E", pcs.errored_blocks)
+            } else {
+                format!(
+                    "{} blocks entered RX_E, {cut} of them at the link coming up inside a frame (cut by lock acquisition, not a fault)",
+                    pcs.errored_blocks
+                )
+            },
             e_detail,
         ));
     }
@@ -306,7 +314,11 @@ pub fn frame_cases(
                 b.gaps.violations, b.gaps.gaps, b.gaps.ifg
             ),
             b.gaps.first.map(|(f, g, d)| {
-                format!("before DUT frame {f}: {g} octets with the deficit idle count at {d}")
+                let least = (u64::from(b.gaps.ifg) + u64::from(d)).saturating_sub(3);
+                format!(
+                    "the gap before DUT frame {f} was {g} octets where the standard allows {least} or more (IFG {}, the deficit idle count at {d} before it; a longer gap is idle time, the transmitter's choice)",
+                    b.gaps.ifg
+                )
             }),
         ));
     }

@@ -1075,7 +1075,7 @@ pub fn cover(opt: &GenOptions) -> (Generated, Vec<(char, Vec<XgmiiWord>)>) {
 fn outcomes_by_decode(g: &mut Generated) {
     use crate::rx::{ReceivedFrame, RxChain, RxInput};
     let opt = crate::Options {
-        max_frame_length: g.expectation.max_frame_length,
+        max_frame_length: Some(g.expectation.max_frame_length),
         max_events: 100_000,
         ..crate::Options::default()
     }
@@ -1245,7 +1245,7 @@ mod tests {
 
     fn rx_opt(g: &Expectation) -> RxOptions {
         crate::Options {
-            max_frame_length: g.max_frame_length,
+            max_frame_length: Some(g.max_frame_length),
             max_events: 100_000,
             ..crate::Options::default()
         }

@@ -492,6 +492,64 @@ impl TxSink for Unscrambled {
     }
 }
 
+/// The model's encoding of one expected frame at a time, with its `/S/` in lane 0 or lane 4:
+/// a chain for each, idle between frames so that each starts afresh in its lane.
+struct FrameModel {
+    opt: TxOptions,
+    /// The chain whose frames start in lane 0, and the one whose start in lane 4.
+    chains: [Option<TxChain<Unscrambled>>; 2],
+}
+
+impl FrameModel {
+    /// Idle transfers after each frame: more than the longest gap a frame owes (IFG 12 and a
+    /// deficit idle count of 3), so the next frame's `/S/` goes where its chain puts it.
+    const IDLE_AFTER: u64 = 2;
+
+    fn new(profile: Profile) -> Self {
+        Self {
+            opt: TxOptions {
+                mac: mac_core::tx::TxConfig {
+                    dic: profile.dic(),
+                    ..mac_core::tx::TxConfig::default()
+                },
+                profile,
+                seed: DEFAULT_STATE,
+                idle_blocks: 0,
+            },
+            chains: [None, None],
+        }
+    }
+
+    /// The blocks of `frame` (without FCS: the MAC pads it and appends its FCS) from its
+    /// start block to its terminate block, its `/S/` in lane 4 when `lane` is 4 or more and
+    /// in lane 0 otherwise.
+    fn run(&mut self, frame: &[u8], lane: u64) -> Result<Vec<Block>, TxError> {
+        let Self { opt, chains } = self;
+        let lane4 = lane >= 4;
+        let chain = chains
+            .get_mut(usize::from(lane4))
+            .ok_or(TxError::Sink)?
+            .get_or_insert_with(|| {
+                let mut o = *opt;
+                if lane4 {
+                    o.mac.start_lanes = mac_core::tx::StartLanes::Lane4;
+                }
+                TxChain::new(&o, Unscrambled::default())
+            });
+        let sent = chain.frame(frame, None);
+        chain.idle(Self::IDLE_AFTER);
+        chain.flush();
+        let blocks = std::mem::take(&mut chain.sink_mut().0);
+        sent?;
+        let mut cut = RunCutter::default();
+        Ok(blocks
+            .into_iter()
+            .find_map(|b| cut.push(b))
+            .map(|(_, run)| run)
+            .unwrap_or_default())
+    }
+}
+
 /// Encodes `expected` frames (without FCS) with the model and compares its unscrambled blocks
 /// with the DUT's frame by frame; measures the DUT's gaps against `ifg` with the deficit idle
 /// count. `pairs` (expected frame index, start block of the DUT's frame) says which DUT frame
@@ -512,22 +570,18 @@ pub fn compare_frame_blocks(
 }
 
 /// [`compare_frame_blocks`] with the DUT's blocks given as they come (it is an [`RxSink`]
-/// that wants the descrambled blocks): each DUT frame is compared when its run ends, and the
-/// model encodes the expected frames only as far as the DUT's frames need them. It holds the
-/// frame being cut, the model's frames encoded but not yet compared, and a few numbers per
-/// frame, never a stream.
+/// that wants the descrambled blocks): each DUT frame is compared when its run ends with the
+/// model's encoding of the expected frame paired with it, encoded then, on its own, with its
+/// `/S/` in the lane of the DUT's (where a frame starts after idle time is the transmitter's
+/// choice: §46.3.1.4 bounds a gap from below only, and the gaps are judged apart). It holds
+/// the frame being cut and a few numbers per frame, never a stream.
 pub struct FrameBlocks<'a> {
     expected: &'a [&'a [u8]],
     ifg: u16,
-    /// The model (`None` once it has ended).
-    model: Option<TxChain<Unscrambled>>,
-    /// Expected frames given to the model.
-    encoded: usize,
-    model_cut: RunCutter,
-    /// The model's runs not yet compared, by their number.
-    model_runs: HashMap<usize, Vec<Block>>,
-    /// The model's runs cut so far.
-    model_count: usize,
+    model: FrameModel,
+    /// The expected frames the model has encoded.
+    encoded: Vec<bool>,
+    /// The first expected frame (by index) the model could not send, and why.
     error: Option<(usize, TxError)>,
     /// The pairs (their place among the pairs, the expected frame) by their DUT start block;
     /// `None`: in order.
@@ -554,23 +608,11 @@ impl<'a> FrameBlocks<'a> {
         ifg: u16,
         pairs: Option<&[(usize, u64)]>,
     ) -> Self {
-        let opt = TxOptions {
-            mac: mac_core::tx::TxConfig {
-                dic: profile.dic(),
-                ..mac_core::tx::TxConfig::default()
-            },
-            profile,
-            seed: DEFAULT_STATE,
-            idle_blocks: 0,
-        };
         Self {
             expected,
             ifg,
-            model: Some(TxChain::new(&opt, Unscrambled::default())),
-            encoded: 0,
-            model_cut: RunCutter::default(),
-            model_runs: HashMap::new(),
-            model_count: 0,
+            model: FrameModel::new(profile),
+            encoded: vec![false; expected.len()],
             error: None,
             pairs: pairs.map(|p| {
                 let mut by_start: HashMap<u64, Vec<(usize, usize)>> = HashMap::new();
@@ -607,14 +649,16 @@ impl<'a> FrameBlocks<'a> {
         if let Some((start, run)) = self.dut_cut.end() {
             self.dut_run(start, &run);
         }
-        // The model's frames the DUT's did not need, counted.
-        while self.model.is_some() {
-            self.encode_next(false);
+        // The expected frames no DUT frame needed: the model must be able to send them too.
+        for m in 0..self.expected.len() {
+            if !self.encoded.get(m).copied().unwrap_or(true) {
+                self.model_run(m, 0);
+            }
         }
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let (m, d) = (self.model_count, self.druns);
+        let (m, d) = (self.expected.len(), self.druns);
         Ok(BlockComparison {
             frames: (m as u64, d as u64),
             compared: self.compared,
@@ -628,53 +672,22 @@ impl<'a> FrameBlocks<'a> {
         })
     }
 
-    /// One more expected frame through the model (or its end, after the last), its runs cut
-    /// and kept (`keep`) or only counted.
-    fn encode_next(&mut self, keep: bool) {
-        let Some(chain) = self.model.as_mut() else {
-            return;
-        };
-        let blocks = match self.expected.get(self.encoded) {
-            Some(f) => {
-                if let Err(e) = chain.frame(f, None) {
-                    self.error.get_or_insert((self.encoded, e));
+    /// The model's run for expected frame `m` with its `/S/` in `lane` (`None`: no such
+    /// frame, or the model cannot send it: the error is kept).
+    fn model_run(&mut self, m: usize, lane: u64) -> Option<Vec<Block>> {
+        let frame = self.expected.get(m)?;
+        if let Some(e) = self.encoded.get_mut(m) {
+            *e = true;
+        }
+        match self.model.run(frame, lane) {
+            Ok(run) => Some(run),
+            Err(e) => {
+                if self.error.as_ref().is_none_or(|(i, _)| m < *i) {
+                    self.error = Some((m, e));
                 }
-                self.encoded += 1;
-                chain.flush();
-                std::mem::take(&mut chain.sink_mut().0)
-            }
-            None => self
-                .model
-                .take()
-                .and_then(|c| c.finish().ok())
-                .map_or_else(Vec::new, |(sink, _)| sink.0),
-        };
-        for b in blocks {
-            if let Some((_, run)) = self.model_cut.push(b) {
-                self.model_ran(run, keep);
+                None
             }
         }
-        if self.model.is_none() {
-            if let Some((_, run)) = self.model_cut.end() {
-                self.model_ran(run, keep);
-            }
-        }
-    }
-
-    /// The model's next run, kept (`keep`) or only counted.
-    fn model_ran(&mut self, run: Vec<Block>, keep: bool) {
-        if keep {
-            self.model_runs.insert(self.model_count, run);
-        }
-        self.model_count += 1;
-    }
-
-    /// The model's run `m`, encoding as far as needed (`None`: the model has no such run).
-    fn model_run(&mut self, m: usize) -> Option<Vec<Block>> {
-        while self.model_count <= m && self.model.is_some() {
-            self.encode_next(true);
-        }
-        self.model_runs.remove(&m)
     }
 
     /// A DUT run ended: its gap to the one before, and its comparison with its model run.
@@ -682,20 +695,21 @@ impl<'a> FrameBlocks<'a> {
         let df = self.druns;
         self.druns += 1;
         // The gap from the last run's /T/ to this /S/.
-        let s_at = start as u64 * 8 + d.first().map_or(0, |b| lane_of(*b, 0xfb));
+        let lane = d.first().map_or(0, |b| lane_of(*b, 0xfb));
+        let s_at = start as u64 * 8 + lane;
         if let Some(t_at) = self.last_end {
             self.gaps.push((df as u64, s_at.saturating_sub(t_at)));
         }
         let end = (start + d.len()).saturating_sub(1) as u64;
         self.last_end = Some(end * 8 + d.last().map_or(0, |b| lane_of(*b, 0xfd)));
-        // Which model run it is.
+        // Which expected frame it is.
         // (A start block begins one DUT run only: its pairs are taken.)
         let paired = match self.pairs.as_mut() {
             Some(p) => p.remove(&(start as u64)).unwrap_or_default(),
             None => vec![(df, df)],
         };
         for (place, m) in paired {
-            let model = self.model_run(m);
+            let model = self.model_run(m, lane);
             if self.pairs.is_none() && model.is_none() {
                 return;
             }
@@ -836,6 +850,111 @@ mod tests {
         let cmp = compare_frame_blocks(&refs, &bad, Profile::Ieee, 12, None).unwrap();
         assert_eq!(cmp.divergent, 1);
         assert_eq!(cmp.first.map(|f| f.0), Some(at as u64));
+    }
+
+    /// An RTL-like transmit stream: `frames` sent back to back by the model's MAC, and after
+    /// some of them (a source that ran dry) idle time of 2 to 6 transfers and 0 or 4 octets
+    /// more, so that the next frame starts in lane 0 or lane 4 as the transmitter chooses.
+    /// Returns the transfers and the unscrambled blocks.
+    fn with_idle_gaps(frames: &[Vec<u8>], seed: u64) -> (Vec<XgmiiWord>, Vec<Block>) {
+        use crate::tx::{TxChain, TxOptions, VecSink};
+        let mut c = TxChain::new(
+            &TxOptions {
+                idle_blocks: 2,
+                ..TxOptions::default()
+            },
+            VecSink::default(),
+        );
+        for f in frames {
+            c.frame(f, None).unwrap();
+        }
+        let words = c.finish().unwrap().0.words;
+        // The stream octet by octet (octet, control), with idle octets put in after the
+        // transfer that ends some frames.
+        let mut x = seed | 1;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let idle = (0x07u8, true);
+        let mut octets = Vec::new();
+        for w in &words {
+            let lanes: Vec<(u8, bool)> = (0..8).map(|l| (w.octet(l), w.is_control(l))).collect();
+            octets.extend_from_slice(&lanes);
+            if lanes.contains(&(0xfd, true)) && next() % 3 == 0 {
+                let n = 8 * (2 + next() % 5) + 4 * (next() % 2);
+                octets.extend(std::iter::repeat_n(idle, n as usize));
+            }
+        }
+        while octets.len() % 8 != 0 {
+            octets.push(idle);
+        }
+        let dut: Vec<XgmiiWord> = octets
+            .chunks(8)
+            .map(|t| {
+                let mut w = XgmiiWord { data: 0, ctrl: 0 };
+                for (l, &(o, c)) in t.iter().enumerate() {
+                    w.data |= u64::from(o) << (8 * l);
+                    w.ctrl |= u8::from(c) << l;
+                }
+                w
+            })
+            .collect();
+        let mut c = TxChain::new(
+            &TxOptions {
+                idle_blocks: 0,
+                ..TxOptions::default()
+            },
+            VecSink::default(),
+        );
+        c.words(&dut);
+        let blocks = c.finish().unwrap().0.blocks;
+        (dut, blocks)
+    }
+
+    #[test]
+    fn each_frame_is_compared_from_the_lane_the_dut_started_it_in() {
+        // Frames of every length a test sends, some after idle time (lane 0 or 4 starts the
+        // back-to-back model would not choose).
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let frames: Vec<Vec<u8>> = (0..200)
+            .map(|i| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let len = 60 + (x >> 33) as usize % 1455;
+                (0..len).map(|k| (k * 7 + i) as u8).collect()
+            })
+            .collect();
+        let refs: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
+        for seed in [1, 2, 3] {
+            let (words, dut) = with_idle_gaps(&frames, seed);
+            let starts: Vec<(usize, usize)> = words
+                .iter()
+                .enumerate()
+                .flat_map(|(i, w)| {
+                    (0..8)
+                        .filter(move |&l| w.is_control(l) && w.octet(l) == 0xfb)
+                        .map(move |l| (i, l))
+                })
+                .collect();
+            assert_eq!(starts.len(), 200);
+            assert!(starts.iter().any(|s| s.1 == 4) && starts.iter().any(|s| s.1 == 0));
+            let cmp = compare_frame_blocks(&refs, &dut, Profile::Ieee, 12, None).unwrap();
+            assert_eq!(cmp.frames, (200, 200));
+            assert_eq!(cmp.divergent, 0, "seed {seed}: {:?}", cmp.first);
+            assert_eq!(cmp.unpaired, (0, 0));
+            assert_eq!((cmp.gaps.gaps, cmp.gaps.violations), (199, 0));
+            assert!(cmp.gaps.max > Some(20));
+            // A flipped payload bit inside a frame is still found at its block, and only it.
+            let mut bad = dut.clone();
+            let at = starts[starts.len() / 2].0 + 3;
+            assert_eq!(bad[at].sync, pcs_core::SyncHeader::DATA);
+            bad[at].payload ^= 1 << 21;
+            let cmp = compare_frame_blocks(&refs, &bad, Profile::Ieee, 12, None).unwrap();
+            assert_eq!(cmp.divergent, 1);
+            assert_eq!(cmp.first.map(|f| f.0), Some(at as u64));
+        }
     }
 
     #[test]

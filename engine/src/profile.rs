@@ -13,7 +13,7 @@ pub enum Profile {
     Ieee,
     /// The documented behaviour of verilog-ethernet's 10GBASE-R PHY and MAC: block-by-block
     /// encode and decode, no Local Fault on loss of lock, BER monitor not reset on loss of
-    /// lock, deficit idle count reset when idle.
+    /// lock, deficit idle count reset when idle, no frame length limit in the MAC receiver.
     VerilogEthernet,
 }
 
@@ -56,6 +56,16 @@ impl Profile {
         match self {
             Self::Ieee => LockLossReset::ResetMonitor,
             Self::VerilogEthernet => LockLossReset::KeepRunning,
+        }
+    }
+
+    /// The MAC receiver's longest good frame, FCS included (`None`: it checks none).
+    /// verilog-ethernet's `axis_xgmii_rx_64` delivers a frame of any length (its `tuser`
+    /// flags only framing and FCS errors).
+    pub fn max_frame_length(self) -> Option<u16> {
+        match self {
+            Self::Ieee => Some(1518),
+            Self::VerilogEthernet => None,
         }
     }
 

@@ -19,17 +19,18 @@
 //! one block of latency is absorbed here.
 
 use crate::fcs::MacRx;
+use crate::options::BerTimer;
 use crate::profile::Profile;
 use crate::tx::Placement;
 use mac_core::fault::{FaultKind, LinkFault, LinkFaultMonitor, LinkFaultState};
 use mac_core::rx::{RxClass, RxConfig, RxFrame};
 use pcs_core::align::{AlignedBlock, BlockAligner};
-use pcs_core::decode::RxEvent;
+use pcs_core::decode::{RxEvent, RxState};
 use pcs_core::gearbox::TxGearbox;
 use pcs_core::lock::LockAction;
 use pcs_core::pcs::{DecodedPacket, PcsRx, PcsRxConfig, PcsRxStep, Stops};
 use pcs_core::scramble::{Descrambler, DEFAULT_STATE};
-use pcs_core::{Block, XgmiiWord};
+use pcs_core::{Block, BlockClass, XgmiiWord};
 use serde::Serialize;
 
 /// Blocks per batch: small enough to stay in the L1 cache.
@@ -52,6 +53,8 @@ pub struct RxOptions {
     /// Leading all-zero blocks with sync header 0 (what a dump holds while the DUT's output
     /// registers are still in reset) are blocks like any other, not skipped reset fill.
     pub strict_start: bool,
+    /// The BER monitor's timer (125 µs unless a test bench shortens it).
+    pub ber_timer: BerTimer,
 }
 
 /// What the chain receives.
@@ -288,6 +291,11 @@ pub struct PcsSummary {
     pub invalid_headers: u64,
     /// Blocks that entered `RX_E` while the link was up.
     pub errored_blocks: u64,
+    /// Those of them that entered it from `RX_INIT` on a data or terminate block at the first
+    /// block after the link came up: the receiver joined the stream inside a frame (a frame
+    /// cut by lock acquisition). A receiver's counter counts them; no verdict does.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cut_at_link_up: Vec<u64>,
     /// The first transitions into `RX_E` (at most `max_events`), with the rule that fired.
     pub e_transitions: Vec<PcsEvent>,
     /// Link fault status at the end, and the block indices where it changed.
@@ -308,22 +316,79 @@ pub struct PcsSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub descrambler_trained_at: Option<u64>,
     /// Frames that started while the link was down (only a profile whose decoder decodes
-    /// then has them; they are counted among the frames too).
+    /// then has them; they are counted among the frames too, apart in
+    /// [`FrameCounts::while_link_down`], and do not decide a verdict).
     pub frames_while_link_down: u64,
+    /// The first of them that are not good (at most `max_events`), with why the link was
+    /// down: a frame cut, or made up, by the lock search is no fault of the stream.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub link_down_frames: Vec<LinkDownFrame>,
     /// Hints on what may be wrong with the dump rather than the design (filled by the door
     /// that read it, e.g. sync headers written the other way round).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hints: Vec<String>,
 }
 
+/// A frame that started while the link was down and is not good.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkDownFrame {
+    /// 0-based index among received frames.
+    pub index: u64,
+    /// The block of its `/S/`.
+    pub block: u64,
+    /// Its class.
+    pub class: &'static str,
+    /// Why the link was down when it started.
+    pub cause: LinkDownCause,
+}
+
+/// Why the link was down (block lock off, or `hi_ber`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkDownCause {
+    /// No block lock yet (or lost): the blocks were cut where the lock search stood, a
+    /// boundary not yet confirmed, so a frame there may be cut, or made up, by the lock search
+    /// (cut by lock acquisition), which is no fault of the stream.
+    BeforeLock,
+    /// Block lock, and `hi_ber` (which a profile's BER monitor may have raised on the lock
+    /// search's invalid headers, before lock; it clears after a clean BER timer window).
+    HiBer,
+}
+
+impl LinkDownCause {
+    /// In words, for reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::BeforeLock => {
+                "started before block lock, on a block boundary the lock search had not confirmed: it may be cut, or made up, by the lock search (cut by lock acquisition), no fault of the stream"
+            }
+            Self::HiBer => "started with block lock while hi_ber held the link down",
+        }
+    }
+}
+
+/// True when block `b` was received with block lock, as the summary's lock events say.
+fn locked_at(s: &PcsSummary, b: u64) -> bool {
+    s.lock_acquired.is_some_and(|l| l.block <= b)
+        && s.lock_losses.iter().filter(|&&l| l <= b).count()
+            == s.relocks.iter().filter(|r| r.block <= b).count()
+}
+
 impl PcsSummary {
+    /// Errored blocks that are faults of the stream: all but those of a frame cut by lock
+    /// acquisition ([`PcsSummary::cut_at_link_up`]).
+    pub fn errored_faults(&self) -> u64 {
+        self.errored_blocks
+            .saturating_sub(self.cut_at_link_up.len() as u64)
+    }
+
     /// True when the PCS saw nothing wrong.
     pub fn clean(&self) -> bool {
         (self.lock_acquired.is_some() || self.input == StreamKind::Xgmii)
             && self.lock_losses.is_empty()
             && self.hi_ber_episodes.is_empty()
             && self.invalid_headers == 0
-            && self.errored_blocks == 0
+            && self.errored_faults() == 0
             && self.link_fault.is_ok()
     }
 }
@@ -347,6 +412,25 @@ pub struct FrameCounts {
     pub total: u64,
     /// Per class name.
     pub by_class: std::collections::BTreeMap<String, u64>,
+    /// Those of them that started while the link was down (only a profile whose decoder
+    /// decodes then has them), per class name: reported apart, no verdict counts them.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub while_link_down: std::collections::BTreeMap<String, u64>,
+}
+
+impl FrameCounts {
+    /// The frames that started while the link was up, per class name: the ones a verdict
+    /// judges.
+    pub fn judged(&self) -> std::collections::BTreeMap<String, u64> {
+        self.by_class
+            .iter()
+            .map(|(k, &n)| {
+                let down = self.while_link_down.get(k).copied().unwrap_or(0);
+                (k.clone(), n.saturating_sub(down))
+            })
+            .filter(|&(_, n)| n > 0)
+            .collect()
+    }
 }
 
 /// Receives what the RX chain produces.
@@ -431,6 +515,8 @@ struct Back<K: RxSink> {
     summary: PcsSummary,
     /// Frames per class, indexed as [`CLASSES`].
     classes: [u64; 8],
+    /// Those of them that started while the link was down.
+    down_classes: [u64; 8],
     sink: K,
     /// [`RxSink::wants_words`].
     wants_words: bool,
@@ -476,6 +562,8 @@ impl<K: RxSink> Back<K> {
             &mut self.mac,
             Frames {
                 classes: &mut self.classes,
+                down_classes: &mut self.down_classes,
+                max_events: self.max_events,
                 sink: &mut self.sink,
                 error: &mut self.error,
                 spans: &self.down_spans,
@@ -513,10 +601,24 @@ impl<K: RxSink> Back<K> {
         if e.is_errored() && !e.link_down && link_up {
             self.summary.errored_blocks += 1;
             self.last_errored = Some((block, *e));
+            // RX_INIT --D or T--> RX_E at the first block after the link came up: the receiver
+            // joined the stream inside a frame (Fig. 49-17; its counter counts it), a frame
+            // cut by lock acquisition, no fault of the stream.
+            let joined = !e.by_block
+                && e.from == RxState::Init
+                && matches!(e.class, BlockClass::Data | BlockClass::Terminate)
+                && self.down_spans.last().is_some_and(|&(_, to)| to == block);
+            if joined {
+                self.summary.cut_at_link_up.push(block);
+            }
             if self.summary.e_transitions.len() < self.max_events {
                 self.summary.e_transitions.push(PcsEvent {
                     block,
-                    what: e.to_string(),
+                    what: if joined {
+                        format!("{e}: the first block after the link came up, inside a frame (a frame cut by lock acquisition, not a fault of the stream)")
+                    } else {
+                        e.to_string()
+                    },
                 });
             }
         }
@@ -526,6 +628,8 @@ impl<K: RxSink> Back<K> {
 /// What books a received frame: its class counted, its link state, the sink.
 struct Frames<'a, K> {
     classes: &'a mut [u64; 8],
+    down_classes: &'a mut [u64; 8],
+    max_events: usize,
     sink: &'a mut K,
     error: &'a mut Option<std::io::Error>,
     spans: &'a [(u64, u64)],
@@ -543,9 +647,29 @@ impl<K: RxSink> Frames<'_, K> {
                 .rev()
                 .take_while(|&&(_, to)| to > b)
                 .any(|&(from, to)| (from..to).contains(&b));
-        self.summary.frames_while_link_down += u64::from(link_down);
+        let index = self.classes.iter().sum();
+        if link_down {
+            self.summary.frames_while_link_down += 1;
+            if let Some(n) = self.down_classes.get_mut(f.class as usize) {
+                *n += 1;
+            }
+            let s = &mut *self.summary;
+            if f.class != RxClass::Ok && s.link_down_frames.len() < self.max_events {
+                let cause = if locked_at(s, b) {
+                    LinkDownCause::HiBer
+                } else {
+                    LinkDownCause::BeforeLock
+                };
+                s.link_down_frames.push(LinkDownFrame {
+                    index,
+                    block: b,
+                    class: class_name(f.class),
+                    cause,
+                });
+            }
+        }
         let r = FrameRef {
-            index: self.classes.iter().sum(),
+            index,
             class: f.class,
             data: f.data,
             len: f.len,
@@ -641,9 +765,9 @@ impl<K: RxSink> RxChain<K> {
         };
         let config = PcsRxConfig {
             decoder: opt.profile.decoder(),
+            ber: opt.ber_timer.ber_config(),
             ber_lock_loss: opt.profile.ber_lock_loss(),
             descrambler_state,
-            ..PcsRxConfig::default()
         };
         // A sink that wants the descrambled blocks or every decoder step gets the per-block
         // path.
@@ -686,6 +810,7 @@ impl<K: RxSink> RxChain<K> {
                 index: 0,
                 summary,
                 classes: [0; 8],
+                down_classes: [0; 8],
                 wants_words: sink.wants_words(),
                 sink,
                 max_events: opt.max_events,
@@ -723,10 +848,17 @@ impl<K: RxSink> RxChain<K> {
     /// The frames received so far, by class.
     pub fn counts(&self) -> FrameCounts {
         let mut c = FrameCounts::default();
-        for (class, &n) in CLASSES.iter().zip(&self.back.classes) {
+        for ((class, &n), &down) in CLASSES
+            .iter()
+            .zip(&self.back.classes)
+            .zip(&self.back.down_classes)
+        {
             if n > 0 {
                 c.total += n;
                 c.by_class.insert(class_name(*class).into(), n);
+            }
+            if down > 0 {
+                c.while_link_down.insert(class_name(*class).into(), down);
             }
         }
         c

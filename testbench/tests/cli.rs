@@ -823,6 +823,137 @@ fn a_profile_that_decodes_before_lock_counts_no_errored_blocks_there() {
     assert!(out.contains("block lock at bit offset 8151"), "{out}");
 }
 
+/// An RX stream as an RTL bench dumps it: the model's serial stream joined inside a frame, 7
+/// blocks and 33 bits in. Under the verilog-ethernet profile the decoder decodes before lock
+/// (as the RTL does) and the BER monitor, counting the lock search's invalid headers, raises
+/// hi_ber before lock: the frames before the link comes up (a junk one made up and cut by the
+/// lock search among them) are reported apart and do not decide the verdict; the RTL bench's
+/// short BER timer (`--ber-timer`) brings the link up soon after lock, and every frame from
+/// there is judged. The IEEE receiver joins the stream inside a frame and names the errored
+/// block that gives as a frame cut by lock acquisition.
+#[test]
+fn a_stream_joined_inside_a_frame_is_judged_from_the_link_coming_up() {
+    let s = Scratch::new("joined");
+    let bits = s.path("rx.bits");
+    let o = baser(&[
+        "encode",
+        "vectors/dic/frames.pcap",
+        "--profile",
+        "verilog-ethernet",
+        "--idle-blocks",
+        "0",
+        "--bits",
+        &bits,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let joined = s.file(
+        "joined.bits",
+        &skip_bits(&std::fs::read(&bits).unwrap(), 66 * 7 + 33),
+    );
+    let json = s.path("d.json");
+    let ve = ["decode", &joined, "--profile", "verilog-ethernet"];
+    let o = baser(&[&ve[..], &["--ber-timer", "100blocks", "--json", &json]].concat());
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("BER timer 100blocks"), "{out}");
+    assert!(
+        out.contains("frames: 54 while the link was up (ok 54); 11 more while it was down, not judged (error_character 1, ok 10)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("frame 0 at block 28: error_character, started before block lock, on a block boundary the lock search had not confirmed: it may be cut, or made up, by the lock search (cut by lock acquisition)"),
+        "{out}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["verdict"], "pass");
+    assert_eq!(doc["frames"]["total"], 65);
+    assert_eq!(doc["frames"]["while_link_down"]["error_character"], 1);
+    assert_eq!(doc["pcs"]["link_down_frames"][0]["cause"], "before_lock");
+    assert_eq!(doc["pcs"]["hi_ber_clears"][0], 200);
+    // The standard's timer: hi_ber holds the link down to the end; nothing is judged, and the
+    // report says which option the RTL bench's timer wants.
+    let o = baser(&ve);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("frames: 0 while the link was up (none); 65 more while it was down"),
+        "{out}"
+    );
+    assert!(out.contains("--ber-timer Nblocks"), "{out}");
+    // A fault once the link is up still decides the verdict.
+    let o = baser(
+        &[
+            &ve[..],
+            &[
+                "--ber-timer",
+                "100blocks",
+                "--inject",
+                &format!("flip:{}", 66 * 600 + 30),
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    // The IEEE receiver: its decoder holds RX_INIT until lock, then enters RX_E on the data
+    // block it joins at (Fig. 49-17; its counter counts it), which is no fault of the stream.
+    let o = baser(&["decode", &joined]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("block 133: RX_INIT --D--> RX_E: the first block after the link came up, inside a frame (a frame cut by lock acquisition"),
+        "{out}"
+    );
+    assert!(out.contains("frames: 59 (ok 59)"), "{out}");
+}
+
+/// A dump of jumbo frames: decode's limit is 1518 octets (as a receiver's), and the report
+/// says which option accepts the longer ones; the verilog-ethernet profile, whose MAC checks
+/// no length, sets none; check takes its limit from the expected frames.
+#[test]
+fn jumbo_frames_get_a_hint_and_no_limit_under_a_profile_without_one() {
+    for dut in ["vectors/jumbo/expected.bits", "vectors/jumbo/expected.b66"] {
+        let o = baser(&["decode", dut]);
+        let (out, _) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        assert!(out.contains("frames: 2 (ok 1, too_long 1)"), "{out}");
+        assert!(
+            out.contains("hint: 1 frame too_long: longer than 1518 octets with the FCS (1522 with a VLAN tag), the longest 9004 octets with its FCS; --max-frame-length 9004 accepts them"),
+            "{out}"
+        );
+        let o = baser(&["decode", dut, "--max-frame-length", "9004"]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
+        let o = baser(&["decode", dut, "--profile", "verilog-ethernet"]);
+        let (out, _) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}");
+        assert!(out.contains("frames: 2 (ok 2)"), "{out}");
+        assert!(!out.contains("too_long"), "{out}");
+        // The option still sets a limit under the profile.
+        let o = baser(&[
+            "decode",
+            dut,
+            "--profile",
+            "verilog-ethernet",
+            "--max-frame-length",
+            "2000",
+        ]);
+        let (out, _) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        assert!(
+            out.contains("longer than 2000 octets with the FCS"),
+            "{out}"
+        );
+        let o = baser(&[
+            "check",
+            "--frames",
+            "vectors/jumbo/frames.pcap",
+            "--dut",
+            dut,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
+    }
+}
+
 /// `baser convert` between the stream forms, against the golden vectors made by `encode`.
 #[test]
 fn convert_turns_each_stream_form_into_the_others() {
@@ -1012,6 +1143,119 @@ fn blocks_are_compared_frame_by_frame_and_gaps_by_the_dic_rule() {
         "{out}"
     );
     assert!(!out.contains("FAIL frames"), "{out}");
+}
+
+/// An `.xgmii` text's transfers as octets (octet, control), lane 0 first.
+fn xgmii_octets(text: &str) -> Vec<(u8, bool)> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .flat_map(|l| {
+            let (c, d) = l.split_once(' ').unwrap();
+            let (c, d) = (
+                u8::from_str_radix(c, 16).unwrap(),
+                u64::from_str_radix(d, 16).unwrap(),
+            );
+            (0..8).map(move |i| ((d >> (8 * i)) as u8, c >> i & 1 == 1))
+        })
+        .collect()
+}
+
+/// Octets back into `.xgmii` lines (idles to the last transfer's end).
+fn xgmii_text(octets: &[(u8, bool)]) -> String {
+    let mut out = String::new();
+    for t in octets.chunks(8) {
+        let (mut c, mut d) = (0u8, 0u64);
+        for i in 0..8 {
+            let (o, k) = t.get(i).copied().unwrap_or((0x07, true));
+            c |= u8::from(k) << i;
+            d |= u64::from(o) << (8 * i);
+        }
+        out.push_str(&format!("{c:02x} {d:016x}\n"));
+    }
+    out
+}
+
+/// A dump like verilog-ethernet's under cocotb when the AXI source runs dry: frames back to
+/// back, and after some of them idle time of several transfers, so that the next frame starts
+/// in lane 0 or in lane 4 where the model, sending back to back, would start it elsewhere.
+/// Each frame is compared with the model's encoding from the DUT's start lane; the gaps are
+/// judged apart; a bit flipped inside a frame is still found at its block.
+#[test]
+fn frames_after_idle_gaps_are_compared_from_the_dut_s_start_lane() {
+    let s = Scratch::new("dry");
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let frames: Vec<Vec<u8>> = (0..120)
+        .map(|i| {
+            let len = 60 + (next() % 1455) as usize;
+            let mut f: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            f[..12].copy_from_slice(&[2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, i as u8]);
+            f
+        })
+        .collect();
+    let pcap = s.file("frames.pcap", &pcap_bytes(&frames));
+    let sent = s.path("sent.xgmii");
+    let o = baser(&["encode", &pcap, "--xgmii", &sent, "--idle-blocks", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    // After about every third transfer that holds a /T/: 2 to 6 idle transfers, and 4 idle
+    // octets more half of the time.
+    let sent = xgmii_octets(&std::fs::read_to_string(&sent).unwrap());
+    let mut dut = Vec::new();
+    let (mut gaps, mut lane4) = (0, 0);
+    for t in sent.chunks(8) {
+        dut.extend_from_slice(t);
+        if t.contains(&(0xfd, true)) && next() % 3 == 0 {
+            let n = 8 * (2 + next() % 5) as usize + 4 * (next() % 2) as usize;
+            dut.extend(std::iter::repeat_n((0x07, true), n));
+            gaps += 1;
+            lane4 += n % 8 / 4;
+        }
+    }
+    assert!(gaps > 20 && lane4 > 5 && lane4 < gaps, "{gaps} {lane4}");
+    let check = |octets: &[(u8, bool)], name: &str| {
+        let xg = s.file(&format!("{name}.xgmii"), xgmii_text(octets).as_bytes());
+        let b66 = s.path(&format!("{name}.b66"));
+        assert_eq!(baser(&["convert", &xg, &b66]).status.code(), Some(0));
+        let o = baser(&["check", "--frames", &pcap, "--dut", &b66, "--blocks"]);
+        (o.status.code(), text(&o).0)
+    };
+    let (code, out) = check(&dut, "dry");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("120 model frames vs 120 DUT frames (0 and 0 without a partner)"),
+        "{out}"
+    );
+    assert!(out.contains(", 0 differ"), "{out}");
+    assert!(
+        out.contains("gaps: 119 between the DUT's frames, 9.."),
+        "{out}"
+    );
+    assert!(out.contains("0 shorter than IFG 12"), "{out}");
+    // One data bit flipped in the middle of frame 60: found at its block, and nowhere else.
+    let s60 = dut
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| **o == (0xfb, true))
+        .nth(60)
+        .unwrap()
+        .0;
+    let at = s60 + 8 + 100;
+    let mut bad = dut.clone();
+    bad[at].0 ^= 0x10;
+    let (code, out) = check(&bad, "bad");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("FAIL pcs: blocks bit exact: 1 of "), "{out}");
+    assert!(out.contains(&format!("DUT block {}\n", at / 8)), "{out}");
+    assert!(
+        out.contains("FAIL frames: frame 60 ") && out.contains("corrupted"),
+        "{out}"
+    );
+    assert!(out.contains("first difference at octet 100: "), "{out}");
 }
 
 /// A text line far over the cap (64 MiB of hex digits, no line end) is refused with its line

@@ -106,6 +106,7 @@ fn through(sent: &Sent, faults: &[Fault]) -> (Got, PcsSummary, Vec<u64>) {
         mac: Default::default(),
         max_events: 1000,
         strict_start: false,
+        ber_timer: Default::default(),
     };
     let (pcs, _, got) = testbench::stream::decode_bytes(
         "bits",

@@ -2,9 +2,7 @@
 //! frame (`--frames`) or bit exact at the PCS (`--xgmii`).
 
 use crate::cmd::decode::DecodeSinks;
-use crate::command::{
-    self, kind_of, max_frame, progress_bar, Error, Kind, Output, Reports, Verdict,
-};
+use crate::command::{self, kind_of, progress_bar, Error, Kind, Output, Reports, Verdict};
 use crate::html::{self, DutWindow, LaneTable};
 use crate::pcs_check::{self, PcsCheckReport};
 use crate::report::{self, Case};
@@ -12,12 +10,12 @@ use crate::stream;
 use baser_engine::coverage::Collector;
 use baser_engine::frame_check::{frame_check, FrameCheckInput, FrameCheckReport};
 use baser_engine::judge::{self, Expected};
+use baser_engine::options::BerTimer;
 use baser_engine::outcome;
 use baser_engine::pcs_check::FrameBlocks;
 use baser_engine::rx::RxOptions;
-use baser_engine::Profile;
+use baser_engine::{Options, Profile};
 use baser_files::pcap::FrameReader;
-use mac_core::rx::RxConfig;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -133,6 +131,8 @@ pub struct FrameCheckArgs {
     pub receiver_view: bool,
     /// Write the DUT stream's functional coverage here.
     pub coverage: Option<PathBuf>,
+    /// The BER monitor's timer.
+    pub ber_timer: BerTimer,
 }
 
 /// The outcomes of an `expected.json` of `baser gen`: each frame's `outcome`, and the
@@ -223,18 +223,21 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         None => (None, None),
     };
     let longest = expected.iter().map(|e| e.data.len() + 4).max().unwrap_or(0);
-    let limit = a
-        .max_frame_length
-        .or(gen_limit)
-        .unwrap_or(longest.max(1518).min(u16::MAX as usize) as u16);
-    let opt = RxOptions {
+    // (A profile whose MAC checks no length, as verilog-ethernet's, sets none.)
+    let limit = a.max_frame_length.or(gen_limit).or_else(|| {
+        a.profile
+            .max_frame_length()
+            .map(|p| longest.max(usize::from(p)).min(usize::from(u16::MAX)) as u16)
+    });
+    let opt = Options {
         profile: a.profile,
-        mac: RxConfig {
-            max_frame_length: max_frame(limit),
-        },
+        max_frame_length: limit,
         max_events: reports.max_report.max(20),
         strict_start: a.strict_start,
-    };
+        ber_timer: a.ber_timer,
+        ..Options::default()
+    }
+    .rx();
     let view = if a.receiver_view {
         stream::SerialView::Receiver
     } else {
@@ -469,7 +472,9 @@ pub struct CheckArgs {
     /// What the DUT produced: .b66, .bits or .xgmii (.b66 only with --xgmii).
     #[arg(long)]
     pub dut: PathBuf,
-    /// Also compare the DUT's 66-bit stream with the model's encoding, bit for bit.
+    /// Also compare the DUT's 66-bit stream with the model's encoding, bit for bit, frame by
+    /// frame: each DUT frame against its expected frame encoded from the lane (0 or 4) the
+    /// DUT started it in; the gaps are judged apart (--ifg, with the deficit idle count).
     #[arg(long, requires = "frames")]
     pub blocks: bool,
     /// The captures include the FCS.
@@ -488,9 +493,15 @@ pub struct CheckArgs {
     /// Leading all-zero blocks with header 0 (reset fill) are blocks like any other.
     #[arg(long)]
     pub strict_start: bool,
-    /// Longest good frame, FCS included (default 1518, or the longest expected frame + FCS).
+    /// Longest good frame, FCS included (default 1518, or the longest expected frame + FCS;
+    /// none with --profile verilog-ethernet, whose MAC checks no length).
     #[arg(long, requires = "frames")]
     pub max_frame_length: Option<u16>,
+    /// The BER monitor's timer (125us_timer, 49.2.13.2.5) in blocks or time: 125us (the
+    /// standard's), 100blocks, 640ns; as the RTL bench runs it (verilog-ethernet's
+    /// COUNT_125US, in blocks).
+    #[arg(long, requires = "frames", default_value_t = BerTimer::default())]
+    pub ber_timer: BerTimer,
     /// With --blocks: the IFG (octets, /T/ included) the DUT's gaps are judged with, with the
     /// deficit idle count.
     #[arg(long, default_value_t = 12, requires = "blocks")]
@@ -582,6 +593,7 @@ pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
                 max_frame_length: a.max_frame_length,
                 receiver_view: a.receiver_view,
                 coverage: a.coverage,
+                ber_timer: a.ber_timer,
             };
             check_frames(&opt, &reports, out)
         }

@@ -84,6 +84,7 @@ fn measure(path: &Path, a: &CoverageArgs, out: Output) -> Result<Coverage, Error
         },
         max_events: 20,
         strict_start: false,
+        ber_timer: Default::default(),
     };
     let view = if a.offline {
         stream::SerialView::Offline

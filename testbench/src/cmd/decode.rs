@@ -1,22 +1,22 @@
 //! `baser decode`: a stream file through the engine's RX chain, with a summary.
 
-use crate::command::{
-    self, create, kind_of, max_frame, named, progress_bar, Error, Kind, Output, Verdict,
-};
+use crate::command::{self, create, kind_of, named, progress_bar, Error, Kind, Output, Verdict};
 use crate::outfile::OutFile;
 use crate::report;
 use crate::stream;
 use baser_engine::coverage::Collector;
 use baser_engine::decode_report::DecodeReport;
+use baser_engine::fec::{Fec, FecOptions, FecRxChain, FecSummary, Rate};
 use baser_engine::inject::{Fault, FaultChannel};
 use baser_engine::judge::Comparer;
-use baser_engine::rx::{FrameRef, PcsSummary, RxOptions, RxSink};
-use baser_engine::Profile;
+use baser_engine::options::BerTimer;
+use baser_engine::rx::{FrameCounts, FrameRef, PcsSummary, RxSink};
+use baser_engine::{Options, Profile};
 use baser_files::b66::Scrambling;
 use baser_files::pcap::FrameWriter;
 use baser_files::xgmii::XgmiiWriter;
 use baser_files::InputError;
-use mac_core::rx::RxConfig;
+use mac_core::frame::MAX_FRAME_OCTETS;
 use pcs_core::Block;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -35,12 +35,19 @@ pub struct DecodeArgs {
     /// Write the summary as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Longest good frame, FCS included (1518 allows 1522 with a VLAN tag).
-    #[arg(long, default_value_t = 1518)]
-    pub max_frame_length: u16,
+    /// Longest good frame, FCS included (1518 allows 1522 with a VLAN tag). Default: the
+    /// profile's: 1518 for ieee, none for verilog-ethernet (its MAC checks no length).
+    #[arg(long)]
+    pub max_frame_length: Option<u16>,
     /// Compatibility profile.
     #[arg(long, value_parser = command::profile_parser(), default_value_t = Profile::Ieee)]
     pub profile: Profile,
+    /// The BER monitor's timer (125us_timer, 49.2.13.2.5) in blocks or time: 125us (the
+    /// standard's), 100blocks, 640ns. An RTL bench that shortens its timer (verilog-ethernet's
+    /// COUNT_125US, in blocks) gives the same here, or hi_ber raised before lock holds the
+    /// model's link down far longer than the DUT's.
+    #[arg(long, default_value_t = BerTimer::default())]
+    pub ber_timer: BerTimer,
     /// Events (E transitions, link fault changes) listed in detail.
     #[arg(long, default_value_t = 20)]
     pub max_report: usize,
@@ -62,6 +69,20 @@ pub struct DecodeArgs {
     /// Write the stream's functional coverage (JSON; see `baser coverage`).
     #[arg(long)]
     pub coverage: Option<PathBuf>,
+    /// Line rate: 10g or 25g (25GBASE-R).
+    #[arg(long, default_value_t = Rate::G10)]
+    pub rate: Rate,
+    /// The FEC below the PCS in a .bits stream: none, fc (Clause 74) or rs (Clause 108, 25g).
+    /// The FEC locks from any bit offset, corrects, and the PCS and MAC decode its blocks.
+    #[arg(long, default_value_t = Fec::None)]
+    pub fec: Fec,
+    /// RS-FEC codeword marker period, codewords.
+    #[arg(long, default_value_t = fec_core::rs::MARKER_PERIOD_CODEWORDS)]
+    pub rs_marker_period: u32,
+    /// RS-FEC markers that make lock: 1 (a dump is decoded from its first marker) or 2 (a
+    /// receiver confirms it one period later, the stream before is not decoded).
+    #[arg(long, default_value_t = 1)]
+    pub rs_lock_markers: u8,
 }
 
 /// Writes decoded transfers and frames to files, and keeps what a check needs.
@@ -77,6 +98,8 @@ pub struct DecodeSinks {
     pub judge: Option<Comparer>,
     /// Functional coverage is counted here.
     pub coverage: Option<Collector>,
+    /// The longest frame classed too long while the link was up (octets after the SFD).
+    pub longest_too_long: Option<usize>,
 }
 
 impl DecodeSinks {
@@ -88,6 +111,7 @@ impl DecodeSinks {
             list: false,
             judge: None,
             coverage: None,
+            longest_too_long: None,
         }
     }
 }
@@ -133,6 +157,9 @@ impl RxSink for DecodeSinks {
     }
 
     fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
+        if f.class == mac_core::rx::RxClass::FrameTooLong && !f.link_down {
+            self.longest_too_long = Some(self.longest_too_long.unwrap_or(0).max(f.len));
+        }
         if self.list {
             use std::io::Write;
             let gap = f.gap_octets.map_or(String::new(), |g| format!(", gap {g}"));
@@ -211,21 +238,31 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
             FrameWriter::new(create(p)?).map_err(|e| Error::Output(p.clone(), e))?,
         ));
     }
-    let opt = RxOptions {
+    let opt = Options {
         profile: a.profile,
-        mac: RxConfig {
-            max_frame_length: max_frame(a.max_frame_length),
-        },
+        max_frame_length: a.max_frame_length,
         max_events: a.max_report,
         strict_start: a.strict_start,
+        ber_timer: a.ber_timer,
+        rate: a.rate,
+        fec: fec_options(a),
+        ..Options::default()
     };
+    let fec = opt.fec;
+    let opt = opt.rx();
     let view = if a.offline {
         stream::SerialView::Offline
     } else {
         stream::SerialView::Receiver
     };
     let bar = progress_bar(&a.input, out);
-    let (pcs, counts, mut sinks) = if a.inject.is_empty() {
+    let mut fec_summary = None;
+    let (pcs, counts, mut sinks) = if a.fec != Fec::None {
+        let (pcs, counts, sinks, summary) =
+            decode_fec(a, kind, &opt, &fec, sinks, &|n| bar.set(n))?;
+        fec_summary = Some(summary);
+        (pcs, counts, sinks)
+    } else if a.inject.is_empty() {
         stream::decode_kind(kind.name(), &a.input, &opt, view, sinks, &|n| bar.set(n))?
     } else {
         let bytes = injected_line(&a.input, kind, &a.inject)?;
@@ -247,36 +284,80 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
     if let Some((p, w)) = sinks.pcap.take() {
         w.finish().map_err(|e| Error::Output(p, e))?;
     }
-    let clean = baser_engine::decode_report::clean(&pcs, &counts);
+    let clean = baser_engine::decode_report::clean(&pcs, &counts)
+        && fec_summary.as_ref().is_none_or(FecSummary::clean);
     let verdict = if clean { Verdict::Pass } else { Verdict::Fail };
     if let Some(p) = &a.json {
-        let doc = DecodeReport::new(
+        let mut doc = DecodeReport::new(
             a.input.display().to_string(),
             a.profile,
             pcs.clone(),
             counts.clone(),
         );
+        if let Some(f) = &fec_summary {
+            doc = doc.with_fec(f.clone());
+        }
         report::write_json(p, &doc).map_err(|e| Error::Output(p.clone(), e))?;
     }
     if !out.quiet {
-        print_pcs_summary(&a.input, &pcs, a.max_report);
-        let classes: Vec<String> = counts
-            .by_class
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        println!(
-            "  frames: {} ({})",
-            counts.total,
-            if classes.is_empty() {
-                "none".into()
-            } else {
-                classes.join(", ")
-            }
-        );
+        print_pcs_summary(&a.input, &pcs, a.max_report, a.ber_timer.at(a.rate));
+        if let Some(f) = &fec_summary {
+            print_fec_summary(f, a.max_report);
+        }
+        print_frames(&counts);
+        if let Some(h) = too_long_hint(a, &counts, sinks.longest_too_long) {
+            println!("  hint: {h}");
+        }
         println!("{}", if clean { "CLEAN" } else { "ERRORS (exit 1)" });
     }
     Ok(verdict)
+}
+
+/// The frames line: by class, and those received while the link was down apart.
+fn print_frames(counts: &FrameCounts) {
+    let classes = |m: &std::collections::BTreeMap<String, u64>| {
+        if m.is_empty() {
+            return "none".to_string();
+        }
+        let c: Vec<String> = m.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        c.join(", ")
+    };
+    if counts.while_link_down.is_empty() {
+        println!("  frames: {} ({})", counts.total, classes(&counts.by_class));
+        return;
+    }
+    let judged = counts.judged();
+    let down: u64 = counts.while_link_down.values().sum();
+    println!(
+        "  frames: {} while the link was up ({}); {down} more while it was down, not judged ({})",
+        judged.values().sum::<u64>(),
+        classes(&judged),
+        classes(&counts.while_link_down)
+    );
+}
+
+/// Which option accepts the frames classed too long, when some were.
+fn too_long_hint(a: &DecodeArgs, counts: &FrameCounts, longest: Option<usize>) -> Option<String> {
+    let n = counts
+        .judged()
+        .get("too_long")
+        .copied()
+        .filter(|&n| n > 0)?;
+    let longest = longest?;
+    let limit = match a.max_frame_length.or(a.profile.max_frame_length()) {
+        Some(1518) => "1518 octets with the FCS (1522 with a VLAN tag)".to_string(),
+        Some(m) => format!("{m} octets with the FCS"),
+        None => format!("the model's receive buffer ({MAX_FRAME_OCTETS} octets)"),
+    };
+    let accept = if longest > MAX_FRAME_OCTETS {
+        format!("longer than the model's receive buffer ({MAX_FRAME_OCTETS} octets), which no option raises")
+    } else {
+        format!("--max-frame-length {longest} accepts them (check takes its limit from the expected frames)")
+    };
+    let frames = if n == 1 { "frame" } else { "frames" };
+    Some(format!(
+        "{n} {frames} too_long: longer than {limit}, the longest {longest} octets with its FCS; {accept}"
+    ))
 }
 
 /// The line bits of a `.b66` or `.bits` input after the fault channel.
@@ -320,8 +401,32 @@ fn injected_line(path: &Path, kind: Kind, faults: &[Fault]) -> Result<Vec<u8>, E
     Ok(channel.finish())
 }
 
-fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize) {
+/// When `hi_ber` raised before block lock still held the link down after lock and the BER
+/// timer is the standard's: the option that shortens it as an RTL bench does.
+fn ber_timer_hint(p: &PcsSummary, ber_timer: BerTimer) -> Option<String> {
+    if !ber_timer.is_standard() {
+        return None;
+    }
+    let lock = p.lock_acquired?.block;
+    let rose = *p.hi_ber_before_lock.first()?;
+    let cleared = p.hi_ber_clears.iter().find(|&&c| c > rose);
+    if cleared.is_some_and(|&c| c <= lock) {
+        return None;
+    }
+    let until = cleared.map_or("the end of the stream".into(), |c| format!("block {c}"));
+    Some(format!(
+        "hi_ber rose before block lock (the profile's BER monitor counts the lock search's invalid headers) and held the link down from lock (block {lock}) to {until}: it clears after a clean BER timer window ({ber_timer}); where the RTL bench shortens its timer (verilog-ethernet's COUNT_125US, in blocks), --ber-timer Nblocks gives the model the same"
+    ))
+}
+
+fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize, ber_timer: BerTimer) {
     println!("baser decode: {} ({} blocks)", input.display(), p.blocks);
+    if !ber_timer.is_standard() {
+        println!(
+            "  BER timer {ber_timer} (--ber-timer; the standard's is {})",
+            BerTimer::default()
+        );
+    }
     match command::lock_line(p) {
         Some(l) => println!("  {l}"),
         None => println!("  XGMII input: no PCS (MAC RX and link fault only)"),
@@ -364,9 +469,21 @@ fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize) {
     }
     if p.frames_while_link_down > 0 {
         println!(
-            "  {} frames decoded while the link was down (the profile's decoder decodes then; no receiver counts them)",
+            "  {} frames decoded while the link was down (the profile's decoder decodes then; no receiver counts them, nor does the verdict)",
             p.frames_while_link_down
         );
+        for f in p.link_down_frames.iter().take(max) {
+            println!(
+                "    frame {} at block {}: {}, {}",
+                f.index,
+                f.block,
+                f.class,
+                f.cause.describe()
+            );
+        }
+        if let Some(h) = ber_timer_hint(p, ber_timer) {
+            println!("  hint: {h}");
+        }
     }
     println!("  link fault: {}", p.link_fault);
     for h in &p.hints {
@@ -374,5 +491,99 @@ fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize) {
     }
     for e in p.link_fault_changes.iter().take(max) {
         println!("    block {}: {}", e.block, e.what);
+    }
+}
+
+/// The FEC's settings from the flags.
+fn fec_options(a: &DecodeArgs) -> FecOptions {
+    let mut fec = FecOptions {
+        kind: a.fec,
+        ..FecOptions::default()
+    };
+    fec.rs.marker_period_codewords = a.rs_marker_period;
+    fec.rs.lock_markers = a.rs_lock_markers;
+    fec
+}
+
+/// A `.bits` stream through the RX chain below a FEC (the FEC locks from any bit offset);
+/// `--inject` puts its bit faults on the line before the FEC.
+fn decode_fec(
+    a: &DecodeArgs,
+    kind: Kind,
+    opt: &baser_engine::rx::RxOptions,
+    fec: &FecOptions,
+    sinks: DecodeSinks,
+    progress: &dyn Fn(u64),
+) -> Result<(PcsSummary, FrameCounts, DecodeSinks, FecSummary), Error> {
+    if kind != Kind::Bits {
+        return Err(Error::Usage(format!(
+            "{}: --fec decodes a .bits line (the FEC's blocks are bits on the line, not a .{} file)",
+            a.input.display(),
+            kind.name()
+        )));
+    }
+    fec.check(a.rate).map_err(Error::Usage)?;
+    let mut chain = FecRxChain::new(opt, fec, sinks).map_err(Error::Usage)?;
+    if a.inject.is_empty() {
+        use std::io::Read;
+        let mut file = File::open(&a.input).map_err(|e| InputError::io(&a.input, &e))?;
+        let mut buf = vec![0u8; 1 << 20];
+        let mut read = 0u64;
+        loop {
+            let n = file
+                .read(&mut buf)
+                .map_err(|e| InputError::io(&a.input, &e))?;
+            if n == 0 {
+                break;
+            }
+            chain.push_bytes(buf.get(..n).unwrap_or_default());
+            read += n as u64;
+            progress(read);
+        }
+    } else {
+        let mut bytes = std::fs::read(&a.input).map_err(|e| InputError::io(&a.input, &e))?;
+        baser_engine::inject::corrupt_line(&mut bytes, &a.inject).map_err(Error::Usage)?;
+        chain.push_bytes(&bytes);
+    }
+    let (pcs, counts, sinks, summary) = chain.finish().map_err(Error::Sink)?;
+    Ok((pcs, counts, sinks, summary))
+}
+
+/// The FEC's lines of the text summary.
+fn print_fec_summary(f: &FecSummary, max_report: usize) {
+    let unit = f.kind.unit();
+    let lock = match f.lock.acquired_at_bit {
+        Some(b) => format!("lock at bit {b}, {} loss(es)", f.lock.losses),
+        None => "NO LOCK".to_string(),
+    };
+    let symbols = f
+        .corrected_symbols
+        .map_or(String::new(), |s| format!("{s} symbols, "));
+    println!(
+        "  fec: {} ({}): {lock}; {} {unit}s, {} corrected ({symbols}{} bits), {} uncorrectable{}",
+        f.kind,
+        f.clause,
+        f.codewords,
+        f.corrected_codewords,
+        f.corrected_bits,
+        f.uncorrected_codewords,
+        f.hi_ser_episodes
+            .filter(|&h| h > 0)
+            .map_or(String::new(), |h| format!(", hi_ser {h} time(s)"))
+    );
+    for u in f.uncorrectable.iter().take(max_report) {
+        let frames: Vec<String> = u.frames.iter().map(u64::to_string).collect();
+        println!(
+            "    uncorrectable {unit} {} (line bit {}, blocks {}..{}): frames hit: {}",
+            u.index,
+            u.bit,
+            u.first_block,
+            u.first_block + u64::from(u.blocks),
+            if frames.is_empty() {
+                "none".to_string()
+            } else {
+                frames.join(", ")
+            }
+        );
     }
 }

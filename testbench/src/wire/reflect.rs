@@ -87,6 +87,9 @@ pub struct ReflectReport {
     pub injected: u64,
     /// Sends the kernel refused.
     pub send_errors: u64,
+    /// Frames the kernel dropped because the receive ring was full (the reflector was held up
+    /// too long): lost before the reflector saw them, not on purpose.
+    pub ring_dropped: u64,
 }
 
 fn hit(every: Option<u64>, n: u64) -> bool {
@@ -174,7 +177,11 @@ pub fn run(a: &ReflectArgs, out: Output) -> Result<Verdict, Error> {
         None => Vec::new(),
     };
     let mut warnings = Vec::new();
-    let mut ring = open_capture(&i, !a.no_promisc, false, 16, true, &mut warnings)?;
+    // 32 MiB in the smallest blocks that hold a frame (16 KiB up to MTU 9000): 2048 blocks, so
+    // that a slow stream is still taken after the reflector was held up for 4 s (a loaded
+    // machine deschedules it), where 16 blocks of 1 MiB held 32 ms.
+    let mut ring = open_capture(&i, !a.no_promisc, false, (32 << 20, 0), true, &mut warnings)?;
+    let _ = ring.socket().statistics(); // reset
     let sock = sys::PacketSocket::open(i.index).map_err(|e| socket_error(&i.name, &e))?;
     if i.qdisc.is_none() {
         let _ = sock.set_qdisc_bypass();
@@ -289,11 +296,12 @@ pub fn run(a: &ReflectArgs, out: Output) -> Result<Verdict, Error> {
             std::thread::sleep(w);
         }
     }
+    o.rep.ring_dropped = ring.socket().statistics().map_or(0, |(_, d)| d);
     let r = &o.rep;
     if !out.quiet {
         println!(
-            "baser reflect: received {}, sent {}, dropped {}, corrupted {}, duplicated {}, reordered {}, held {}, injected {}, send errors {}",
-            r.received, r.sent, r.dropped, r.corrupted, r.duplicated, r.reordered, r.held, r.injected, r.send_errors
+            "baser reflect: received {}, sent {}, dropped {}, corrupted {}, duplicated {}, reordered {}, held {}, injected {}, ring dropped {}, send errors {}",
+            r.received, r.sent, r.dropped, r.corrupted, r.duplicated, r.reordered, r.held, r.injected, r.ring_dropped, r.send_errors
         );
     }
     if let Some(p) = &a.json {
