@@ -481,7 +481,9 @@ mod tests {
         let err = corrupt_line(&mut line, &[Fault::Header(3)]).unwrap_err();
         assert!(err.contains("below the FEC"), "{err}");
         // Faults past the end flip nothing.
-        assert!(corrupt_line(&mut line, &[Fault::Flip(99_999)]).unwrap().is_empty());
+        assert!(corrupt_line(&mut line, &[Fault::Flip(99_999)])
+            .unwrap()
+            .is_empty());
     }
 
     #[test]

@@ -166,9 +166,8 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
     let kind = kind_of(&a.input, None)?;
     refuse_misplaced_flags(a, kind)?;
     let opt = options(a, kind);
-    let fec = fec_options(a);
-    fec.check(a.rate).map_err(Error::Usage)?;
-    let encoder = FecEncoder::new(&fec).map_err(Error::Usage)?;
+    opt.fec.check(opt.rate).map_err(Error::Usage)?;
+    let encoder = FecEncoder::new(&opt.fec).map_err(Error::Usage)?;
     let sinks = open_sinks(a, opt.seed)?;
     let mut chain = TxChain::with_fec(&opt.tx(), sinks, encoder);
     let frames = feed(&mut chain, a, kind, out)?;
@@ -319,6 +318,8 @@ fn options(a: &EncodeArgs, kind: Kind) -> Options {
         } else {
             StartLanes::Both
         },
+        rate: a.rate,
+        fec: fec_options(a),
         ..Options::default()
     }
 }
