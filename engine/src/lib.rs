@@ -35,7 +35,10 @@ pub mod outcome;
 pub mod pcs_check;
 pub mod profile;
 pub mod rx;
+pub mod sim;
+pub mod stream;
 pub mod tx;
+pub mod usxgmii;
 
 pub use options::Options;
 pub use profile::Profile;

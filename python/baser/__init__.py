@@ -7,6 +7,7 @@ The model from Python (the same Rust engine as the ``baser`` command):
     check(expected, dut, kind=...) -> dict: `baser check --json`
     TxModel                        -> push a frame, take one 66-bit block per clock
     RxModel                        -> push one block / unit / serdes word per clock, get frames
+                                      (RxFrame: named fields; indexing gives the first eight)
     Scoreboard                     -> expected frames vs the DUT's, judged as `baser check`
 
 Drop-in cocotb models (imported lazily: this package imports without cocotb):
@@ -23,7 +24,7 @@ import json
 from typing import NamedTuple
 
 from . import _baser
-from ._baser import RxModel, Scoreboard, TxModel
+from ._baser import RxFrame, RxModel, Scoreboard, TxModel
 from .files import read_b66, read_pcap, write_b66, write_pcap
 
 __version__ = _baser.__version__
@@ -36,6 +37,7 @@ __all__ = [
     "Encoded",
     "TxModel",
     "RxModel",
+    "RxFrame",
     "Scoreboard",
     "BaseRSerdesSource",
     "BaseRSerdesSink",

@@ -10,17 +10,13 @@ transfer over two clocks, lanes 0-3 first. One call into Rust per 64-bit transfe
 Differences from cocotbext-eth: docs/python.md.
 """
 
-import array
 import logging
 
 import cocotb
-from cocotb.queue import Queue
-from cocotb.triggers import Event, RisingEdge
+from cocotb.triggers import RisingEdge
 from cocotbext.eth.reset import Reset
 
 from . import _baser
-from ._queues import EV_END as _EV_END
-from ._queues import EV_START as _EV_START
 from ._queues import FrameSink, FrameSource
 from .serdes import _value
 
@@ -78,93 +74,28 @@ class XgmiiSource(Reset, FrameSource):
         self.clock = clock
         self.reset = reset
         self.enable = enable
-        self.profile = profile
-        self.dic_mode = dic_mode
 
         self.log.info("XGMII source (baser %s MAC model, profile %s)", _baser.__version__, profile)
 
         super().__init__(*args, **kwargs)
 
-        self.active = False
-        self.queue = Queue()  # kept for benches that look at it; frames wait in _queued
-        self.dequeue_event = Event()
-        self.current_frame = None
-        self.idle_event = Event()
-        self.idle_event.set()
-
-        self.enable_dic = True
-        self.ifg = 12
-        self.force_offset_start = False
-        self.os = None
-        self.os_sig = False
-
-        self.queue_occupancy_bytes = 0
-        self.queue_occupancy_frames = 0
-
-        self.queue_occupancy_limit_bytes = -1
-        self.queue_occupancy_limit_frames = -1
-
         self.width = len(self.data)
         self.byte_size = 8
         self.byte_lanes = _lanes(data, ctrl)
         self._parts = 8 // self.byte_lanes
+        self._lane4_starts = self._parts == 1
+        self._lane_mod = self.byte_lanes
+        self.frame_times = "lane"
 
         self.log.info("  Data width: %d bits (%d bytes)", self.width, self.byte_lanes)
 
-        self._model = None
-        self._config = None
-        self._queued = {}  # id -> frame given to the model, not started
-        self._started = {}  # id -> frame started, not ended
+        self._source_init(profile, dic_mode)
 
         self.data.setimmediatevalue(0)
         self.ctrl.setimmediatevalue(0)
 
         self._run_cr = None
         self._init_reset(reset, reset_active_level)
-
-    def set_seq_os(self, os=None):
-        self.set_os(os, False)
-
-    def set_sig_os(self, os=None):
-        self.set_os(os, True)
-
-    def set_os(self, os=None, sig=False):
-        """Sends the ordered set ``os`` (24-bit value, first octet most significant; ``sig``:
-        signal rather than sequence) in place of idle columns from the next transfer made
-        on; ``None``: idles again."""
-        self.os = os
-        self.os_sig = bool(sig)
-        self._ensure_model()
-        self._model.set_ordered_set(os, bool(sig))
-
-    # -- the model
-
-    def _wanted(self):
-        return (self.ifg, bool(self.enable_dic), bool(self.force_offset_start) and self._parts == 1)
-
-    def _ensure_model(self, rebuild=False):
-        """A model with the current settings (rebuilt when a setting changed and no frame is
-        under way, or after a reset); frames waiting are handed to the new one in order."""
-        wanted = self._wanted()
-        if not rebuild and self._model is not None:
-            if wanted == self._config or self._model.pending:
-                return
-        ifg, dic, lane4 = wanted
-        if not 0 <= ifg <= 0xFFFF:
-            raise ValueError(f"ifg {ifg}: expected 0..65535 octets")
-        self._model = _baser.TxModel(
-            profile=self.profile,
-            ifg=ifg,
-            dic=dic,
-            dic_mode=self.dic_mode if dic else None,
-            lane4_starts=lane4,
-        )
-        if self.os is not None:
-            self._model.set_ordered_set(self.os, self.os_sig)
-        self._config = wanted
-        waiting, self._queued = self._queued, {}
-        for frame in waiting.values():
-            self._push(frame)
 
     def _handle_reset(self, state):
         if state:
@@ -180,9 +111,8 @@ class XgmiiSource(Reset, FrameSource):
                 frame.handle_tx_complete()
             self._started.clear()
             self.current_frame = None
-            if self._model is not None:
-                # the MAC starts over; frames not started yet wait for it
-                self._ensure_model(rebuild=True)
+            # the MAC starts over; frames not started yet wait for it
+            self._model.restart()
             if not self._queued:
                 self.idle_event.set()
         else:
@@ -190,22 +120,8 @@ class XgmiiSource(Reset, FrameSource):
             if self._run_cr is None:
                 self._run_cr = cocotb.start_soon(self._run())
 
-    def _events(self, events, base, step):
-        for kind, fid, lane in events:
-            if kind == _EV_START:
-                frame = self._start(fid, lane % self.byte_lanes)
-                if frame is None:
-                    continue
-                frame.sim_time_start = base + step * lane
-                self.log.info("TX frame: %s", frame)
-                self._sfd_next.append((frame, lane))
-            elif kind == _EV_END:
-                self._end(fid, base + step * lane)
-        self._settle()
-
     async def _run(self):
         self.active = False
-        self._sfd_next = []
         edge = RisingEdge(self.clock)
         period = 0
         last = 0
@@ -228,16 +144,10 @@ class XgmiiSource(Reset, FrameSource):
                 self.ctrl.value = ctrl >> 4
                 continue
 
-            if self._model is None or (not self._started and not self._queued):
-                self._ensure_model()
+            self._configure()
             word, ctrl, events = self._model.xgmii()
-            step = period // self.byte_lanes
-            if self._sfd_next:
-                for frame, lane in self._sfd_next:
-                    frame.sim_time_sfd = now + step * lane
-                self._sfd_next = []
             if events:
-                self._events(events, now, step)
+                self._events(events, now, period // self.byte_lanes)
 
             if self._parts == 1:
                 self.data.value = word
@@ -286,42 +196,24 @@ class XgmiiSink(Reset, FrameSink):
 
         super().__init__(*args, **kwargs)
 
-        self.active = False
-        self.queue = Queue()
-        self.active_event = Event()
-
-        self.queue_occupancy_bytes = 0
-        self.queue_occupancy_frames = 0
-
         self.width = len(self.data)
         self.byte_size = 8
         self.byte_lanes = _lanes(data, ctrl)
         self._parts = 8 // self.byte_lanes
+        self._lane_mod = self.byte_lanes
+        self.frame_times = "lane"
 
         self.log.info("  Data width: %d bits (%d bytes)", self.width, self.byte_lanes)
 
-        self._model = _baser.RxModel(input="xgmii", profile=profile, max_frame_length=max_frame_length)
-        self._times = array.array("q")  # per 64-bit transfer: the time of its first clock
-        self._step = 0
-        self.summary = None
-        self._os_sig = False
+        self._sink_init(_baser.RxModel(input="xgmii", profile=profile, max_frame_length=max_frame_length))
 
         self._run_cr = None
         self._init_reset(reset, reset_active_level)
 
-    def finish(self):
-        """Ends reception: the frames still in the model are queued, and the summary (the
-        ``baser decode --json`` document) is returned and kept as ``self.summary``."""
-        import json
-
-        if self.summary is None:
-            if self._run_cr is not None:
-                _kill(self._run_cr)
-                self._run_cr = None
-            doc, frames = self._model.finish()
-            self._queue_frames(frames)
-            self.summary = json.loads(doc)
-        return self.summary
+    def _stop(self):
+        if self._run_cr is not None:
+            _kill(self._run_cr)
+            self._run_cr = None
 
     def _handle_reset(self, state):
         if state:
@@ -334,18 +226,6 @@ class XgmiiSink(Reset, FrameSink):
             self.log.info("Reset de-asserted")
             if self._run_cr is None and self.summary is None:
                 self._run_cr = cocotb.start_soon(self._run())
-
-    def _queue_frames(self, frames):
-        step = self._step
-        for data, cls, fcs_ok, block, lane, start_clock, data_clock, end_clock in frames or ():
-            frame = self._frame(data, cls, fcs_ok, block)
-            frame.start_lane = lane % self.byte_lanes
-            frame.sim_time_start = self._time(start_clock, step * lane)
-            frame.sim_time_sfd = self._time(data_clock, step * lane)
-            frame.sim_time_end = self._time(end_clock, step * ((lane + len(data)) % 8))
-            if frame.sim_time_end is None and self._times:
-                frame.sim_time_end = self._times[-1]
-            self._deliver(frame)
 
     async def _run(self):
         edge = RisingEdge(self.clock)

@@ -64,7 +64,7 @@ pub fn write_pcap(path: std::path::PathBuf, frames: Vec<Vec<u8>>) -> PyResult<()
 /// A `.b66` dump: `(blocks, scrambled, scrambler_state)`; blocks are `(header, payload)`
 /// pairs; `scrambler_state` is `None` when the file gives none (or `auto`).
 #[pyfunction]
-pub fn read_b66(path: std::path::PathBuf) -> PyResult<(Vec<(u8, u64)>, bool, Option<u64>)> {
+pub fn read_b66(path: std::path::PathBuf) -> PyResult<(Vec<crate::Pair>, bool, Option<u64>)> {
     crate::guard(|| {
         let file = std::io::BufReader::new(open(&path)?);
         let mut reader = B66Reader::new(file, &path).map_err(input_err)?;

@@ -309,7 +309,7 @@ def test_rx_model_per_clock_equals_check():
     frames = [bytes([i]) * (60 + 131 * i) for i in range(9)]
     bits = baser.encode(frames, idle_blocks=2).bits
     for skip in (0, 7, 64):
-        rx = baser.RxModel()
+        rx = baser.RxModel(view="offline")  # frames sent before block lock are kept
         got = []
         units = _units(bits, skip)
         for i, (h, p) in enumerate(units):
@@ -326,7 +326,7 @@ def test_rx_model_per_clock_equals_check():
 def test_rx_model_words_and_blocks():
     frames = [bytes([i]) * (60 + 50 * i) for i in range(5)]
     e = baser.encode(frames, idle_blocks=2)
-    rx = baser.RxModel(input="words")
+    rx = baser.RxModel(input="words", view="offline")
     padded = e.bits + bytes(-len(e.bits) % 8)
     got = []
     for i in range(0, len(padded), 8):
@@ -487,3 +487,112 @@ def test_files_are_read_by_the_commands_readers_and_errors_name_file_and_line(tm
     b.write_text("# scrambled\n2 0123456789abcdef\n4 0000000000000000\n")
     with pytest.raises(ValueError, match=r"x\.b66:3:"):
         baser.read_b66(b)
+
+
+# ------------------------------------------------------------------ one live receiver
+
+
+def test_rx_model_views_receiver_loses_frames_before_lock_offline_keeps_them():
+    frames = [bytes([i + 1]) * (60 + 300 * i) for i in range(6)]
+    units = _units(baser.encode(frames, idle_blocks=2).bits, 7)
+    got = {}
+    for view in ("receiver", "offline"):
+        rx = baser.RxModel(view=view)
+        out = []
+        for h, p in units:
+            out += rx.push(h, p) or []
+        out += rx.finish()[1] or []
+        got[view] = [f.data[:-4] for f in out]
+    assert got["offline"] == frames
+    # a receiver locks after 64 blocks and more: the first frames were on the line before
+    assert 0 < len(got["receiver"]) < len(frames)
+    assert got["receiver"] == frames[len(frames) - len(got["receiver"]) :]
+    assert baser.RxModel().aligned  # the receiver's view decodes from the first bit
+    with pytest.raises(ValueError, match="expected receiver or offline"):
+        baser.RxModel(view="aligned")
+
+
+def test_rx_frames_have_named_fields_and_index_as_the_tuples_did():
+    frames = [bytes([i + 1]) * (60 + 50 * i) for i in range(3)]
+    e = baser.encode(frames, idle_blocks=2)
+    rx = baser.RxModel(input="blocks")
+    got = []
+    for h, p in e.blocks:
+        got += rx.push(h, p) or []
+    got += rx.finish()[1] or []
+    assert len(got) == 3
+    for f, (block, lane) in zip(got, e.starts):
+        data, cls, fcs_ok, start_block, start_lane, start_clock, data_clock, end_clock = f
+        assert (data, cls, fcs_ok) == (f.data, f.class_, f.fcs_ok) == (f[0], f[1], f[2])
+        assert (start_block, start_lane) == (block, lane) == (f.start_block, f.start_lane)
+        assert f[-1] == end_clock and len(f) == 8 and tuple(f)[3:5] == (block, lane)
+        # the SFD 7 octets after the /S/, the first octet after it 8, the end after the FCS
+        s = 8 * block + lane
+        assert (f.sfd_clock, f.sfd_lane) == ((s + 7) // 8, (s + 7) % 8)
+        assert (data_clock, f.data_lane) == ((s + 8) // 8, lane)
+        assert (end_clock, f.end_lane) == ((s + 8 + len(data)) // 8, (s + 8 + len(data)) % 8)
+        assert not f.link_down and "class_='ok'" in repr(f)
+
+
+def test_tx_model_marks_and_settings_taken_between_frames():
+    tx = baser.TxModel(ifg=12)
+    tx.push(bytes(100))
+    marks = []
+    for i in range(40):
+        for k, fid, lane in tx.next()[2] or ():
+            marks.append((k, fid, i * 8 + lane))
+            if k == 0:
+                tx.configure(ifg=40)  # a frame is under way: taken after it
+    kinds = {k: at for k, _, at in marks}
+    assert kinds[1] == kinds[0] + 7 and kinds[3] == kinds[0] + 8 and kinds[2] > kinds[3]
+    # ids go on across the new settings; the gap is the new one
+    a, b = tx.push(bytes(100)), tx.push(bytes(100))
+    assert (a, b) == (1, 2)
+    ends, starts = {}, {}
+    for i in range(100):
+        for k, fid, lane in tx.next()[2] or ():
+            (starts if k == 0 else ends if k == 2 else {})[fid] = (40 + i) * 8 + lane
+    assert starts[b] - ends[a] >= 40
+
+
+def test_usxgmii_replication_round_trip_in_the_engine():
+    frames = [bytes([i + 1]) * (60 + 30 * i) for i in range(4)]
+    for copies in (1, 4, 9):
+        tx = baser.TxModel(replication=copies)
+        rx = baser.RxModel(input="blocks")
+        rx.replication = copies
+        assert tx.replication == copies and rx.replication == copies
+        got, sfd, data = [], {}, {}
+        for i in range(400 * (copies + 1)):
+            if i == 2:  # after a block that trains the receiver's descrambler
+                for f in frames:
+                    tx.push(f)
+            h, p, ev = tx.next()
+            for k, fid, lane in ev or ():
+                if k == 1:
+                    sfd[fid] = 8 * i + lane
+                if k == 3:
+                    data[fid] = 8 * i + lane
+            got += rx.push(h, p) or []
+        got += rx.finish()[1] or []
+        assert [f.data[:-4] for f in got] == frames, copies
+        # taxi's sim_time_sfd: the DA's first copy, after the SFD column's copies
+        assert all(data[i] - sfd[i] == 1 + 4 * copies for i in sfd), copies
+        # the receiver places the kept copies on the line
+        assert [8 * f.data_clock + f.data_lane for f in got] == [data[i] for i in range(4)]
+
+
+def test_the_stub_names_what_the_extension_has():
+    import ast
+    import pathlib
+
+    stub = ast.parse((pathlib.Path(baser.__file__).parent / "_baser.pyi").read_text())
+    top = {n.name for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    public = {n for n in dir(baser._baser) if not n.startswith("_") and n != "PROFILES"}
+    assert public <= top, public - top
+    for cls in stub.body:
+        if isinstance(cls, ast.ClassDef):
+            names = {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
+            names |= {n.target.id for n in cls.body if isinstance(n, ast.AnnAssign)}
+            have = {n for n in dir(getattr(baser._baser, cls.name)) if not n.startswith("_")}
+            assert have <= names, (cls.name, have - names)

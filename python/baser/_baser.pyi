@@ -1,0 +1,188 @@
+"""Types of ``baser._baser``, the Rust extension (python/src): the engine's chains, judge,
+files and streaming models. docs/python.md describes each."""
+
+import os
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
+
+__version__: str
+PROFILES: List[str]
+
+Pair = Tuple[int, int]
+"""A block ``(header, payload)`` or an XGMII transfer ``(ctrl, data)``."""
+
+Event = Tuple[int, int, int]
+"""A frame mark of a TX model's block: ``(kind, id, lane)``; kind 0 = ``/S/``, 1 = SFD,
+2 = ``/T/`` (the frame is sent), 3 = the first octet after the SFD."""
+
+_Path = Union[str, "os.PathLike[str]"]
+
+def encode(
+    frames: Sequence[bytes],
+    *,
+    profile: str = "ieee",
+    ifg: int = 12,
+    dic: bool = True,
+    dic_mode: Optional[str] = None,
+    pad: bool = True,
+    seed: Optional[int] = None,
+    idle_blocks: int = 128,
+    fcs_included: bool = False,
+) -> Tuple[List[Pair], List[Pair], List[Pair], bytes, List[Tuple[int, int]]]: ...
+def decode(
+    stream: Union[bytes, Sequence[Pair]],
+    kind: str,
+    *,
+    profile: str = "ieee",
+    max_frame_length: int = 1518,
+    strict_start: bool = False,
+    max_events: int = 20,
+    offline: bool = False,
+    scrambled: bool = True,
+    scrambler_state: Optional[int] = None,
+    name: str = "<stream>",
+) -> Tuple[str, List[bytes]]: ...
+def check(
+    expected: Sequence[bytes],
+    dut: Union[bytes, Sequence[Pair]],
+    kind: str,
+    *,
+    profile: str = "ieee",
+    fcs_included: bool = False,
+    strict_start: bool = False,
+    max_frame_length: Optional[int] = None,
+    receiver_view: bool = False,
+    blocks: bool = False,
+    ifg: int = 12,
+    max_report: int = 10,
+    scrambled: bool = True,
+    scrambler_state: Optional[int] = None,
+    expected_name: str = "<expected>",
+    dut_name: str = "<dut>",
+) -> str: ...
+def read_pcap(path: _Path, fcs_included: bool = False) -> List[bytes]: ...
+def write_pcap(path: _Path, frames: Sequence[bytes]) -> None: ...
+def read_b66(path: _Path) -> Tuple[List[Pair], bool, Optional[int]]: ...
+def write_b66(
+    path: _Path,
+    blocks: Sequence[Pair],
+    scrambled: bool = True,
+    scrambler_state: Optional[int] = None,
+) -> None: ...
+
+class TxModel:
+    """The TX chain, one block per clock (the engine's test-bench transmitter)."""
+
+    def __init__(
+        self,
+        *,
+        profile: str = "ieee",
+        ifg: int = 12,
+        dic: bool = True,
+        dic_mode: Optional[str] = None,
+        pad: bool = True,
+        seed: Optional[int] = None,
+        scrambled: bool = True,
+        reverse: bool = False,
+        lane4_starts: bool = False,
+        inject: Sequence[str] = ...,
+        replication: int = 0,
+    ) -> None: ...
+    def configure(
+        self,
+        *,
+        ifg: int = 12,
+        dic: bool = True,
+        dic_mode: Optional[str] = None,
+        lane4_starts: bool = False,
+        replication: int = 0,
+    ) -> None:
+        """New settings, taken when no frame is waiting or under way."""
+    @property
+    def replication(self) -> int: ...
+    def restart(self) -> List[int]:
+        """The MAC starts over (a reset); returns the ids of the frames dropped."""
+    def inject(self, spec: str) -> None: ...
+    def set_ordered_set(self, value: Optional[int] = None, signal: bool = False) -> None: ...
+    @property
+    def flipped(self) -> List[int]: ...
+    def push(self, frame: bytes, fcs: Optional[bytes] = None) -> int: ...
+    def next(self) -> Tuple[int, int, Optional[List[Event]]]:
+        """The next block: ``(header, payload, events)``."""
+    def xgmii(self) -> Tuple[int, int, Optional[List[Event]]]:
+        """The next transfer: ``(data, ctrl, events)``."""
+    def drop_unstarted(self) -> List[int]: ...
+    @property
+    def blocks(self) -> int: ...
+    @property
+    def pending(self) -> int: ...
+    @property
+    def scrambler_state(self) -> int: ...
+    @property
+    def unstarted(self) -> int: ...
+    bit_offset: int
+
+class RxFrame:
+    """A received frame; indexing and unpacking give the first eight fields."""
+
+    data: bytes
+    class_: str
+    fcs_ok: bool
+    start_block: int
+    start_lane: int
+    start_clock: Optional[int]
+    data_clock: Optional[int]
+    end_clock: Optional[int]
+    sfd_clock: Optional[int]
+    sfd_lane: Optional[int]
+    data_lane: Optional[int]
+    end_lane: Optional[int]
+    link_down: bool
+    def __len__(self) -> int: ...
+    def __getitem__(self, i: Union[int, slice]) -> object: ...
+    def __iter__(self) -> Iterator[object]: ...
+
+class RxModel:
+    """The RX chain, one clock at a time (the engine's test-bench receiver on the live RX
+    model the C ABI runs)."""
+
+    def __init__(
+        self,
+        *,
+        input: str = "units",
+        profile: str = "ieee",
+        max_frame_length: int = 16384,
+        scrambled: bool = True,
+        scrambler_state: Optional[int] = None,
+        strict_start: bool = False,
+        max_events: int = 20,
+        view: str = "receiver",
+    ) -> None: ...
+    def push(self, header: int, payload: int) -> Optional[List[RxFrame]]: ...
+    def push_word(self, word: int) -> Optional[List[RxFrame]]: ...
+    def push_xgmii(self, data: int, ctrl: int) -> Optional[List[RxFrame]]: ...
+    replication: int
+    @property
+    def clocks(self) -> int: ...
+    @property
+    def aligned(self) -> bool: ...
+    def take_ordered_set(self) -> Optional[Tuple[int, bool]]: ...
+    @property
+    def ordered_set_runs(self) -> Tuple[int, int]: ...
+    @property
+    def status(self) -> dict: ...
+    def finish(self) -> Tuple[str, Optional[List[RxFrame]]]: ...
+
+class Scoreboard:
+    """Expected frames against the frames a DUT delivered, judged as ``baser check``."""
+
+    def __init__(
+        self, *, profile: str = "ieee", max_frame_length: int = 1518, name: str = "scoreboard"
+    ) -> None: ...
+    def expect(self, frame: bytes) -> int: ...
+    def push(self, frame: bytes, fcs_included: bool = True) -> List[str]: ...
+    @property
+    def divergences(self) -> int: ...
+    @property
+    def first(self) -> Optional[str]: ...
+    def finish(self) -> str: ...
+    def check(self) -> str: ...
