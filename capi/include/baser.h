@@ -61,6 +61,37 @@
 // Link fault status now: 0 ok, 1 local fault, 2 remote fault, 3 link interruption.
 #define BASER_CNT_LINK_FAULT 7
 
+// Idle blocks before the first frame of a serdes source: enough for a receiver to lock from
+// any bit offset (65 slips, each after up to 60 clocks, then 64 good headers).
+#define BASER_SERDES_IDLE 4096
+
+// The serdes source's unit boundary before any slip: this many bits before the block
+// boundary (a receiver must slip to find lock).
+#define BASER_SERDES_OFFSET 33
+
+// The longest frame the TX model sends and the checkers take, FCS included (the MAC's
+// buffer): 16380 octets given without FCS, 16384 with it.
+#define BASER_MAX_FRAME 16384
+
+// The elements of a batch call from SystemVerilog: the size of the fixed-size arrays of
+// `baser_pkg.sv` (C callers may pass any count).
+#define BASER_BATCH 64
+
+// Flag of [`baser_tx_serdes`]: the clock carries data bits.
+#define BASER_SERDES_DATA_VALID 1
+
+// Flag: the clock carries a sync header.
+#define BASER_SERDES_HEADER_VALID 2
+
+// Flag: the first clock of a gearbox sequence (every clock for units).
+#define BASER_SERDES_SEQUENCE_START 4
+
+// Flag of [`baser_check_push_beat`]: the frame's last beat (AXI `tlast`).
+#define BASER_BEAT_LAST 1
+
+// Flag: the DUT marks the frame bad (AXI `tuser` on the last beat; any beat counts).
+#define BASER_BEAT_ERROR 2
+
 // The live checker: expected frames in, the DUT's stream in, divergences as they happen; at
 // the end the frame check of `baser check --frames` and its reports.
 typedef struct baser_check baser_check;
@@ -85,9 +116,14 @@ const char *baser_last_error(void);
 // A TX model out of reset. `options`: space-separated `key=value` (NULL or `""`: defaults):
 // `profile=ieee` (or `verilog-ethernet`, ...), `ifg=12` (octets, `/T/` included),
 // `dic=on|off|strict|reset-on-idle`, `pad=1`, `seed=0x...` (the scrambler's 58-bit start state),
-// `idle=128` (idle blocks before the first frame: a receiver locks and trains on them),
-// `scrambled=1` (0: hand out the blocks before scrambling). NULL on error
-// ([`baser_last_error`]).
+// `idle=128` (idle blocks before the first frame: a receiver locks and trains on them;
+// [`BASER_SERDES_IDLE`] with `serdes=`), `scrambled=1` (0: hand out the blocks before
+// scrambling), `serdes=units|units-data-first|gearbox64|gearbox32` (a serdes source for a
+// receiver that slips: [`baser_tx_serdes`]), `offset=33` (its unit boundary before any slip,
+// 0..65 bits before the block boundary). NULL on error ([`baser_last_error`]).
+//
+// Limits: a frame is at most 16380 octets without its FCS (16384 with it, the MAC's
+// buffer, [`BASER_MAX_FRAME`]); longer ones are refused by the send calls.
 //
 // # Safety
 // `options` is NULL or a NUL-terminated string.
@@ -101,7 +137,9 @@ void baser_tx_free(struct baser_tx *tx);
 
 // Gives the MAC a frame: DA to the end of the payload (the MAC pads it and appends the FCS),
 // or with `fcs_included` its last 4 octets are the FCS, sent as is without padding. It
-// starts as soon as the gap allows. Returns its id (0, 1, ...) or an error code.
+// starts as soon as the gap allows. At most [`BASER_MAX_FRAME`] octets with the FCS (16380
+// given without it): a longer frame is refused ([`BASER_E_ARG`]). Returns its id (0, 1, ...)
+// or an error code.
 //
 // # Safety
 // `tx` is a live handle; `frame` points to `len` octets.
@@ -120,6 +158,13 @@ int32_t baser_tx_byte(struct baser_tx *tx, uint8_t octet);
 // # Safety
 // `tx` is a live handle.
 int32_t baser_tx_bytes(struct baser_tx *tx, uint64_t octets, int32_t n);
+
+// Appends `n` octets to the frame being built from `words`, eight a word (octet 0 of each in
+// bits 7:0): a DPI call per [`BASER_BATCH`] words (512 octets) from SystemVerilog.
+//
+// # Safety
+// `tx` is a live handle; `words` holds `n` / 8 (rounded up) words.
+int32_t baser_tx_octets(struct baser_tx *tx, const uint64_t *words, int32_t n);
 
 // Sends the frame built by [`baser_tx_byte`] (as [`baser_tx_send`]); returns its id.
 //
@@ -140,6 +185,57 @@ int32_t baser_tx_next_block(struct baser_tx *tx, uint8_t *header, uint64_t *payl
 // # Safety
 // `tx` is a live handle; `word` is writable.
 int32_t baser_tx_next_word(struct baser_tx *tx, int32_t width, uint64_t *word);
+
+// `n` clocks at once: the next `n` blocks into `header[0..n]`, `payload[0..n]` and their event
+// bits into `events[0..n]` (NULL: not wanted), as `n` calls of [`baser_tx_next_block`] would,
+// except that a frame given after this call starts after these blocks (a bench that hands
+// them out one a clock takes up to `n` clocks of latency). An idle stretch is made in one go:
+// cheaper than `n` calls. Returns 0 or an error code.
+//
+// # Safety
+// `tx` is a live handle; `header` and `payload` (and `events` unless NULL) have room for `n`
+// elements.
+int32_t baser_tx_next_blocks(struct baser_tx *tx,
+                             uint8_t *header,
+                             uint64_t *payload,
+                             uint8_t *events,
+                             int32_t n);
+
+// The serdes source (a TX model made with `serdes=`): the next `n` clocks of what a serdes
+// hands a receiver that finds block lock by bit slip, into `header[0..n]`, `data[0..n]` and
+// `flags[0..n]` ([`BASER_SERDES_DATA_VALID`], [`BASER_SERDES_HEADER_VALID`],
+// [`BASER_SERDES_SEQUENCE_START`]; NULL: not wanted).
+//
+// - `serdes=units`: a 66-bit unit a clock, `header` its first 2 line bits, `data` the next 64
+//   (`units-data-first`: `data` the first 64, `header` the last 2);
+// - `serdes=gearbox64`: a 64b/66b gearbox's 64-bit words, 32 blocks in 33 clocks (the 33rd
+//   carries nothing); `gearbox32`: 32-bit words, a block over two clocks (the header with the
+//   first), 32 blocks in 66 clocks (the last two carry nothing).
+//
+// The line starts `offset=` bits into a unit; each slip drops one line bit at the next unit
+// (the next header clock), moving the boundary one bit. `used`: how many clocks of the
+// previous call's batch went on the wire (the rest are made again, from where they began:
+// a batch can be cut short by a slip); `slip`: the receiver asked for a bit slip, made from
+// the first clock of this batch on. One clock at a time: `n` = 1, `used` = 1. Returns 0 or an
+// error code.
+//
+// # Safety
+// `tx` is a live handle; `header` and `data` (and `flags` unless NULL) have room for `n`
+// elements.
+int32_t baser_tx_serdes(struct baser_tx *tx,
+                        int32_t used,
+                        int32_t slip,
+                        uint8_t *header,
+                        uint64_t *data,
+                        uint8_t *flags,
+                        int32_t n);
+
+// From now on the TX model keeps the frames it is given, for a frames checker that judges
+// what a DUT delivers of them ([`baser_check_expect_sent`]). Returns 0 or an error code.
+//
+// # Safety
+// `tx` is a live handle.
+int32_t baser_tx_keep_sent(struct baser_tx *tx);
 
 // Blocks handed out so far (or an error code).
 //
@@ -243,7 +339,11 @@ int64_t baser_rx_counter(struct baser_rx *rx, int32_t which);
 int32_t baser_rx_finish(struct baser_rx *rx, const char *json_path);
 
 // A checker out of reset. `options`: those of [`baser_rx_new`], and `name=...` (the expected
-// frames' name in the reports) and `dut=...` (the DUT stream's). NULL on error.
+// frames' name in the reports) and `dut=...` (the DUT stream's). `input=frames` makes a frames
+// checker: it takes the frames a DUT delivers on a frame interface (an AXI stream's beats,
+// [`baser_check_push_beat`], or whole frames, [`baser_check_push_frame`]) rather than a line,
+// with `fcs=0` (the DUT delivers frames without their FCS; 1: with it) and `beat=8` (octets of
+// a full beat: positions in its messages count beats). NULL on error.
 //
 // # Safety
 // `options` is NULL or a NUL-terminated string.
@@ -257,7 +357,9 @@ void baser_check_free(struct baser_check *c);
 
 // An expected frame (DA to the end of the payload, as given to the TX model; with
 // `fcs_included`, its last 4 octets are an FCS and are not compared), in the order frames
-// must arrive. Returns its index (0, 1, ...) or an error code.
+// must arrive. Limits: the checker's MAC receiver takes frames up to `max_frame_length`
+// (with FCS; 1518 for `profile=ieee`: set it for jumbo frames, at most [`BASER_MAX_FRAME`]);
+// a longer one is received as `too_long`. Returns its index (0, 1, ...) or an error code.
 //
 // # Safety
 // `c` is a live handle; `frame` points to `len` octets.
@@ -279,6 +381,13 @@ int32_t baser_check_expect_byte(struct baser_check *c, uint8_t octet);
 // # Safety
 // `c` is a live handle.
 int32_t baser_check_expect_bytes(struct baser_check *c, uint64_t octets, int32_t n);
+
+// Appends `n` octets to the frame being built from `words`, eight a word (as
+// [`baser_tx_octets`]).
+//
+// # Safety
+// `c` is a live handle; `words` holds `n` / 8 (rounded up) words.
+int32_t baser_check_expect_octets(struct baser_check *c, const uint64_t *words, int32_t n);
 
 // Expects the frame built by [`baser_check_expect_byte`]; returns its index.
 //
@@ -306,28 +415,128 @@ int32_t baser_check_push_word(struct baser_check *c, int32_t width, uint64_t wor
 // `c` is a live handle.
 int32_t baser_check_push_xgmii(struct baser_check *c, uint64_t data, uint8_t ctrl);
 
+// `n` clocks of the DUT at once: blocks `header[0..n]`, `payload[0..n]`, as `n` calls of
+// [`baser_check_push_block`] (the same divergences, found at the same blocks up to the first;
+// see `LiveCheck::push_blocks`), at a fraction of the cost. Returns the divergences they
+// revealed, or an error code.
+//
+// # Safety
+// `c` is a live handle; the arrays hold `n` elements.
+int32_t baser_check_push_blocks(struct baser_check *c,
+                                const uint8_t *header,
+                                const uint64_t *payload,
+                                int32_t n);
+
+// `n` clocks of a serial DUT at once: serdes words of `width` bits, `words[0..n]`. Returns the
+// new divergences.
+//
+// # Safety
+// `c` is a live handle; `words` holds `n` elements.
+int32_t baser_check_push_words(struct baser_check *c,
+                               int32_t width,
+                               const uint64_t *words,
+                               int32_t n);
+
+// `n` clocks of an XGMII DUT at once: `data[0..n]`, `ctrl[0..n]`. Returns the new divergences.
+//
+// # Safety
+// `c` is a live handle; the arrays hold `n` elements.
+int32_t baser_check_push_transfers(struct baser_check *c,
+                                   const uint64_t *data,
+                                   const uint8_t *ctrl,
+                                   int32_t n);
+
+// The block (a frames checker: the beat) where divergence `k` (0 = the first found; the first
+// 1000 are kept) is in the DUT's stream, or an error code.
+//
+// # Safety
+// `c` is a live handle.
+int64_t baser_check_divergence_block(struct baser_check *c, int64_t k);
+
+// The block (beat) whose push found divergence `k`, or an error code.
+//
+// # Safety
+// `c` is a live handle.
+int64_t baser_check_divergence_found_at(struct baser_check *c, int64_t k);
+
+// What divergence `k` is, one line without its block (`""` when `k` is not kept).
+//
+// # Safety
+// `c` is a live handle.
+const char *baser_check_divergence(struct baser_check *c, int64_t k);
+
+// One beat of the DUT's frame interface (a frames checker; call it for each beat the DUT
+// hands over, an AXI stream's `tvalid && tready`): up to 8 octets of `data`, octet i in bits
+// 8i+7..8i, taken where bit i of `keep` is set (`tkeep`); `flags`: [`BASER_BEAT_LAST`] on the
+// frame's last beat, [`BASER_BEAT_ERROR`] when the DUT marks the frame bad. A frame is judged
+// at its last beat. Beat k is the k-th beat pushed. Returns the divergences found, or an
+// error code.
+//
+// # Safety
+// `c` is a live handle.
+int32_t baser_check_push_beat(struct baser_check *c, uint64_t data, uint8_t keep, int32_t flags);
+
+// `n` beats at once ([`baser_check_push_beat`] for each): `data[0..n]`, `keep[0..n]`,
+// `flags[0..n]`. Returns the divergences found, or an error code.
+//
+// # Safety
+// `c` is a live handle; the arrays hold `n` elements.
+int32_t baser_check_push_beats(struct baser_check *c,
+                               const uint64_t *data,
+                               const uint8_t *keep,
+                               const uint8_t *flags,
+                               int32_t n);
+
+// A whole frame the DUT delivered (a frames checker): its octets from the destination address
+// on (with the FCS when made with `fcs=1`), `error` non-zero when the DUT marks it bad. It
+// counts as one beat. Returns the divergences found, or an error code.
+//
+// # Safety
+// `c` is a live handle; `frame` points to `len` octets.
+int32_t baser_check_push_frame(struct baser_check *c,
+                               const uint8_t *frame,
+                               size_t len,
+                               int32_t error);
+
+// The frame built by [`baser_check_expect_bytes`] as a whole frame the DUT delivered (DPI:
+// [`baser_check_push_frame`] eight octets a call). Returns the divergences found.
+//
+// # Safety
+// `c` is a live handle.
+int32_t baser_check_push_built(struct baser_check *c, int32_t error);
+
+// Expects the frames TX model `tx` was given since the last call (it keeps them from its
+// [`baser_tx_keep_sent`] on), in order: the frames a DUT must deliver of what the model sent
+// it. Returns how many, or an error code.
+//
+// # Safety
+// `c` and `tx` are live handles.
+int64_t baser_check_expect_sent(struct baser_check *c, struct baser_tx *tx);
+
 // Divergences found so far, or an error code.
 //
 // # Safety
 // `c` is a live handle.
 int64_t baser_check_divergences(struct baser_check *c);
 
-// The block (0 = the first block pushed) where the first divergence is in the DUT's
-// stream: an invalid header's block, the block of a frame's first differing octet, the `/S/`
-// of a frame with a bad class. -1 when there is none.
+// The block (0 = the first block pushed) of the earliest divergence in the DUT's stream
+// (not always the first found: a frame is judged at its end, after a PCS event a block it
+// held caused): an invalid header's block, the block of a frame's first differing octet,
+// the `/S/` of a frame with a bad class. A frames checker: the beat. -1 when there is none.
 //
 // # Safety
 // `c` is a live handle.
 int64_t baser_check_first_block(struct baser_check *c);
 
-// The block whose push found the first divergence (a frame is judged when the MAC delivers
-// it, one block after its `/T/`). -1 when there is none.
+// The block whose push found the earliest divergence ([`baser_check_first_block`]; a frame
+// is judged when the MAC delivers it, one block after its `/T/`). -1 when there is none.
 //
 // # Safety
 // `c` is a live handle.
 int64_t baser_check_first_found_at(struct baser_check *c);
 
-// The first divergence's message (`""` when none).
+// The earliest divergence's message, `"block B: what"` (a frames checker: `"beat B: what"`;
+// `""` when none).
 //
 // # Safety
 // `c` is a live handle.

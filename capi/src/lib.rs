@@ -20,7 +20,9 @@
 //! control bits; serdes words as 32 or 64 line bits, bit 0 first (DESIGN.md).
 #![allow(non_camel_case_types)]
 
-use baser_engine::live::{LiveCheck, LiveError, LiveRx, LiveTx};
+use baser_engine::live::{
+    LiveCheck, LiveError, LiveRx, LiveTx, SerdesForm, SerdesTx, SerdesWord, TxClock, UnitOrder,
+};
 use baser_engine::rx::{class_name, ReceivedFrame, RxInput, RxOptions};
 use baser_engine::tx::TxOptions;
 use baser_engine::{Options, Profile};
@@ -228,11 +230,38 @@ struct Parsed {
     /// `scrambled=` (a TX model hands out unscrambled blocks with 0).
     scrambled: bool,
     input: RxInput,
+    /// `input=frames`: a frames checker (the DUT's frame interface).
+    frames: bool,
+    /// `fcs=`: delivered frames hold their FCS.
+    fcs: bool,
+    /// `beat=`: octets in a full beat of the frame interface.
+    beat: u32,
+    /// `serdes=`: the TX model's serdes form, and `offset=`.
+    serdes: Option<SerdesForm>,
+    offset: u32,
     name: String,
     dut: String,
 }
 
-const TX_KEYS: &[&str] = &["profile", "ifg", "dic", "pad", "seed", "idle", "scrambled"];
+/// Idle blocks before the first frame of a serdes source: enough for a receiver to lock from
+/// any bit offset (65 slips, each after up to 60 clocks, then 64 good headers).
+pub const BASER_SERDES_IDLE: i64 = 4096;
+
+/// The serdes source's unit boundary before any slip: this many bits before the block
+/// boundary (a receiver must slip to find lock).
+pub const BASER_SERDES_OFFSET: i32 = 33;
+
+const TX_KEYS: &[&str] = &[
+    "profile",
+    "ifg",
+    "dic",
+    "pad",
+    "seed",
+    "idle",
+    "scrambled",
+    "serdes",
+    "offset",
+];
 const RX_KEYS: &[&str] = &[
     "profile",
     "input",
@@ -252,6 +281,8 @@ const CHECK_KEYS: &[&str] = &[
     "max_events",
     "name",
     "dut",
+    "fcs",
+    "beat",
 ];
 
 fn flag(k: &str, v: &str) -> Result<bool, Fail> {
@@ -293,11 +324,16 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
             scrambled: true,
             descrambler_state: None,
         },
+        frames: false,
+        fcs: false,
+        beat: 8,
+        serdes: None,
+        offset: BASER_SERDES_OFFSET as u32,
         name: "expected".into(),
         dut: "dut".into(),
         scrambled: true,
     };
-    let (mut state, mut input) = (None, "blocks");
+    let (mut state, mut input, mut idle) = (None, "blocks", None);
     for word in s.split([' ', ',', '\t', '\n']).filter(|w| !w.is_empty()) {
         let (k, v) = word
             .split_once('=')
@@ -330,17 +366,51 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
             }
             "pad" => p.opt.pad = flag(k, v)?,
             "seed" => p.opt.seed = state58(k, v)?,
-            "idle" => p.opt.idle_blocks = number(k, v)?,
+            "idle" => idle = Some(number(k, v)?),
+            "serdes" => {
+                p.serdes = Some(match v {
+                    "units" => SerdesForm::Units(UnitOrder::HeaderFirst),
+                    "units-data-first" => SerdesForm::Units(UnitOrder::DataFirst),
+                    "gearbox64" => SerdesForm::Gearbox64,
+                    "gearbox32" => SerdesForm::Gearbox32,
+                    _ => {
+                        return Err(Fail::arg(format!(
+                    "option serdes={v}: expected units, units-data-first, gearbox64 or gearbox32"
+                )))
+                    }
+                })
+            }
+            "offset" => {
+                p.offset = small::<u32>(k, v)?;
+                if p.offset > 65 {
+                    return Err(Fail::arg(format!("option offset={v}: expected 0..65 bits")));
+                }
+            }
+            "fcs" => p.fcs = flag(k, v)?,
+            "beat" => {
+                p.beat = small::<u32>(k, v)?;
+                if !(1..=64).contains(&p.beat) {
+                    return Err(Fail::arg(format!(
+                        "option beat={v}: expected 1..64 octets a beat"
+                    )));
+                }
+            }
             "scrambled" => p.scrambled = flag(k, v)?,
             "descrambler_state" => state = Some(state58(k, v)?),
             "strict_start" => p.opt.strict_start = flag(k, v)?,
-            "max_frame_length" => p.opt.max_frame_length = small(k, v)?,
+            "max_frame_length" => p.opt.max_frame_length = Some(small(k, v)?),
             "max_events" => p.opt.max_events = small(k, v)?,
             "name" => p.name = v.into(),
             "dut" => p.dut = v.into(),
             _ => {
                 input = match v {
                     "blocks" | "serial" | "xgmii" => v,
+                    "frames" if keys.contains(&"fcs") => v,
+                    _ if keys.contains(&"fcs") => {
+                        return Err(Fail::arg(format!(
+                            "option input={v}: expected blocks, serial, xgmii or frames"
+                        )))
+                    }
                     _ => {
                         return Err(Fail::arg(format!(
                             "option input={v}: expected blocks, serial or xgmii"
@@ -355,9 +425,15 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
             "option descrambler_state: the blocks are not scrambled (scrambled=0)",
         ));
     }
+    p.opt.idle_blocks = match (idle, p.serdes) {
+        (Some(n), _) => n,
+        (None, Some(_)) => BASER_SERDES_IDLE as u64,
+        (None, None) => p.opt.idle_blocks,
+    };
+    p.frames = input == "frames";
     p.input = match input {
         "serial" => RxInput::Serial,
-        "xgmii" => RxInput::Xgmii,
+        "xgmii" | "frames" => RxInput::Xgmii,
         _ => RxInput::Blocks {
             scrambled: p.scrambled,
             descrambler_state: state,
@@ -411,16 +487,36 @@ pub struct baser_tx {
     live: LiveTx,
     scrambled: bool,
     building: Vec<u8>,
-    /// Set by the first `next_block` or `next_word`: the two do not mix.
-    serial: Option<bool>,
+    /// Set by the first call that hands out the line: blocks, words and the serdes do not mix.
+    mode: Option<Mode>,
+    /// The serdes source (`serdes=`).
+    serdes: Option<SerdesTx>,
+    /// Frames sent, kept for a frames checker ([`baser_tx_keep_sent`]).
+    sent: Option<Vec<Vec<u8>>>,
+    /// Batch buffers.
+    clocks: Vec<TxClock>,
+    words: Vec<SerdesWord>,
+}
+
+/// How a TX model hands out its line.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Blocks,
+    Words,
+    Serdes,
 }
 
 /// A TX model out of reset. `options`: space-separated `key=value` (NULL or `""`: defaults):
 /// `profile=ieee` (or `verilog-ethernet`, ...), `ifg=12` (octets, `/T/` included),
 /// `dic=on|off|strict|reset-on-idle`, `pad=1`, `seed=0x...` (the scrambler's 58-bit start state),
-/// `idle=128` (idle blocks before the first frame: a receiver locks and trains on them),
-/// `scrambled=1` (0: hand out the blocks before scrambling). NULL on error
-/// ([`baser_last_error`]).
+/// `idle=128` (idle blocks before the first frame: a receiver locks and trains on them;
+/// [`BASER_SERDES_IDLE`] with `serdes=`), `scrambled=1` (0: hand out the blocks before
+/// scrambling), `serdes=units|units-data-first|gearbox64|gearbox32` (a serdes source for a
+/// receiver that slips: [`baser_tx_serdes`]), `offset=33` (its unit boundary before any slip,
+/// 0..65 bits before the block boundary). NULL on error ([`baser_last_error`]).
+///
+/// Limits: a frame is at most 16380 octets without its FCS (16384 with it, the MAC's
+/// buffer, [`BASER_MAX_FRAME`]); longer ones are refused by the send calls.
 ///
 /// # Safety
 /// `options` is NULL or a NUL-terminated string.
@@ -431,11 +527,25 @@ pub unsafe extern "C" fn baser_tx_new(options: *const c_char) -> *mut baser_tx {
         || {
             // SAFETY: the caller's contract.
             let p = parse(unsafe { text(options) }?, TX_KEYS)?;
+            if p.serdes.is_some() && !p.scrambled {
+                return Err(Fail::arg(
+                    "option serdes: a serdes carries line bits (scrambled=0 is refused)",
+                ));
+            }
+            let o = tx_options(&p);
             Ok(Box::into_raw(Box::new(baser_tx {
-                live: LiveTx::new(&tx_options(&p)),
+                live: if p.scrambled {
+                    LiveTx::line_only(&o)
+                } else {
+                    LiveTx::new(&o)
+                },
                 scrambled: p.scrambled,
                 building: Vec::new(),
-                serial: None,
+                mode: None,
+                serdes: p.serdes.map(|f| SerdesTx::new(f, p.offset)),
+                sent: None,
+                clocks: Vec::new(),
+                words: Vec::new(),
             })))
         },
     )
@@ -459,12 +569,25 @@ fn send(tx: &mut baser_tx, data: &[u8], fcs_included: i32) -> Result<i64, Fail> 
         .live
         .send(body, fcs)
         .map_err(|e| Fail::arg(e.to_string()))?;
+    if let Some(sent) = tx.sent.as_mut() {
+        sent.push(body.to_vec());
+    }
     Ok(id as i64)
 }
 
+/// The longest frame the TX model sends and the checkers take, FCS included (the MAC's
+/// buffer): 16380 octets given without FCS, 16384 with it.
+pub const BASER_MAX_FRAME: i32 = 16384;
+
+/// The elements of a batch call from SystemVerilog: the size of the fixed-size arrays of
+/// `baser_pkg.sv` (C callers may pass any count).
+pub const BASER_BATCH: i32 = 64;
+
 /// Gives the MAC a frame: DA to the end of the payload (the MAC pads it and appends the FCS),
 /// or with `fcs_included` its last 4 octets are the FCS, sent as is without padding. It
-/// starts as soon as the gap allows. Returns its id (0, 1, ...) or an error code.
+/// starts as soon as the gap allows. At most [`BASER_MAX_FRAME`] octets with the FCS (16380
+/// given without it): a longer frame is refused ([`BASER_E_ARG`]). Returns its id (0, 1, ...)
+/// or an error code.
 ///
 /// # Safety
 /// `tx` is a live handle; `frame` points to `len` octets.
@@ -512,6 +635,43 @@ pub unsafe extern "C" fn baser_tx_bytes(tx: *mut baser_tx, octets: u64, n: i32) 
     })
 }
 
+/// Appends `n` octets from `words`, eight a word, octet 0 of a word in its bits 7:0.
+///
+/// # Safety
+/// `words` holds `n` / 8 (rounded up) words.
+unsafe fn append_words(to: &mut Vec<u8>, words: *const u64, n: i32) -> Result<(), Fail> {
+    let n = count(n)?;
+    // SAFETY: the caller's contract.
+    let w = unsafe { array(words, i32::try_from(n.div_ceil(8)).unwrap_or(i32::MAX))? };
+    if to.len() + n > BASER_MAX_FRAME as usize + 8 {
+        return Err(Fail::arg(format!(
+            "a frame of more than {} octets",
+            BASER_MAX_FRAME
+        )));
+    }
+    for x in w {
+        to.extend_from_slice(&x.to_le_bytes());
+    }
+    to.truncate(to.len() - (w.len() * 8 - n));
+    Ok(())
+}
+
+/// Appends `n` octets to the frame being built from `words`, eight a word (octet 0 of each in
+/// bits 7:0): a DPI call per [`BASER_BATCH`] words (512 octets) from SystemVerilog.
+///
+/// # Safety
+/// `tx` is a live handle; `words` holds `n` / 8 (rounded up) words.
+#[no_mangle]
+pub unsafe extern "C" fn baser_tx_octets(tx: *mut baser_tx, words: *const u64, n: i32) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let tx = unsafe { handle(tx)? };
+        // SAFETY: the caller's contract.
+        unsafe { append_words(&mut tx.building, words, n)? };
+        Ok(BASER_OK)
+    })
+}
+
 fn append(to: &mut Vec<u8>, octets: u64, n: i32) -> Result<(), Fail> {
     let n = usize::try_from(n)
         .ok()
@@ -530,18 +690,29 @@ pub unsafe extern "C" fn baser_tx_send_built(tx: *mut baser_tx, fcs_included: i3
     guard(code64, || {
         // SAFETY: the caller's contract.
         let tx = unsafe { handle(tx)? };
-        let data = std::mem::take(&mut tx.building);
-        send(tx, &data, fcs_included)
+        let mut data = std::mem::take(&mut tx.building);
+        let r = send(tx, &data, fcs_included);
+        // The buffer is kept for the next frame (no allocation a frame).
+        data.clear();
+        tx.building = data;
+        r
     })
 }
 
-fn mode(tx: &mut baser_tx, serial: bool) -> Result<(), Fail> {
-    match tx.serial {
-        Some(s) if s != serial => Err(Fail::state(
-            "baser_tx_next_block and baser_tx_next_word do not mix on one TX model",
+fn mode(tx: &mut baser_tx, mode: Mode) -> Result<(), Fail> {
+    if (mode == Mode::Serdes) != tx.serdes.is_some() {
+        return Err(Fail::state(if mode == Mode::Serdes {
+            "baser_tx_serdes: this TX model was made without serdes="
+        } else {
+            "a TX model made with serdes= hands out its line by baser_tx_serdes only"
+        }));
+    }
+    match tx.mode {
+        Some(m) if m != mode => Err(Fail::state(
+            "baser_tx_next_block(s) and baser_tx_next_word do not mix on one TX model",
         )),
         _ => {
-            tx.serial = Some(serial);
+            tx.mode = Some(mode);
             Ok(())
         }
     }
@@ -564,7 +735,7 @@ pub unsafe extern "C" fn baser_tx_next_block(
         if header.is_null() || payload.is_null() {
             return Err(Fail(BASER_E_NULL, "a null output pointer".into()));
         }
-        mode(tx, false)?;
+        mode(tx, Mode::Blocks)?;
         let c = tx.live.clock().map_err(|e| Fail::arg(e.to_string()))?;
         let b = if tx.scrambled { c.line } else { c.unscrambled };
         // SAFETY: checked non-null above; the caller's contract.
@@ -595,10 +766,146 @@ pub unsafe extern "C" fn baser_tx_next_word(tx: *mut baser_tx, width: i32, word:
                 "serdes words are line bits: this TX model was made with scrambled=0",
             ));
         }
-        mode(tx, true)?;
+        mode(tx, Mode::Words)?;
         let v = tx.live.next_word(w)?;
         // SAFETY: checked non-null above.
         unsafe { put(word, v)? };
+        Ok(BASER_OK)
+    })
+}
+
+/// The element count of a batch call's arrays.
+fn count(n: i32) -> Result<usize, Fail> {
+    usize::try_from(n).map_err(|_| Fail::arg(format!("a batch of {n} elements")))
+}
+
+/// `n` clocks at once: the next `n` blocks into `header[0..n]`, `payload[0..n]` and their event
+/// bits into `events[0..n]` (NULL: not wanted), as `n` calls of [`baser_tx_next_block`] would,
+/// except that a frame given after this call starts after these blocks (a bench that hands
+/// them out one a clock takes up to `n` clocks of latency). An idle stretch is made in one go:
+/// cheaper than `n` calls. Returns 0 or an error code.
+///
+/// # Safety
+/// `tx` is a live handle; `header` and `payload` (and `events` unless NULL) have room for `n`
+/// elements.
+#[no_mangle]
+pub unsafe extern "C" fn baser_tx_next_blocks(
+    tx: *mut baser_tx,
+    header: *mut u8,
+    payload: *mut u64,
+    events: *mut u8,
+    n: i32,
+) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let tx = unsafe { handle(tx)? };
+        let n = count(n)?;
+        if n > 0 && (header.is_null() || payload.is_null()) {
+            return Err(Fail(BASER_E_NULL, "a null output array".into()));
+        }
+        mode(tx, Mode::Blocks)?;
+        tx.clocks.resize(n, TxClock::default());
+        tx.live
+            .clocks(&mut tx.clocks)
+            .map_err(|e| Fail::arg(e.to_string()))?;
+        for (i, c) in tx.clocks.iter().enumerate() {
+            let b = if tx.scrambled { c.line } else { c.unscrambled };
+            // SAFETY: i < n; the caller's contract: the arrays have room for n.
+            unsafe {
+                header.add(i).write(b.sync.to_bits());
+                payload.add(i).write(b.payload);
+                if !events.is_null() {
+                    events.add(i).write(c.events());
+                }
+            }
+        }
+        Ok(BASER_OK)
+    })
+}
+
+/// Flag of [`baser_tx_serdes`]: the clock carries data bits.
+pub const BASER_SERDES_DATA_VALID: u8 = 1;
+/// Flag: the clock carries a sync header.
+pub const BASER_SERDES_HEADER_VALID: u8 = 2;
+/// Flag: the first clock of a gearbox sequence (every clock for units).
+pub const BASER_SERDES_SEQUENCE_START: u8 = 4;
+
+/// The serdes source (a TX model made with `serdes=`): the next `n` clocks of what a serdes
+/// hands a receiver that finds block lock by bit slip, into `header[0..n]`, `data[0..n]` and
+/// `flags[0..n]` ([`BASER_SERDES_DATA_VALID`], [`BASER_SERDES_HEADER_VALID`],
+/// [`BASER_SERDES_SEQUENCE_START`]; NULL: not wanted).
+///
+/// - `serdes=units`: a 66-bit unit a clock, `header` its first 2 line bits, `data` the next 64
+///   (`units-data-first`: `data` the first 64, `header` the last 2);
+/// - `serdes=gearbox64`: a 64b/66b gearbox's 64-bit words, 32 blocks in 33 clocks (the 33rd
+///   carries nothing); `gearbox32`: 32-bit words, a block over two clocks (the header with the
+///   first), 32 blocks in 66 clocks (the last two carry nothing).
+///
+/// The line starts `offset=` bits into a unit; each slip drops one line bit at the next unit
+/// (the next header clock), moving the boundary one bit. `used`: how many clocks of the
+/// previous call's batch went on the wire (the rest are made again, from where they began:
+/// a batch can be cut short by a slip); `slip`: the receiver asked for a bit slip, made from
+/// the first clock of this batch on. One clock at a time: `n` = 1, `used` = 1. Returns 0 or an
+/// error code.
+///
+/// # Safety
+/// `tx` is a live handle; `header` and `data` (and `flags` unless NULL) have room for `n`
+/// elements.
+#[no_mangle]
+pub unsafe extern "C" fn baser_tx_serdes(
+    tx: *mut baser_tx,
+    used: i32,
+    slip: i32,
+    header: *mut u8,
+    data: *mut u64,
+    flags: *mut u8,
+    n: i32,
+) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let tx = unsafe { handle(tx)? };
+        let n = count(n)?;
+        let used = count(used)?;
+        if n > 0 && (header.is_null() || data.is_null()) {
+            return Err(Fail(BASER_E_NULL, "a null output array".into()));
+        }
+        mode(tx, Mode::Serdes)?;
+        let Some(s) = tx.serdes.as_mut() else {
+            return Err(Fail::state("no serdes"));
+        };
+        s.keep(used);
+        tx.words.resize(n, SerdesWord::default());
+        s.words(&mut tx.live, slip != 0, &mut tx.words)
+            .map_err(|e| Fail::arg(e.to_string()))?;
+        for (i, w) in tx.words.iter().enumerate() {
+            let flag = |on: bool, bit: u8| if on { bit } else { 0 };
+            let f = flag(w.data_valid, BASER_SERDES_DATA_VALID)
+                | flag(w.header_valid, BASER_SERDES_HEADER_VALID)
+                | flag(w.sequence == 0, BASER_SERDES_SEQUENCE_START);
+            // SAFETY: i < n; the caller's contract: the arrays have room for n.
+            unsafe {
+                header.add(i).write(w.header);
+                data.add(i).write(w.data);
+                if !flags.is_null() {
+                    flags.add(i).write(f);
+                }
+            }
+        }
+        Ok(BASER_OK)
+    })
+}
+
+/// From now on the TX model keeps the frames it is given, for a frames checker that judges
+/// what a DUT delivers of them ([`baser_check_expect_sent`]). Returns 0 or an error code.
+///
+/// # Safety
+/// `tx` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn baser_tx_keep_sent(tx: *mut baser_tx) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let tx = unsafe { handle(tx)? };
+        tx.sent.get_or_insert_with(Vec::new);
         Ok(BASER_OK)
     })
 }
@@ -908,10 +1215,29 @@ pub struct baser_check {
     building: Vec<u8>,
     text: CString,
     finished: bool,
+    /// A frames checker (`input=frames`): the frame being delivered.
+    delivering: Option<Delivering>,
+    /// A batch's blocks (kept: no allocation a batch).
+    blocks: Vec<Block>,
+}
+
+/// The frame interface of a frames checker: beats counted, the frame under way.
+struct Delivering {
+    fcs_included: bool,
+    /// A frame is under way (a beat without `last` came).
+    open: bool,
+    beats: u64,
+    first_beat: u64,
+    error: bool,
+    octets: Vec<u8>,
 }
 
 /// A checker out of reset. `options`: those of [`baser_rx_new`], and `name=...` (the expected
-/// frames' name in the reports) and `dut=...` (the DUT stream's). NULL on error.
+/// frames' name in the reports) and `dut=...` (the DUT stream's). `input=frames` makes a frames
+/// checker: it takes the frames a DUT delivers on a frame interface (an AXI stream's beats,
+/// [`baser_check_push_beat`], or whole frames, [`baser_check_push_frame`]) rather than a line,
+/// with `fcs=0` (the DUT delivers frames without their FCS; 1: with it) and `beat=8` (octets of
+/// a full beat: positions in its messages count beats). NULL on error.
 ///
 /// # Safety
 /// `options` is NULL or a NUL-terminated string.
@@ -922,11 +1248,25 @@ pub unsafe extern "C" fn baser_check_new(options: *const c_char) -> *mut baser_c
         || {
             // SAFETY: the caller's contract.
             let p = parse(unsafe { text(options) }?, CHECK_KEYS)?;
+            let live = if p.frames {
+                LiveCheck::frames(&rx_options(&p), (p.name, p.dut), p.beat)
+            } else {
+                LiveCheck::new(&rx_options(&p), p.input, (p.name, p.dut))
+            };
             Ok(Box::into_raw(Box::new(baser_check {
-                live: LiveCheck::new(&rx_options(&p), p.input, (p.name, p.dut)),
+                live,
                 building: Vec::new(),
                 text: CString::default(),
                 finished: false,
+                delivering: p.frames.then(|| Delivering {
+                    fcs_included: p.fcs,
+                    open: false,
+                    beats: 0,
+                    first_beat: 0,
+                    error: false,
+                    octets: Vec::new(),
+                }),
+                blocks: Vec::new(),
             })))
         },
     )
@@ -954,7 +1294,9 @@ fn expect(c: &mut baser_check, data: &[u8], fcs_included: i32) -> Result<i64, Fa
 
 /// An expected frame (DA to the end of the payload, as given to the TX model; with
 /// `fcs_included`, its last 4 octets are an FCS and are not compared), in the order frames
-/// must arrive. Returns its index (0, 1, ...) or an error code.
+/// must arrive. Limits: the checker's MAC receiver takes frames up to `max_frame_length`
+/// (with FCS; 1518 for `profile=ieee`: set it for jumbo frames, at most [`BASER_MAX_FRAME`]);
+/// a longer one is received as `too_long`. Returns its index (0, 1, ...) or an error code.
 ///
 /// # Safety
 /// `c` is a live handle; `frame` points to `len` octets.
@@ -1002,6 +1344,26 @@ pub unsafe extern "C" fn baser_check_expect_bytes(c: *mut baser_check, octets: u
     })
 }
 
+/// Appends `n` octets to the frame being built from `words`, eight a word (as
+/// [`baser_tx_octets`]).
+///
+/// # Safety
+/// `c` is a live handle; `words` holds `n` / 8 (rounded up) words.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_expect_octets(
+    c: *mut baser_check,
+    words: *const u64,
+    n: i32,
+) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let c = unsafe { handle(c)? };
+        // SAFETY: the caller's contract.
+        unsafe { append_words(&mut c.building, words, n)? };
+        Ok(BASER_OK)
+    })
+}
+
 /// Expects the frame built by [`baser_check_expect_byte`]; returns its index.
 ///
 /// # Safety
@@ -1011,8 +1373,11 @@ pub unsafe extern "C" fn baser_check_expect_built(c: *mut baser_check, fcs_inclu
     guard(code64, || {
         // SAFETY: the caller's contract.
         let c = unsafe { handle(c)? };
-        let data = std::mem::take(&mut c.building);
-        expect(c, &data, fcs_included)
+        let mut data = std::mem::take(&mut c.building);
+        let r = expect(c, &data, fcs_included);
+        data.clear();
+        c.building = data;
+        r
     })
 }
 
@@ -1065,6 +1430,338 @@ pub unsafe extern "C" fn baser_check_push_xgmii(c: *mut baser_check, data: u64, 
     })
 }
 
+/// `n` clocks of the DUT at once: blocks `header[0..n]`, `payload[0..n]`, as `n` calls of
+/// [`baser_check_push_block`] (the same divergences, found at the same blocks up to the first;
+/// see `LiveCheck::push_blocks`), at a fraction of the cost. Returns the divergences they
+/// revealed, or an error code.
+///
+/// # Safety
+/// `c` is a live handle; the arrays hold `n` elements.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_push_blocks(
+    c: *mut baser_check,
+    header: *const u8,
+    payload: *const u64,
+    n: i32,
+) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let (c, h, p) = unsafe { (handle(c)?, array(header, n)?, array(payload, n)?) };
+        let mut blocks = std::mem::take(&mut c.blocks);
+        blocks.clear();
+        for (&h, &p) in h.iter().zip(p) {
+            blocks.push(block(h, p)?);
+        }
+        let r = c.live.push_blocks(&blocks);
+        c.blocks = blocks;
+        Ok(new_count(r?))
+    })
+}
+
+/// `n` clocks of a serial DUT at once: serdes words of `width` bits, `words[0..n]`. Returns the
+/// new divergences.
+///
+/// # Safety
+/// `c` is a live handle; `words` holds `n` elements.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_push_words(
+    c: *mut baser_check,
+    width: i32,
+    words: *const u64,
+    n: i32,
+) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let (c, w) = unsafe { (handle(c)?, array(words, n)?) };
+        Ok(new_count(c.live.push_words(self::width(width)?, w)?))
+    })
+}
+
+/// `n` clocks of an XGMII DUT at once: `data[0..n]`, `ctrl[0..n]`. Returns the new divergences.
+///
+/// # Safety
+/// `c` is a live handle; the arrays hold `n` elements.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_push_transfers(
+    c: *mut baser_check,
+    data: *const u64,
+    ctrl: *const u8,
+    n: i32,
+) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let (c, d, k) = unsafe { (handle(c)?, array(data, n)?, array(ctrl, n)?) };
+        let words: Vec<XgmiiWord> = d
+            .iter()
+            .zip(k)
+            .map(|(&data, &ctrl)| XgmiiWord { data, ctrl })
+            .collect();
+        Ok(new_count(c.live.push_transfers(&words)?))
+    })
+}
+
+/// An `n`-element input array (NULL with `n` = 0).
+///
+/// # Safety
+/// `p` points to `n` readable elements, or `n` is 0.
+unsafe fn array<'a, T>(p: *const T, n: i32) -> Result<&'a [T], Fail> {
+    let n = count(n)?;
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Fail(BASER_E_NULL, "a null array with a length".into()));
+    }
+    // SAFETY: the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+fn kept(c: &baser_check, k: i64) -> Result<&baser_engine::live::Divergence, Fail> {
+    usize::try_from(k)
+        .ok()
+        .and_then(|k| c.live.divergences().get(k))
+        .ok_or_else(|| {
+            Fail::arg(format!(
+                "divergence {k}: {} are kept (of {} found)",
+                c.live.divergences().len(),
+                c.live.count()
+            ))
+        })
+}
+
+/// The block (a frames checker: the beat) where divergence `k` (0 = the first found; the first
+/// 1000 are kept) is in the DUT's stream, or an error code.
+///
+/// # Safety
+/// `c` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_divergence_block(c: *mut baser_check, k: i64) -> i64 {
+    guard(code64, || {
+        // SAFETY: the caller's contract.
+        let c = unsafe { handle(c)? };
+        Ok(kept(c, k)?.block as i64)
+    })
+}
+
+/// The block (beat) whose push found divergence `k`, or an error code.
+///
+/// # Safety
+/// `c` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_divergence_found_at(c: *mut baser_check, k: i64) -> i64 {
+    guard(code64, || {
+        // SAFETY: the caller's contract.
+        let c = unsafe { handle(c)? };
+        Ok(kept(c, k)?.found_at as i64)
+    })
+}
+
+/// What divergence `k` is, one line without its block (`""` when `k` is not kept).
+///
+/// # Safety
+/// `c` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_divergence(c: *mut baser_check, k: i64) -> *const c_char {
+    guard(
+        |_| c"".as_ptr(),
+        || {
+            // SAFETY: the caller's contract.
+            let c = unsafe { handle(c)? };
+            let m = kept(c, k)?.what.clone();
+            Ok(keep(&mut c.text, &m))
+        },
+    )
+}
+
+fn delivering(c: &mut baser_check) -> Result<&mut Delivering, Fail> {
+    if c.finished {
+        return Err(Fail::state("the checker was finished"));
+    }
+    c.delivering
+        .as_mut()
+        .ok_or_else(|| Fail::state("a delivered frame to a checker made without input=frames"))
+}
+
+/// Ends the frame under way at beat `last_beat`; returns the divergences it revealed.
+fn deliver(c: &mut baser_check, last_beat: u64) -> Result<usize, Fail> {
+    let d = delivering(c)?;
+    d.open = false;
+    let octets = std::mem::take(&mut d.octets);
+    let (fcs, error, first) = (d.fcs_included, std::mem::take(&mut d.error), d.first_beat);
+    let n = c
+        .live
+        .push_delivered(&octets, fcs, error, (first, last_beat))?;
+    if let Some(d) = c.delivering.as_mut() {
+        d.octets = octets;
+        d.octets.clear();
+    }
+    Ok(n)
+}
+
+/// Flag of [`baser_check_push_beat`]: the frame's last beat (AXI `tlast`).
+pub const BASER_BEAT_LAST: i32 = 1;
+/// Flag: the DUT marks the frame bad (AXI `tuser` on the last beat; any beat counts).
+pub const BASER_BEAT_ERROR: i32 = 2;
+
+fn beat(c: &mut baser_check, data: u64, keep: u8, flags: i32) -> Result<usize, Fail> {
+    let d = delivering(c)?;
+    if !d.open {
+        d.open = true;
+        d.first_beat = d.beats;
+    }
+    let bytes = data.to_le_bytes();
+    for (lane, octet) in bytes.iter().enumerate() {
+        if keep >> lane & 1 == 1 {
+            d.octets.push(*octet);
+        }
+    }
+    d.error |= flags & BASER_BEAT_ERROR != 0;
+    let at = d.beats;
+    d.beats += 1;
+    if flags & BASER_BEAT_LAST != 0 {
+        return deliver(c, at);
+    }
+    if d.octets.len() > BASER_MAX_FRAME as usize + 64 {
+        return Err(Fail::state(format!(
+            "a delivered frame of more than {} octets without a last beat",
+            BASER_MAX_FRAME + 64
+        )));
+    }
+    Ok(0)
+}
+
+/// One beat of the DUT's frame interface (a frames checker; call it for each beat the DUT
+/// hands over, an AXI stream's `tvalid && tready`): up to 8 octets of `data`, octet i in bits
+/// 8i+7..8i, taken where bit i of `keep` is set (`tkeep`); `flags`: [`BASER_BEAT_LAST`] on the
+/// frame's last beat, [`BASER_BEAT_ERROR`] when the DUT marks the frame bad. A frame is judged
+/// at its last beat. Beat k is the k-th beat pushed. Returns the divergences found, or an
+/// error code.
+///
+/// # Safety
+/// `c` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_push_beat(
+    c: *mut baser_check,
+    data: u64,
+    keep: u8,
+    flags: i32,
+) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let c = unsafe { handle(c)? };
+        Ok(new_count(beat(c, data, keep, flags)?))
+    })
+}
+
+/// `n` beats at once ([`baser_check_push_beat`] for each): `data[0..n]`, `keep[0..n]`,
+/// `flags[0..n]`. Returns the divergences found, or an error code.
+///
+/// # Safety
+/// `c` is a live handle; the arrays hold `n` elements.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_push_beats(
+    c: *mut baser_check,
+    data: *const u64,
+    keep: *const u8,
+    flags: *const u8,
+    n: i32,
+) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let (c, d, k, f) = unsafe {
+            (
+                handle(c)?,
+                array(data, n)?,
+                array(keep, n)?,
+                array(flags, n)?,
+            )
+        };
+        let mut found = 0;
+        for ((&d, &k), &f) in d.iter().zip(k).zip(f) {
+            found += beat(c, d, k, i32::from(f))?;
+        }
+        Ok(new_count(found))
+    })
+}
+
+/// A whole frame the DUT delivered (a frames checker): its octets from the destination address
+/// on (with the FCS when made with `fcs=1`), `error` non-zero when the DUT marks it bad. It
+/// counts as one beat. Returns the divergences found, or an error code.
+///
+/// # Safety
+/// `c` is a live handle; `frame` points to `len` octets.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_push_frame(
+    c: *mut baser_check,
+    frame: *const u8,
+    len: usize,
+    error: i32,
+) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let (c, data) = unsafe { (handle(c)?, bytes(frame, len)?) };
+        push_whole(c, data, error)
+    })
+}
+
+fn push_whole(c: &mut baser_check, data: &[u8], error: i32) -> Result<i32, Fail> {
+    let d = delivering(c)?;
+    if d.open {
+        return Err(Fail::state(
+            "a whole frame pushed while a frame's beats are under way",
+        ));
+    }
+    d.octets.extend_from_slice(data);
+    d.error = error != 0;
+    d.first_beat = d.beats;
+    let at = d.beats;
+    d.beats += 1;
+    Ok(new_count(deliver(c, at)?))
+}
+
+/// The frame built by [`baser_check_expect_bytes`] as a whole frame the DUT delivered (DPI:
+/// [`baser_check_push_frame`] eight octets a call). Returns the divergences found.
+///
+/// # Safety
+/// `c` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_push_built(c: *mut baser_check, error: i32) -> i32 {
+    guard(code32, || {
+        // SAFETY: the caller's contract.
+        let c = unsafe { handle(c)? };
+        let mut data = std::mem::take(&mut c.building);
+        let r = push_whole(c, &data, error);
+        data.clear();
+        c.building = data;
+        r
+    })
+}
+
+/// Expects the frames TX model `tx` was given since the last call (it keeps them from its
+/// [`baser_tx_keep_sent`] on), in order: the frames a DUT must deliver of what the model sent
+/// it. Returns how many, or an error code.
+///
+/// # Safety
+/// `c` and `tx` are live handles.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_expect_sent(c: *mut baser_check, tx: *mut baser_tx) -> i64 {
+    guard(code64, || {
+        // SAFETY: the caller's contract.
+        let (c, tx) = unsafe { (handle(c)?, handle(tx)?) };
+        if c.finished {
+            return Err(Fail::state("the checker was finished"));
+        }
+        let sent = tx.sent.as_mut().ok_or_else(|| {
+            Fail::state("the TX model keeps no frames: call baser_tx_keep_sent first")
+        })?;
+        let n = sent.len();
+        for f in sent.drain(..) {
+            c.live.expect(&f);
+        }
+        Ok(n as i64)
+    })
+}
+
 /// Divergences found so far, or an error code.
 ///
 /// # Safety
@@ -1078,9 +1775,10 @@ pub unsafe extern "C" fn baser_check_divergences(c: *mut baser_check) -> i64 {
     })
 }
 
-/// The block (0 = the first block pushed) where the first divergence is in the DUT's
-/// stream: an invalid header's block, the block of a frame's first differing octet, the `/S/`
-/// of a frame with a bad class. -1 when there is none.
+/// The block (0 = the first block pushed) of the earliest divergence in the DUT's stream
+/// (not always the first found: a frame is judged at its end, after a PCS event a block it
+/// held caused): an invalid header's block, the block of a frame's first differing octet,
+/// the `/S/` of a frame with a bad class. A frames checker: the beat. -1 when there is none.
 ///
 /// # Safety
 /// `c` is a live handle.
@@ -1089,12 +1787,12 @@ pub unsafe extern "C" fn baser_check_first_block(c: *mut baser_check) -> i64 {
     guard(code64, || {
         // SAFETY: the caller's contract.
         let c = unsafe { handle(c)? };
-        Ok(c.live.divergences().first().map_or(-1, |d| d.block as i64))
+        Ok(c.live.earliest().map_or(-1, |d| d.block as i64))
     })
 }
 
-/// The block whose push found the first divergence (a frame is judged when the MAC delivers
-/// it, one block after its `/T/`). -1 when there is none.
+/// The block whose push found the earliest divergence ([`baser_check_first_block`]; a frame
+/// is judged when the MAC delivers it, one block after its `/T/`). -1 when there is none.
 ///
 /// # Safety
 /// `c` is a live handle.
@@ -1103,14 +1801,12 @@ pub unsafe extern "C" fn baser_check_first_found_at(c: *mut baser_check) -> i64 
     guard(code64, || {
         // SAFETY: the caller's contract.
         let c = unsafe { handle(c)? };
-        Ok(c.live
-            .divergences()
-            .first()
-            .map_or(-1, |d| d.found_at as i64))
+        Ok(c.live.earliest().map_or(-1, |d| d.found_at as i64))
     })
 }
 
-/// The first divergence's message (`""` when none).
+/// The earliest divergence's message, `"block B: what"` (a frames checker: `"beat B: what"`;
+/// `""` when none).
 ///
 /// # Safety
 /// `c` is a live handle.
@@ -1121,11 +1817,11 @@ pub unsafe extern "C" fn baser_check_first(c: *mut baser_check) -> *const c_char
         || {
             // SAFETY: the caller's contract.
             let c = unsafe { handle(c)? };
+            let unit = c.live.unit();
             let m = c
                 .live
-                .divergences()
-                .first()
-                .map_or(String::new(), |d| format!("block {}: {}", d.block, d.what));
+                .earliest()
+                .map_or(String::new(), |d| format!("{unit} {}: {}", d.block, d.what));
             Ok(keep(&mut c.text, &m))
         },
     )
@@ -1142,13 +1838,45 @@ pub unsafe extern "C" fn baser_check_last(c: *mut baser_check) -> *const c_char 
         || {
             // SAFETY: the caller's contract.
             let c = unsafe { handle(c)? };
+            let unit = c.live.unit();
             let m = c
                 .live
                 .last()
-                .map_or(String::new(), |d| format!("block {}: {}", d.block, d.what));
+                .map_or(String::new(), |d| format!("{unit} {}: {}", d.block, d.what));
             Ok(keep(&mut c.text, &m))
         },
     )
+}
+
+/// The report as JSON, each frame that failed with the length of the frame it was paired
+/// with (`received_length`, octets without FCS, as `length`).
+fn with_received_lengths(
+    report: &baser_engine::frame_check::FrameCheckReport,
+    live: &LiveCheck,
+) -> Result<serde_json::Value, Fail> {
+    let mut v = serde_json::to_value(report)
+        .map_err(|e| Fail(BASER_E_INTERNAL, format!("the JSON report: {e}")))?;
+    let frames = v.get_mut("frames").and_then(|f| f.as_array_mut());
+    for f in frames.into_iter().flatten() {
+        let failed = f.get("status").and_then(|s| s.as_str()) != Some("matched")
+            || f.get("class").and_then(|s| s.as_str()) != Some("ok");
+        let len = f
+            .get("received_index")
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|i| live.received_length(i));
+        if let (true, Some(len), Some(o)) = (failed, len, f.as_object_mut()) {
+            let mut out = serde_json::Map::new();
+            for (k, x) in std::mem::take(o) {
+                let after = k == "length";
+                out.insert(k, x);
+                if after {
+                    out.insert("received_length".into(), len.saturating_sub(4).into());
+                }
+            }
+            *o = out;
+        }
+    }
+    Ok(v)
 }
 
 /// Ends the run: the last block decided, then the one judge over every frame (reordered,
@@ -1167,10 +1895,21 @@ pub unsafe extern "C" fn baser_check_finish(
     guard(code32, || {
         // SAFETY: the caller's contract.
         let (c, json, junit) = unsafe { (handle(c)?, text(json_path)?, text(junit_path)?) };
+        if c.delivering.as_ref().is_some_and(|d| d.open) {
+            // A frame without its last beat: delivered as it is, marked bad.
+            if let Some(d) = c.delivering.as_mut() {
+                d.error = true;
+            }
+            let at = c
+                .delivering
+                .as_ref()
+                .map_or(0, |d| d.beats.saturating_sub(1));
+            deliver(c, at)?;
+        }
         let (report, cases) = c.live.finish()?;
         c.finished = true;
         if !json.is_empty() {
-            write_json(json, &report)?;
+            write_json(json, &with_received_lengths(&report, &c.live)?)?;
         }
         if !junit.is_empty() {
             baser_files::report::write_junit(Path::new(junit), "baser check (live)", &cases)
@@ -1358,6 +2097,270 @@ mod tests {
             );
             baser_check_free(c);
             baser_tx_free(std::ptr::null_mut());
+        }
+    }
+
+    fn frames(n: usize) -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| (0..60 + 97 * i).map(|j| (j * 7 + i) as u8).collect())
+            .collect()
+    }
+
+    /// A batch of blocks is as many single calls; a checker's batch push judges alike.
+    #[test]
+    fn batch_calls_equal_single_calls() {
+        // SAFETY: handles from *_new; buffers of the sizes given.
+        unsafe {
+            let a = baser_tx_new(c"idle=70".as_ptr());
+            let b = baser_tx_new(c"idle=70".as_ptr());
+            for f in frames(6) {
+                assert!(baser_tx_send(a, f.as_ptr(), f.len(), 0) >= 0);
+                assert!(baser_tx_send(b, f.as_ptr(), f.len(), 0) >= 0);
+            }
+            let (one, many) = (baser_check_new(c"".as_ptr()), baser_check_new(c"".as_ptr()));
+            for f in frames(6) {
+                assert!(baser_check_expect(one, f.as_ptr(), f.len(), 0) >= 0);
+                assert!(baser_check_expect(many, f.as_ptr(), f.len(), 0) >= 0);
+            }
+            let (mut h, mut d, mut e) = ([0u8; 64], [0u64; 64], [0u8; 64]);
+            for round in 0..20 {
+                assert_eq!(
+                    baser_tx_next_blocks(a, h.as_mut_ptr(), d.as_mut_ptr(), e.as_mut_ptr(), 64),
+                    0
+                );
+                if round == 5 {
+                    d[3] ^= 1 << 30; // a corrupted block inside a frame
+                }
+                for i in 0..64 {
+                    let (mut h1, mut d1) = (0u8, 0u64);
+                    let ev = baser_tx_next_block(b, &mut h1, &mut d1);
+                    if round == 5 && i == 3 {
+                        d1 ^= 1 << 30;
+                    }
+                    assert_eq!((h[i], d[i], i32::from(e[i])), (h1, d1, ev));
+                    assert!(baser_check_push_block(one, h1, d1) >= 0);
+                }
+                assert!(baser_check_push_blocks(many, h.as_ptr(), d.as_ptr(), 64) >= 0);
+            }
+            assert!(baser_check_divergences(one) > 0);
+            assert_eq!(baser_check_divergences(many), baser_check_divergences(one));
+            assert_eq!(baser_check_first_block(many), baser_check_first_block(one));
+            assert_eq!(
+                baser_check_first_found_at(many),
+                baser_check_first_found_at(one)
+            );
+            assert_eq!(
+                baser_check_divergence_block(many, 0),
+                baser_check_divergence_block(one, 0)
+            );
+            assert!(!CStr::from_ptr(baser_check_divergence(many, 0)).is_empty());
+            assert_eq!(
+                baser_check_divergence_block(many, 1000),
+                i64::from(BASER_E_ARG)
+            );
+            assert_eq!(
+                baser_check_finish(many, std::ptr::null(), std::ptr::null()),
+                1
+            );
+            for x in [a, b] {
+                baser_tx_free(x);
+            }
+            for x in [one, many] {
+                baser_check_free(x);
+            }
+        }
+    }
+
+    /// A receiver that slips as Fig. 49-14 does finds lock on the serdes source's units from
+    /// the default offset; the units after lock are the line, a checker's blocks.
+    #[test]
+    fn a_serdes_source_is_locked_by_slips() {
+        for (form, n) in [
+            ("serdes=units", 1),
+            ("serdes=units", 64),
+            ("serdes=gearbox64", 64),
+        ] {
+            // SAFETY: handles from *_new; buffers of the sizes given.
+            unsafe {
+                let opts = CString::new(form).unwrap_or_default();
+                let tx = baser_tx_new(opts.as_ptr());
+                let chk = baser_check_new(c"".as_ptr());
+                for f in frames(4) {
+                    assert!(baser_tx_send(tx, f.as_ptr(), f.len(), 0) >= 0);
+                    assert!(baser_check_expect(chk, f.as_ptr(), f.len(), 0) >= 0);
+                }
+                let (mut h, mut d, mut f) = ([0u8; 64], [0u64; 64], [0u8; 64]);
+                let (mut good, mut slips, mut wait, mut used, mut slip) = (0, 0, 0, 0, 0);
+                let mut locked_at = None;
+                for clock in 0..9000 {
+                    if used == n || slip != 0 || clock == 0 {
+                        let r = baser_tx_serdes(
+                            tx,
+                            used as i32,
+                            slip,
+                            h.as_mut_ptr(),
+                            d.as_mut_ptr(),
+                            f.as_mut_ptr(),
+                            n as i32,
+                        );
+                        assert_eq!(r, 0, "{}", last());
+                        (used, slip) = (0, 0);
+                    }
+                    let (hdr, data, flags) = (h[used], d[used], f[used]);
+                    used += 1;
+                    if flags & BASER_SERDES_HEADER_VALID == 0 {
+                        continue;
+                    }
+                    if good >= 64 {
+                        locked_at.get_or_insert(clock);
+                        assert!(baser_check_push_block(chk, hdr, data) >= 0);
+                    } else if wait > 0 {
+                        wait -= 1;
+                    } else if hdr == 1 || hdr == 2 {
+                        good += 1;
+                    } else {
+                        (good, slip, wait) = (0, 1, 16);
+                        slips += 1;
+                    }
+                }
+                assert!(locked_at.is_some_and(|c| c < 2000), "{form}: {locked_at:?}");
+                assert!(slips >= BASER_SERDES_OFFSET, "{form}: {slips} slips");
+                assert_eq!(baser_check_divergences(chk), 0, "{form}: {:?}", {
+                    CStr::from_ptr(baser_check_first(chk)).to_string_lossy()
+                });
+                assert_eq!(
+                    baser_check_finish(chk, std::ptr::null(), std::ptr::null()),
+                    0
+                );
+                let mut w = 0;
+                assert_eq!(baser_tx_next_word(tx, 64, &mut w), BASER_E_STATE);
+                baser_tx_free(tx);
+                baser_check_free(chk);
+            }
+        }
+    }
+
+    /// A frames checker takes beats (keep, last, error) and whole frames, expects what a TX
+    /// model was given, and reports the received length of a frame that failed.
+    #[test]
+    fn a_frames_checker_judges_what_a_dut_delivers() {
+        // SAFETY: handles from *_new; buffers of the sizes given.
+        unsafe {
+            let tx = baser_tx_new(c"".as_ptr());
+            let mon = baser_check_new(c"input=frames fcs=0".as_ptr());
+            assert_eq!(baser_tx_keep_sent(tx), 0);
+            let fs = frames(4);
+            for f in &fs {
+                assert!(baser_tx_send(tx, f.as_ptr(), f.len(), 0) >= 0);
+            }
+            assert_eq!(baser_check_expect_sent(mon, tx), 4);
+            let beats = |f: &[u8], error: bool| {
+                let mut found = 0;
+                for (i, c) in f.chunks(8).enumerate() {
+                    let mut w = [0u8; 8];
+                    w[..c.len()].copy_from_slice(c);
+                    let last = (i + 1) * 8 >= f.len();
+                    let flags = (i32::from(last) * BASER_BEAT_LAST)
+                        | (i32::from(last && error) * BASER_BEAT_ERROR);
+                    let keep = ((1u16 << c.len()) - 1) as u8;
+                    found += baser_check_push_beat(mon, u64::from_le_bytes(w), keep, flags);
+                }
+                found
+            };
+            assert_eq!(beats(&fs[0], false), 0);
+            assert_eq!(beats(&fs[1], true), 1, "the DUT flagged it bad");
+            let short = &fs[2][..fs[2].len() - 8];
+            assert_eq!(beats(short, false), 1);
+            assert_eq!(
+                baser_check_push_frame(mon, fs[3].as_ptr(), fs[3].len(), 0),
+                0
+            );
+            assert_eq!(baser_check_push_block(mon, 1, 0), BASER_E_STATE);
+            let dir = std::env::temp_dir().join(format!("baser-capi-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap_or_default();
+            let json = dir.join("frames.json");
+            let path = CString::new(json.to_string_lossy().as_bytes()).unwrap_or_default();
+            assert_eq!(baser_check_finish(mon, path.as_ptr(), std::ptr::null()), 1);
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_default())
+                    .unwrap_or_default();
+            let f2 = &v["frames"][2];
+            assert_eq!(f2["length"], fs[2].len());
+            assert_eq!(f2["received_length"], short.len(), "{f2}");
+            assert_eq!(v["frames"][0].get("received_length"), None);
+            std::fs::remove_dir_all(&dir).unwrap_or_default();
+            baser_tx_free(tx);
+            baser_check_free(mon);
+        }
+    }
+
+    #[test]
+    fn new_options_and_calls_are_checked() {
+        for (opts, keys, needle) in [
+            ("serdes=bits", TX_KEYS, "serdes=bits"),
+            ("offset=66", TX_KEYS, "0..65"),
+            ("input=frames", RX_KEYS, "input=frames"),
+            ("input=frames beat=0", CHECK_KEYS, "beat=0"),
+        ] {
+            let Err(Fail(code, m)) = parse(opts, keys) else {
+                panic!("{opts} accepted")
+            };
+            assert_eq!(code, BASER_E_ARG);
+            assert!(m.contains(needle), "{opts}: {m}");
+        }
+        let p = parse("serdes=gearbox32", TX_KEYS).ok().unwrap();
+        assert_eq!(p.opt.idle_blocks, BASER_SERDES_IDLE as u64);
+        // SAFETY: null and live handles, null arrays: what is tested.
+        unsafe {
+            let tx = baser_tx_new(c"scrambled=0 serdes=units".as_ptr());
+            assert!(tx.is_null());
+            let tx = baser_tx_new(c"".as_ptr());
+            let mut h = [0u8; 1];
+            assert_eq!(
+                baser_tx_serdes(
+                    tx,
+                    0,
+                    0,
+                    h.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    1
+                ),
+                BASER_E_NULL
+            );
+            let mut d = [0u64; 1];
+            assert_eq!(
+                baser_tx_serdes(
+                    tx,
+                    0,
+                    0,
+                    h.as_mut_ptr(),
+                    d.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                    1
+                ),
+                BASER_E_STATE,
+                "not a serdes source"
+            );
+            assert_eq!(
+                baser_tx_next_blocks(tx, h.as_mut_ptr(), d.as_mut_ptr(), std::ptr::null_mut(), -1),
+                BASER_E_ARG
+            );
+            assert_eq!(baser_tx_octets(tx, std::ptr::null(), 20), BASER_E_NULL);
+            assert_eq!(baser_tx_octets(tx, d.as_ptr(), -1), BASER_E_ARG);
+            let c = baser_check_new(c"".as_ptr());
+            assert_eq!(
+                baser_check_push_blocks(c, std::ptr::null(), d.as_ptr(), 1),
+                BASER_E_NULL
+            );
+            assert_eq!(baser_check_push_beat(c, 0, 0xff, 1), BASER_E_STATE);
+            assert_eq!(baser_check_expect_sent(c, tx), i64::from(BASER_E_STATE));
+            assert_eq!(
+                baser_check_divergence_found_at(c, -1),
+                i64::from(BASER_E_ARG)
+            );
+            baser_tx_free(tx);
+            baser_check_free(c);
         }
     }
 }

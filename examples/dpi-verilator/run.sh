@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Builds the DPI-C test bench of examples/dpi-verilator with Verilator in three variants of the
-# repeater (FAULT=0 correct, FAULT=1 an invalid sync header, FAULT=2 a flipped payload bit,
-# and in fault3 a flipped FCS bit),
-# runs each, and closes with "N passed, M failed"; exits 1 on any failure.
+# Builds the DPI-C test bench of examples/dpi-verilator with Verilator in four variants of the
+# repeater (fault0 correct, fault1 an invalid sync header, fault2 a flipped payload bit, fault3
+# a flipped FCS bit), runs each with the package's batches (64 clocks a DPI call) and fault1,
+# fault2 again one clock a call (+batch=1: the push of the very clock returns a divergence),
+# and closes with "N passed, M failed"; exits 1 on any failure.
 #
 #   BASER_LIB_DIR=/path/to/dir/with/libbaser examples/dpi-verilator/run.sh [CASE...]
 #
 # BASER_LIB_DIR: where libbaser.so (or libbaser.a) is; default capi/target/debug of the repo
 # (cd capi && cargo build: capi/ is a workspace of its own), else target/debug. CASE: fault0
-# fault1 fault2 (default all). JOBS: make jobs (default 2). Build products, logs and reports go
+# fault1 fault2 fault3 fault1-batch1 fault2-batch1 (default all). JOBS: make jobs (default 2). Build products, logs and reports go
 # to examples/dpi-verilator/build/CASE/.
 set -uo pipefail
 # (a relative BASER_LIB_DIR is taken from where the script was called)
@@ -40,7 +41,7 @@ echo "$("$VERILATOR" --version), library: $LIB_DIR"
 # case -> verilator parameters. FAULT_N: for FAULT=1 the output block after reset that gets
 # the invalid header (inside a frame), for FAULT=2 the data block after reset whose bit 21 flips.
 params() {
-    case "$1" in
+    case "${1%-batch1}" in
         fault0) echo "-GFAULT=0" ;;
         fault1) echo "-GFAULT=1 -GFAULT_N=700 -GBAD_HDR=0" ;;
         fault2) echo "-GFAULT=2 -GFAULT_N=1000" ;;
@@ -68,24 +69,32 @@ json_verdict() {
 }
 
 cases=("$@")
-[ ${#cases[@]} -eq 0 ] && cases=(fault0 fault1 fault2 fault3)
+[ ${#cases[@]} -eq 0 ] && cases=(fault0 fault1 fault2 fault3 fault1-batch1 fault2-batch1)
 passed=0
 failed=0
 start=$SECONDS
 for c in "${cases[@]}"; do
     if ! p="$(params "$c")"; then
-        echo "== $c: unknown case (fault0 fault1 fault2 fault3)"; failed=$((failed + 1)); continue
+        echo "== $c: unknown case (fault0 fault1 fault2 fault3 fault1-batch1 fault2-batch1)"; failed=$((failed + 1)); continue
     fi
+    # a -batch1 case runs its base case's build one clock a DPI call
+    b="${c%-batch1}"
+    plus=""
+    [ "$b" = "$c" ] || plus="+batch=1"
     dir="build/$c"
-    echo "== $c ($p)"
+    echo "== $c ($p${plus:+ $plus})"
     # shellcheck disable=SC2086
-    if ! build "$c" $p; then
-        tail -30 "$dir/build.log"
-        echo "== $c: FAILED (build, see $here/$dir/build.log)"
-        failed=$((failed + 1)); continue
+    if [ ! -x "build/$b/sim" ] || [ "$b" = "$c" ]; then
+        if ! build "$b" $p; then
+            tail -30 "build/$b/build.log"
+            echo "== $c: FAILED (build, see $here/build/$b/build.log)"
+            failed=$((failed + 1)); continue
+        fi
     fi
+    mkdir -p "$dir"
     rm -f "$dir/report.json" "$dir/report.xml"
-    "$dir/sim" +json="$dir/report.json" +junit="$dir/report.xml" >"$dir/sim.log" 2>&1
+    # shellcheck disable=SC2086
+    "build/$b/sim" +json="$dir/report.json" +junit="$dir/report.xml" $plus >"$dir/sim.log" 2>&1
     rc=$?
     # the bench's own lines, the checker's $error reports and the clock count
     grep -E '^TB:|^\[.*baser_checker|^%Error|^sim:' "$dir/sim.log"

@@ -10,12 +10,12 @@
 //   +seed=N       seed of the frame contents (default 1)
 //   +json=F +junit=F   the checker's reports (default none)
 //   +name=S       the test name in the reports (default repeater_faultF)
-//   +cycles=N     bench mode: back-to-back traffic (random lengths) for N clocks, no gaps,
-//                 the last 600 clocks idle, then the checker's verdict must be pass
-//   +nocheck      no checker calls (the TX model and the DUT still run)
+//   +batch=N      the TX model's and the checker's batch (default BASER_BATCH = 64; 1: a DPI
+//                 call a clock, and the push of the very clock that shows a divergence
+//                 returns it)
 //   +norx         no RX model
-// Functional mode (no +cycles) checks what FAULT says must happen and ends with
-// "TB: PASS" ($finish) or "TB: FAIL ..." ($fatal, non-zero exit).
+// It checks what FAULT says must happen and ends with "TB: PASS" ($finish) or
+// "TB: FAIL ..." ($fatal, non-zero exit). The speed bench is tb/bench.sv.
 //
 // Clock and cycle numbering: the C++ main (sim_main.cpp) toggles clk. At every rising edge
 // the bench samples the repeater's outputs (the block that was on them during the clock
@@ -75,8 +75,7 @@ module tb #(
 
     // ------------------------------------------------------------------ settings
     int      nframes = 24;
-    longint  bench_cycles = 0;     // 0: functional mode
-    bit      check_on = 1;
+    int      batch = BASER_BATCH;
     bit      rx_on = 1;
     string   json_path = "";
     string   junit_path = "";
@@ -101,7 +100,7 @@ module tb #(
     function automatic void make_frame(int i, output byte unsigned f[$]);
         int len;
         int fixed_len[6] = '{60, 1514, 61, 64, 1513, 127};
-        if (i < 6 && bench_cycles == 0) len = fixed_len[i];
+        if (i < 6) len = fixed_len[i];
         else len = 60 + int'(rnd() % 64'd1455);
         f = {};
         f.push_back(8'h02); f.push_back(8'h00); f.push_back(8'h00);
@@ -119,7 +118,6 @@ module tb #(
 
     // idle clocks (after the previous frame is fully sent) before frame i: a few gaps
     function int gap_before(int i);
-        if (bench_cycles != 0) return 0;
         case (i)
             6:  return 20;
             12: return 3;
@@ -162,23 +160,22 @@ module tb #(
         if ($value$plusargs("frames=%d", v)) nframes = v;
         if ($value$plusargs("seed=%d", v)) rng = longint'(v);
         if (rng == 0) rng = 1;
-        if ($value$plusargs("cycles=%d", v)) bench_cycles = longint'(v);
-        if ($test$plusargs("nocheck")) check_on = 0;
+        if ($value$plusargs("batch=%d", v)) batch = v;
         if ($test$plusargs("norx")) rx_on = 0;
         void'($value$plusargs("json=%s", json_path));
         void'($value$plusargs("junit=%s", junit_path));
         test_name = $sformatf("repeater_fault%0d", FAULT);
         if ($value$plusargs("name=%s", s)) test_name = s;
 
-        $display("TB: baser %s, FAULT=%0d FAULT_N=%0d BAD_HDR=%0d FAULT_BIT=%0d, %s, checker %s, rx model %s",
-                 baser_version(), FAULT, FAULT_N, BAD_HDR, FAULT_BIT,
-                 bench_cycles != 0 ? $sformatf("bench %0d clocks", bench_cycles)
-                                   : $sformatf("%0d frames", nframes),
-                 onoff(check_on), onoff(rx_on));
+        $display("TB: baser %s, FAULT=%0d FAULT_N=%0d BAD_HDR=%0d FAULT_BIT=%0d, %0d frames, batch %0d, rx model %s",
+                 baser_version(), FAULT, FAULT_N, BAD_HDR, FAULT_BIT, nframes, batch, onoff(rx_on));
 
-        // 32 idle blocks first: the repeater is in reset for the first ones
-        tx = new("idle=32");
-        if (check_on) chk = new($sformatf("name=%s", test_name));
+        // 100 idle blocks first: the repeater is in reset for the first 8, then a receiver
+        // has the 64 good headers of block lock
+        tx = new("idle=100");
+        tx.batch = batch;
+        chk = new($sformatf("name=%s", test_name));
+        chk.batch = batch;
         if (rx_on) rx = new("input=blocks");
     end
 
@@ -190,12 +187,10 @@ module tb #(
         int        n;
 
         // ---- the output side: the block that was on the repeater's outputs this clock
-        if (check_on) begin
-            n = chk.push(out_hdr, out_data);
-            if (n > 0) begin
-                live_total += longint'(n);
-                if (live_first < 0) live_first = cyc;
-            end
+        n = chk.push(out_hdr, out_data);        // a batch judged: its divergences
+        if (n > 0) begin
+            live_total += longint'(n);
+            if (live_first < 0) live_first = cyc;
         end
         if (rx_on) begin
             byte unsigned fr[$];
@@ -229,8 +224,7 @@ module tb #(
 
         // ---- the input side: frames to the TX model, its next block to the repeater
         if (cyc == RESET_CYCLES - 1) rst <= 1'b0;
-        // bench mode: frames until 600 clocks before the end, so that the last ones are through
-        if (bench_cycles != 0 ? cyc < bench_cycles - 600 : sent < nframes) begin
+        if (sent < nframes) begin
             if (gap_left < 0 && gap_before(sent) > 0) gap_left = gap_before(sent);
             if (gap_left > 0) begin
                 if (tx.pending() == 0) gap_left--;   // the gap counts from the last /T/
@@ -240,7 +234,7 @@ module tb #(
                 make_frame(sent, f);
                 id = tx.send(f);
                 if (id != longint'(sent)) fail($sformatf("TB: tx.send gave frame id %0d for frame %0d", id, sent));
-                if (check_on) exp_index.push_back(chk.expect_frame(f));
+                exp_index.push_back(chk.expect_frame(f));
                 sent++;
                 gap_left = -1;
             end
@@ -263,12 +257,7 @@ module tb #(
 
         // ---- the end
         if (!done) begin
-            if (bench_cycles != 0) begin
-                if (cyc >= bench_cycles) begin
-                    done = 1;
-                    end_bench();
-                end
-            end else if (sent == nframes && tx.pending() == 0) begin
+            if (sent == nframes && tx.pending() == 0) begin
                 drain++;
                 if (drain == D + 8) begin   // the last frame's blocks are out of the repeater
                     done = 1;
@@ -360,11 +349,12 @@ module tb #(
             expect_that(rx.counter(BASER_CNT_LINK_FAULT) == 0, "rx model: link fault at the end");
         end
 
-        if (!check_on) begin
-            finish_tb();
-            return;
-        end
-
+        // what is still queued is judged now; with batches, "found live" is where the model
+        // says the first divergence was found (the push that returned it came up to a batch
+        // later)
+        live_total += longint'(chk.flush());
+        if (batch != 1 && baser_check_divergences(chk.h) > 0)
+            live_first = baser_check_divergence_found_at(chk.h, 0);
         divs = chk.divergences();
         first_blk = chk.first_block();
         found_at = chk.first_found_at();
@@ -452,7 +442,7 @@ module tb #(
     endfunction
 
     function void finish_tb();
-        if (check_on) chk.free();
+        chk.free();
         if (rx_on) rx.free();
         tx.free();
         if (failures.size() == 0) begin
@@ -462,26 +452,6 @@ module tb #(
             foreach (failures[i]) $display("TB: FAIL: %s", failures[i]);
             fail($sformatf("TB: FAIL (FAULT=%0d): %0d expectation(s) not met", FAULT, failures.size()));
         end
-    endfunction
-
-    function void end_bench();
-        longint divs;
-        int fin;
-        divs = 0;
-        fin = 0;
-        if (check_on) begin
-            divs = chk.divergences();
-            fin = chk.finish(json_path, junit_path);
-        end
-        $display("TB: bench: %0d clocks, %0d frames sent, %0d blocks from the TX model, checker %s: %0d divergence(s), finish %0d",
-                 cyc, sent, tx.blocks(), onoff(check_on), divs, fin);
-        if (divs != 0 || fin != 0)
-            fail($sformatf("TB: FAIL: bench found %0d divergence(s), finish() = %0d: %s",
-                           divs, fin, check_on ? chk.first_message() : ""));
-        if (check_on) chk.free();
-        if (rx_on) rx.free();
-        tx.free();
-        $finish;
     endfunction
 
 endmodule
