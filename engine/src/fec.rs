@@ -340,7 +340,9 @@ pub struct Uncorrectable {
     pub first_block: u64,
     /// How many blocks it carried (32; RS 80, or 76 in a marker codeword).
     pub blocks: u32,
-    /// The received frames with a block in it (their indices), filled by the RX chain.
+    /// The received frames with a block in it (their indices), filled by the RX chain. A frame
+    /// whose `/S/` was in it is not received at all, so it is not here (`check`, which knows
+    /// the expected frames, names it missing).
     pub frames: Vec<u64>,
 }
 

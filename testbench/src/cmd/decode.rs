@@ -574,7 +574,7 @@ fn print_fec_summary(f: &FecSummary, max_report: usize) {
     for u in f.uncorrectable.iter().take(max_report) {
         let frames: Vec<String> = u.frames.iter().map(u64::to_string).collect();
         println!(
-            "    uncorrectable {unit} {} (line bit {}, blocks {}..{}): frames hit: {}",
+            "    uncorrectable {unit} {} (line bit {}, blocks {}..{}): received frames hit: {} (a frame whose /S/ was in it is not received at all: check names it missing)",
             u.index,
             u.bit,
             u.first_block,
