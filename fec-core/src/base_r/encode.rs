@@ -232,7 +232,7 @@ mod tests {
     fn captured_vector_octets_match_words() {
         // The file's octets are little-endian words (bit 0 of octet 0 first on the line).
         let (_, codeword) = cl74_vip();
-        let text = include_str!("../../../vectors/fec/cl74-vip.txt");
+        let text = include_str!("../../vectors/cl74-vip.txt");
         let hex: String = text
             .lines()
             .skip_while(|l| !l.starts_with("codeword"))

@@ -113,7 +113,7 @@
 //!
 //! Spec: IEEE 802.3 Clause 74 (§74.7.1, §74.7.4.2, §74.7.4.4, §74.7.4.4.1, §74.7.4.7, Annex
 //! 74A); Clause 45 registers 1.170 to 1.175. Facts and marks: the project's FEC fact sheet
-//! (`FEC-NOTES.md` §1, §5, §6, §7). Vectors: `vectors/fec/cl74-vip.txt` (reproduced bit for
+//! (`FEC-NOTES.md` §1, §5, §6, §7). Vectors: `fec-core/vectors/cl74-vip.txt` (reproduced bit for
 //! bit both ways), FEC-NOTES §5.6 (derived), PN-2112 first and last words (§1.4).
 
 mod decode;
@@ -181,7 +181,7 @@ pub(crate) mod tests_support {
 
     /// The captured Clause 74 vector: 32 scrambled blocks and their FEC block on the line.
     pub(crate) fn cl74_vip() -> ([Block; 32], [u64; 33]) {
-        let text = include_str!("../../../vectors/fec/cl74-vip.txt");
+        let text = include_str!("../../vectors/cl74-vip.txt");
         let mut lines = text.lines().filter(|l| !l.starts_with('#'));
         assert_eq!(lines.next(), Some("blocks 32"));
         let blocks: Vec<Block> = lines

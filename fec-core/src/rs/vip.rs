@@ -1,11 +1,11 @@
-//! Test helper: the captured Clause 108 vector (vectors/fec/cl108-vip.txt).
+//! Test helper: the captured Clause 108 vector (fec-core/vectors/cl108-vip.txt).
 
 use pcs_core::block::{Block, SyncHeader};
 
 use super::codeword::{Codeword, CODEWORD_OCTETS};
 use super::tx::BLOCKS_PER_CODEWORD;
 
-const VECTOR: &str = include_str!("../../../vectors/fec/cl108-vip.txt");
+const VECTOR: &str = include_str!("../../vectors/cl108-vip.txt");
 
 /// The 80 scrambled blocks.
 pub(crate) fn vip_blocks() -> [Block; BLOCKS_PER_CODEWORD] {
