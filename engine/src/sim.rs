@@ -10,7 +10,7 @@
 //!        a view; UsxgmiiRx under rate replication); ordered sets as the bench models see them
 //! ```
 
-use crate::live::{LiveError, LiveRx, LiveStatus, RxView, WordTap};
+use crate::live::{LiveError, LiveRx, LiveStatus, LiveTx, RxView, WordTap};
 use crate::rx::{FrameCounts, PcsEvent, PcsSummary, ReceivedFrame, RxInput, RxOptions};
 use crate::tx::{OrderedSet, TxError, TxOptions};
 use crate::usxgmii::{UsxgmiiRx, UsxgmiiTx};
@@ -68,8 +68,6 @@ enum Line {
     Plain(Box<LiveTx>),
     Replicated(UsxgmiiTx),
 }
-
-use crate::live::LiveTx;
 
 impl Line {
     fn new(opt: &TxOptions, copies: u32) -> Self {

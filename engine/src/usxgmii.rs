@@ -497,11 +497,13 @@ mod tests {
 
         /// Without copies the column machine is the MAC: the same line as the live TX model
         /// (IFG, deficit idle count reset when idle, or off), frames given together or after
-        /// idle time.
+        /// idle time. (Below 8 octets the two differ: the MAC puts a `/S/` in a later transfer
+        /// than its `/T/` and keeps the deficit it counted; taxi's model counts the rest of the
+        /// `/T/`'s block as gap paid.)
         #[test]
         fn without_copies_it_sends_what_the_mac_sends(
             script in proptest::collection::vec((1usize..300, 0u64..4), 1..8),
-            ifg in prop_oneof![Just(0u16), Just(1), Just(5), Just(11), Just(12), Just(13), Just(20)],
+            ifg in prop_oneof![Just(8u16), Just(9), Just(10), Just(11), Just(12), Just(13), Just(20)],
             dic in prop_oneof![Just(DicMode::ResetOnIdle), Just(DicMode::Off)],
         ) {
             let o = opt(ifg, dic, false);
