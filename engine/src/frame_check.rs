@@ -134,111 +134,127 @@ pub fn frame_cases(
     blocks: Option<&BlockComparison>,
     dut: &str,
 ) -> Vec<Case> {
-    let mut cases = Vec::new();
-    for f in &cmp.frames {
-        let name = format!("frame {} ({} octets)", f.expected_index, f.length);
-        // A frame with an expected outcome is judged by it.
-        if let Some(v) = outcomes
-            .iter()
-            .find(|v| v.expected_index == f.expected_index)
-        {
-            cases.push(if v.met {
-                Case::pass("frames", name)
-            } else {
-                Case::fail(
-                    "frames",
-                    name,
-                    format!("expected {}, but {}", v.expected, v.got),
-                    None,
+    let mut cases: Vec<Case> = cmp.frames.iter().map(|f| frame_case(f, outcomes)).collect();
+    cases.push(extra_case(cmp));
+    pcs_cases(&mut cases, pcs, dut);
+    if let Some(b) = blocks {
+        block_cases(&mut cases, b);
+    }
+    cases
+}
+
+/// A PCS check's case.
+fn pcs_case(name: &str, ok: bool, msg: String, detail: Option<String>) -> Case {
+    if ok {
+        Case::pass("pcs", name)
+    } else {
+        Case::fail("pcs", name, msg, detail)
+    }
+}
+
+/// The case of one expected frame: by its expected outcome when it has one.
+fn frame_case(f: &judge::FrameResult, outcomes: &[outcome::OutcomeVerdict]) -> Case {
+    let name = format!("frame {} ({} octets)", f.expected_index, f.length);
+    // A frame with an expected outcome is judged by it.
+    if let Some(v) = outcomes
+        .iter()
+        .find(|v| v.expected_index == f.expected_index)
+    {
+        return if v.met {
+            Case::pass("frames", name)
+        } else {
+            Case::fail(
+                "frames",
+                name,
+                format!("expected {}, but {}", v.expected, v.got),
+                None,
+            )
+        };
+    }
+    let at = |f: &judge::FrameResult| match (f.start_block, f.start_lane) {
+        (Some(b), Some(l)) => format!(
+            " (DUT frame {} at block {b} lane {l})",
+            f.received_index.unwrap_or(0)
+        ),
+        _ => String::new(),
+    };
+    let case = match (&f.status, f.class) {
+        (Status::Matched, Some("ok")) => Case::pass("frames", name),
+        (Status::Matched, Some(c)) => Case::fail(
+            "frames",
+            name,
+            format!("received with MAC class {c}{}", at(f)),
+            None,
+        ),
+        (Status::Reordered, c) => Case::fail(
+            "frames",
+            name,
+            format!("received out of order{}, class {}", at(f), c.unwrap_or("?")),
+            None,
+        ),
+        (Status::Missing, _) => Case::fail(
+            "frames",
+            name,
+            "missing: no received frame matches it".to_string(),
+            None,
+        ),
+        (Status::Corrupted, c) => {
+            let detail = f.first_difference.as_ref().map(|d| {
+                format!(
+                    "first difference at octet {}: expected {}, got {}{}",
+                    d.offset,
+                    d.expected.map_or("(end)".into(), |x| format!("0x{x:02x}")),
+                    d.actual.map_or("(end)".into(), |x| format!("0x{x:02x}")),
+                    match (d.block, d.lane) {
+                        (Some(b), Some(l)) => format!("; DUT block {b} lane {l}"),
+                        _ => String::new(),
+                    }
                 )
             });
-            continue;
+            Case::fail(
+                "frames",
+                name,
+                format!("corrupted{}, class {}", at(f), c.unwrap_or("?")),
+                detail,
+            )
         }
-        let at = |f: &judge::FrameResult| match (f.start_block, f.start_lane) {
-            (Some(b), Some(l)) => format!(
-                " (DUT frame {} at block {b} lane {l})",
-                f.received_index.unwrap_or(0)
-            ),
-            _ => String::new(),
-        };
-        let case = match (&f.status, f.class) {
-            (Status::Matched, Some("ok")) => Case::pass("frames", name),
-            (Status::Matched, Some(c)) => Case::fail(
-                "frames",
-                name,
-                format!("received with MAC class {c}{}", at(f)),
-                None,
-            ),
-            (Status::Reordered, c) => Case::fail(
-                "frames",
-                name,
-                format!("received out of order{}, class {}", at(f), c.unwrap_or("?")),
-                None,
-            ),
-            (Status::Missing, _) => Case::fail(
-                "frames",
-                name,
-                "missing: no received frame matches it".to_string(),
-                None,
-            ),
-            (Status::Corrupted, c) => {
-                let detail = f.first_difference.as_ref().map(|d| {
-                    format!(
-                        "first difference at octet {}: expected {}, got {}{}",
-                        d.offset,
-                        d.expected.map_or("(end)".into(), |x| format!("0x{x:02x}")),
-                        d.actual.map_or("(end)".into(), |x| format!("0x{x:02x}")),
-                        match (d.block, d.lane) {
-                            (Some(b), Some(l)) => format!("; DUT block {b} lane {l}"),
-                            _ => String::new(),
-                        }
-                    )
-                });
-                Case::fail(
-                    "frames",
-                    name,
-                    format!("corrupted{}, class {}", at(f), c.unwrap_or("?")),
-                    detail,
-                )
-            }
-            (Status::Matched, None) => Case::pass("frames", name),
-        };
-        cases.push(case);
-    }
-    if cmp.extra.is_empty() {
-        cases.push(Case::pass("frames", "no unexpected frames"));
-    } else {
-        let list: Vec<String> = cmp
-            .extra
-            .iter()
-            .map(|x| {
-                format!(
-                    "DUT frame {} at block {} lane {}: {} octets, class {}{}",
-                    x.received_index,
-                    x.start_block,
-                    x.start_lane,
-                    x.length,
-                    x.class,
-                    x.duplicate_of.map_or(String::new(), |d| format!(
-                        ", duplicate of expected frame {d}"
-                    ))
-                )
-            })
-            .collect();
-        cases.push(Case::fail(
-            "frames",
-            "no unexpected frames",
-            format!("{} unexpected frames", cmp.extra.len()),
-            Some(list.join("\n")),
-        ));
-    }
-    let pcs_case = |name: &str, ok: bool, msg: String, detail: Option<String>| {
-        if ok {
-            Case::pass("pcs", name)
-        } else {
-            Case::fail("pcs", name, msg, detail)
-        }
+        (Status::Matched, None) => Case::pass("frames", name),
     };
+    case
+}
+
+/// The case of the frames no expected frame accounts for.
+fn extra_case(cmp: &Comparison) -> Case {
+    if cmp.extra.is_empty() {
+        return Case::pass("frames", "no unexpected frames");
+    }
+    let list: Vec<String> = cmp
+        .extra
+        .iter()
+        .map(|x| {
+            format!(
+                "DUT frame {} at block {} lane {}: {} octets, class {}{}",
+                x.received_index,
+                x.start_block,
+                x.start_lane,
+                x.length,
+                x.class,
+                x.duplicate_of.map_or(String::new(), |d| format!(
+                    ", duplicate of expected frame {d}"
+                ))
+            )
+        })
+        .collect();
+    Case::fail(
+        "frames",
+        "no unexpected frames",
+        format!("{} unexpected frames", cmp.extra.len()),
+        Some(list.join("\n")),
+    )
+}
+
+/// The PCS checks: lock, hi_ber, headers, errored blocks (not for an XGMII stream), link fault.
+fn pcs_cases(cases: &mut Vec<Case>, pcs: &PcsSummary, dut: &str) {
     if pcs.input != StreamKind::Xgmii {
         cases.push(pcs_case(
             "block lock acquired",
@@ -292,35 +308,36 @@ pub fn frame_cases(
         format!("link fault status at the end: {}", pcs.link_fault),
         None,
     ));
-    if let Some(b) = blocks {
-        let detail = b
-            .first
-            .as_ref()
-            .map(|(i, m, d)| format!("DUT block {i}\nmodel  {m}\nDUT    {d}"));
-        cases.push(pcs_case(
-            "blocks bit exact",
-            b.divergent == 0,
+}
+
+/// The checks of `--blocks`: bit exact, and the gaps.
+fn block_cases(cases: &mut Vec<Case>, b: &BlockComparison) {
+    let detail = b
+        .first
+        .as_ref()
+        .map(|(i, m, d)| format!("DUT block {i}\nmodel  {m}\nDUT    {d}"));
+    cases.push(pcs_case(
+        "blocks bit exact",
+        b.divergent == 0,
+        format!(
+            "{} of {} blocks differ from the model's encoding",
+            b.divergent, b.compared
+        ),
+        detail,
+    ));
+    cases.push(pcs_case(
+        "IFG and deficit idle count (46.3.1.4)",
+        b.gaps.violations == 0,
+        format!(
+            "{} of {} gaps shorter than IFG {} with the deficit idle count allows",
+            b.gaps.violations, b.gaps.gaps, b.gaps.ifg
+        ),
+        b.gaps.first.map(|(f, g, d)| {
+            let least = (u64::from(b.gaps.ifg) + u64::from(d)).saturating_sub(3);
             format!(
-                "{} of {} blocks differ from the model's encoding",
-                b.divergent, b.compared
-            ),
-            detail,
-        ));
-        cases.push(pcs_case(
-            "IFG and deficit idle count (46.3.1.4)",
-            b.gaps.violations == 0,
-            format!(
-                "{} of {} gaps shorter than IFG {} with the deficit idle count allows",
-                b.gaps.violations, b.gaps.gaps, b.gaps.ifg
-            ),
-            b.gaps.first.map(|(f, g, d)| {
-                let least = (u64::from(b.gaps.ifg) + u64::from(d)).saturating_sub(3);
-                format!(
-                    "the gap before DUT frame {f} was {g} octets where the standard allows {least} or more (IFG {}, the deficit idle count at {d} before it; a longer gap is idle time, the transmitter's choice)",
-                    b.gaps.ifg
-                )
-            }),
-        ));
-    }
-    cases
+                "the gap before DUT frame {f} was {g} octets where the standard allows {least} or more (IFG {}, the deficit idle count at {d} before it; a longer gap is idle time, the transmitter's choice)",
+                b.gaps.ifg
+            )
+        }),
+    ));
 }

@@ -165,10 +165,30 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
     for b in dut_blocks {
         check.extra_dut(b?.0);
     }
+    let cases = cases_of(&check, offset, fill);
+    let counts = check.counts;
+    let rep = PcsCheckReport {
+        check: "pcs",
+        verdict: if counts.passed() { "pass" } else { "fail" },
+        xgmii: opt.xgmii.display().to_string(),
+        dut: opt.dut.display().to_string(),
+        profile: opt.profile.name().into(),
+        dut_scrambled: scrambled,
+        counts,
+        dut_offset: offset,
+        dut_offset_found: found,
+        dut_reset_fill_blocks: fill,
+        window: check.take_window(),
+        divergences: check.divergences,
+    };
+    Ok((rep, cases))
+}
+
+/// The check's cases: blocks bit exact, and the stream's length. The verdict comes from the
+/// counts; the divergence list only adds detail (it may be empty with --max-report 0).
+fn cases_of(check: &PcsChecker, offset: u64, fill: u64) -> Vec<Case> {
     let counts = check.counts;
     let mut cases = Vec::new();
-    // The verdict comes from the counts; the divergence list only adds detail (it may be
-    // empty with --max-report 0).
     match (counts.blocks_divergent, check.divergences.first()) {
         (0, _) => cases.push(Case::pass("pcs", "blocks bit exact")),
         (n, Some(d)) => cases.push(Case::fail(
@@ -212,19 +232,5 @@ pub fn run(opt: &PcsCheckOptions) -> Result<(PcsCheckReport, Vec<Case>), InputEr
             None,
         ));
     }
-    let rep = PcsCheckReport {
-        check: "pcs",
-        verdict: if counts.passed() { "pass" } else { "fail" },
-        xgmii: opt.xgmii.display().to_string(),
-        dut: opt.dut.display().to_string(),
-        profile: opt.profile.name().into(),
-        dut_scrambled: scrambled,
-        counts,
-        dut_offset: offset,
-        dut_offset_found: found,
-        dut_reset_fill_blocks: fill,
-        window: check.take_window(),
-        divergences: check.divergences,
-    };
-    Ok((rep, cases))
+    cases
 }

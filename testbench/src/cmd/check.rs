@@ -7,12 +7,12 @@ use crate::html::{self, DutWindow, LaneTable};
 use crate::pcs_check::{self, PcsCheckReport};
 use crate::report::{self, Case};
 use crate::stream;
-use baser_engine::coverage::Collector;
+use baser_engine::coverage::{Collector, Coverage};
 use baser_engine::frame_check::{frame_check, FrameCheckInput, FrameCheckReport};
 use baser_engine::judge::{self, Expected};
 use baser_engine::options::BerTimer;
 use baser_engine::outcome;
-use baser_engine::pcs_check::FrameBlocks;
+use baser_engine::pcs_check::{BlockComparison, FrameBlocks};
 use baser_engine::rx::RxOptions;
 use baser_engine::{Options, Profile};
 use baser_files::pcap::FrameReader;
@@ -196,32 +196,11 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
             })
         })
         .collect::<Result<_, _>>()?;
+    // Expected outcomes (the expected.json of `baser gen` also names the limit it assumed).
+    let (wanted, gen_limit) = expected_outcomes(a, expected.len())?;
     // One rule with decode: 1518 octets (1522 tagged) unless --max-frame-length says
     // otherwise; without it, a longer expected frame raises the limit to its length (the test
     // expects it delivered).
-    // Expected outcomes (the expected.json of `baser gen` also names the limit it assumed).
-    let (wanted, gen_limit) = match &a.outcomes {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| Error::Input(baser_files::InputError::io(p, &e)))?;
-            let (o, limit) = if text.trim_start().starts_with('{') {
-                outcomes_of_expectation(p, &text)?
-            } else {
-                let o = outcome::parse_outcomes(&text)
-                    .map_err(|(line, m)| Error::Input(baser_files::InputError::line(p, line, m)))?;
-                (o, None)
-            };
-            if let Some(i) = o.keys().find(|&&i| i >= expected.len() as u64) {
-                return Err(Error::Usage(format!(
-                    "{}: frame {i}: the expected capture has {} frames",
-                    p.display(),
-                    expected.len()
-                )));
-            }
-            (Some(o), limit)
-        }
-        None => (None, None),
-    };
     let longest = expected.iter().map(|e| e.data.len() + 4).max().unwrap_or(0);
     // (A profile whose MAC checks no length, as verilog-ethernet's, sets none.)
     let limit = a.max_frame_length.or(gen_limit).or_else(|| {
@@ -275,22 +254,7 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         None => Vec::new(),
     };
     let block_cmp = if a.blocks && kind != Kind::Xgmii {
-        let frames: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
-        let pairs = cmp.start_pairs();
-        // A second decode of the DUT's stream, its frames compared with the model's block by
-        // block as they come (no stream is kept).
-        let sink = FrameBlocks::new(&frames, a.profile, a.ifg, Some(&pairs));
-        let bar = progress_bar(&a.dut, out);
-        let (_, _, sink) =
-            stream::decode_kind(kind.name(), &a.dut, &opt, view, sink, &|n| bar.set(n))?;
-        bar.done();
-        let cmp = sink.finish().map_err(|(i, m)| {
-            Error::Usage(format!(
-                "expected frame {}: {m}",
-                expected.get(i).map_or(0, |e| e.index)
-            ))
-        })?;
-        Some(cmp)
+        Some(compare_blocks(a, kind, &opt, view, &cmp, &expected, out)?)
     } else {
         None
     };
@@ -306,64 +270,8 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         outcomes,
     });
     let failed = doc.failed();
-    let (summary, pcs, outcomes, block_cmp) = (&doc.summary, &doc.pcs, &doc.outcomes, &doc.blocks);
     if !out.quiet {
-        println!(
-            "baser check: {} expected frames vs DUT {} (profile {})",
-            expected.len(),
-            a.dut.display(),
-            a.profile.name()
-        );
-        println!(
-            "  frames: {} expected, {} received; {} matched, {} reordered, {} corrupted, {} missing, {} extra, {} with a bad MAC class",
-            summary.expected, summary.received, summary.matched, summary.reordered, summary.corrupted, summary.missing, summary.extra, summary.bad_class
-        );
-        if !outcomes.is_empty() {
-            let met = outcomes.iter().filter(|v| v.met).count();
-            println!(
-                "  outcomes: {} frames with an expected fault, {met} as expected",
-                outcomes.len()
-            );
-        }
-        match command::lock_line(pcs) {
-            Some(lock) => {
-                println!("  pcs: {lock}");
-                if let Some(l) = command::prelude_line(pcs) {
-                    println!("  pcs: {l}");
-                }
-                println!(
-                    "  pcs: lock losses {}, hi_ber {}, invalid headers {}, errored blocks {}, link fault {}",
-                    pcs.lock_losses.len(),
-                    pcs.hi_ber_episodes.len(),
-                    pcs.invalid_headers,
-                    pcs.errored_blocks,
-                    pcs.link_fault
-                );
-            }
-            None => println!("  link fault {} (XGMII input: no PCS)", pcs.link_fault),
-        }
-        for h in &pcs.hints {
-            println!("  hint: {h}");
-        }
-        if let Some(b) = block_cmp {
-            println!(
-                "  blocks: {} model frames vs {} DUT frames ({} and {} without a partner), {} blocks compared in place, {} differ",
-                b.frames.0, b.frames.1, b.unpaired.0, b.unpaired.1, b.compared, b.divergent
-            );
-            let g = &b.gaps;
-            if let (Some(lo), Some(hi)) = (g.min, g.max) {
-                println!(
-                    "  gaps: {} between the DUT's frames, {lo}..{hi} octets; {} shorter than IFG {} with the deficit idle count allows",
-                    g.gaps, g.violations, g.ifg
-                );
-            }
-        }
-        let stdout = std::io::stdout();
-        if out.verbose > 0 {
-            let _ = report::write_passes(&mut stdout.lock(), &cases);
-        }
-        let _ = report::write_failures(&mut stdout.lock(), &cases, reports.max_report.max(1));
-        println!("{}", if failed { "FAIL" } else { "PASS" });
+        print_frame_check(a, &doc, &cases, expected.len(), reports, out);
     }
     reports.write("baser check --frames", &doc, &cases)?;
     if let Some(p) = &reports.html {
@@ -373,16 +281,155 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
             opt: &opt,
             view,
         };
-        let lanes = lane_tables(&doc, &expected, &dut)?;
-        let page = html::frames_page(&html::FramesPage {
-            doc: &doc,
-            cases: &cases,
-            lanes: &lanes,
-            coverage: coverage.as_ref(),
-        });
-        html::write(p, &page)?;
+        write_html(p, &doc, &cases, &expected, &dut, coverage.as_ref())?;
     }
     Ok(if failed { Verdict::Fail } else { Verdict::Pass })
+}
+
+/// Expected outcomes by expected frame.
+type OutcomeMap = std::collections::BTreeMap<u64, outcome::Outcome>;
+
+/// The expected outcomes `--outcomes` names (a file of `baser gen`'s, or a list), and the
+/// frame length limit that file assumed.
+fn expected_outcomes(
+    a: &FrameCheckArgs,
+    expected_len: usize,
+) -> Result<(Option<OutcomeMap>, Option<u16>), Error> {
+    Ok(match &a.outcomes {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Error::Input(baser_files::InputError::io(p, &e)))?;
+            let (o, limit) = if text.trim_start().starts_with('{') {
+                outcomes_of_expectation(p, &text)?
+            } else {
+                let o = outcome::parse_outcomes(&text)
+                    .map_err(|(line, m)| Error::Input(baser_files::InputError::line(p, line, m)))?;
+                (o, None)
+            };
+            if let Some(i) = o.keys().find(|&&i| i >= expected_len as u64) {
+                return Err(Error::Usage(format!(
+                    "{}: frame {i}: the expected capture has {} frames",
+                    p.display(),
+                    expected_len
+                )));
+            }
+            (Some(o), limit)
+        }
+        None => (None, None),
+    })
+}
+
+/// `--blocks`: a second decode of the DUT's stream, its frames compared with the model's
+/// block by block as they come (no stream is kept).
+fn compare_blocks(
+    a: &FrameCheckArgs,
+    kind: Kind,
+    opt: &RxOptions,
+    view: stream::SerialView,
+    cmp: &judge::Comparison,
+    expected: &[Expected],
+    out: Output,
+) -> Result<BlockComparison, Error> {
+    let frames: Vec<&[u8]> = expected.iter().map(|e| e.data.as_slice()).collect();
+    let pairs = cmp.start_pairs();
+    let sink = FrameBlocks::new(&frames, a.profile, a.ifg, Some(&pairs));
+    let bar = progress_bar(&a.dut, out);
+    let (_, _, sink) = stream::decode_kind(kind.name(), &a.dut, opt, view, sink, &|n| bar.set(n))?;
+    bar.done();
+    sink.finish().map_err(|(i, m)| {
+        Error::Usage(format!(
+            "expected frame {}: {m}",
+            expected.get(i).map_or(0, |e| e.index)
+        ))
+    })
+}
+
+/// The text summary of `check --frames`.
+fn print_frame_check(
+    a: &FrameCheckArgs,
+    doc: &FrameCheckReport,
+    cases: &[Case],
+    expected: usize,
+    reports: &Reports,
+    out: Output,
+) {
+    let failed = doc.failed();
+    let (summary, pcs, outcomes, block_cmp) = (&doc.summary, &doc.pcs, &doc.outcomes, &doc.blocks);
+    println!(
+        "baser check: {} expected frames vs DUT {} (profile {})",
+        expected,
+        a.dut.display(),
+        a.profile.name()
+    );
+    println!(
+        "  frames: {} expected, {} received; {} matched, {} reordered, {} corrupted, {} missing, {} extra, {} with a bad MAC class",
+        summary.expected, summary.received, summary.matched, summary.reordered, summary.corrupted, summary.missing, summary.extra, summary.bad_class
+    );
+    if !outcomes.is_empty() {
+        let met = outcomes.iter().filter(|v| v.met).count();
+        println!(
+            "  outcomes: {} frames with an expected fault, {met} as expected",
+            outcomes.len()
+        );
+    }
+    match command::lock_line(pcs) {
+        Some(lock) => {
+            println!("  pcs: {lock}");
+            if let Some(l) = command::prelude_line(pcs) {
+                println!("  pcs: {l}");
+            }
+            println!(
+                "  pcs: lock losses {}, hi_ber {}, invalid headers {}, errored blocks {}, link fault {}",
+                pcs.lock_losses.len(),
+                pcs.hi_ber_episodes.len(),
+                pcs.invalid_headers,
+                pcs.errored_blocks,
+                pcs.link_fault
+            );
+        }
+        None => println!("  link fault {} (XGMII input: no PCS)", pcs.link_fault),
+    }
+    for h in &pcs.hints {
+        println!("  hint: {h}");
+    }
+    if let Some(b) = block_cmp {
+        println!(
+            "  blocks: {} model frames vs {} DUT frames ({} and {} without a partner), {} blocks compared in place, {} differ",
+            b.frames.0, b.frames.1, b.unpaired.0, b.unpaired.1, b.compared, b.divergent
+        );
+        let g = &b.gaps;
+        if let (Some(lo), Some(hi)) = (g.min, g.max) {
+            println!(
+                "  gaps: {} between the DUT's frames, {lo}..{hi} octets; {} shorter than IFG {} with the deficit idle count allows",
+                g.gaps, g.violations, g.ifg
+            );
+        }
+    }
+    let stdout = std::io::stdout();
+    if out.verbose > 0 {
+        let _ = report::write_passes(&mut stdout.lock(), cases);
+    }
+    let _ = report::write_failures(&mut stdout.lock(), cases, reports.max_report.max(1));
+    println!("{}", if failed { "FAIL" } else { "PASS" });
+}
+
+/// The HTML report of `check --frames`.
+fn write_html(
+    p: &Path,
+    doc: &FrameCheckReport,
+    cases: &[Case],
+    expected: &[Expected],
+    dut: &DutStream<'_>,
+    coverage: Option<&Coverage>,
+) -> Result<(), Error> {
+    let lanes = lane_tables(doc, expected, dut)?;
+    let page = html::frames_page(&html::FramesPage {
+        doc,
+        cases,
+        lanes: &lanes,
+        coverage,
+    });
+    html::write(p, &page)
 }
 
 /// The DUT's stream as the check decoded it.
