@@ -4,6 +4,7 @@
 
 use crate::outfile::OutFile;
 use crate::report::{self, Case};
+use baser_engine::fec::{Fec, FecOptions, Rate};
 use baser_engine::rx::{PcsSummary, StreamKind};
 use baser_engine::Profile;
 use baser_files::InputError;
@@ -426,5 +427,43 @@ mod sniff_tests {
         assert_eq!(sniff(b"ff 0707070707070707\n"), Some(Kind::Xgmii));
         assert_eq!(sniff(&[0x79, 0x3c, 0x00, 0xff]), Some(Kind::Bits));
         assert_eq!(sniff(b"hello world\n"), None);
+    }
+}
+
+/// The line rate and the FEC, as `encode` and `decode` take them.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct FecArgs {
+    /// Line rate: 10g (10GBASE-R, Clause 49) or 25g (25GBASE-R, Clause 107).
+    #[arg(long, default_value_t = Rate::G10)]
+    pub rate: Rate,
+    /// FEC below the PCS: none, fc (Clause 74 BASE-R FEC) or rs (Clause 108 RS-FEC, 25g).
+    /// Its line is the .bits stream; a .b66 stream is the PCS's blocks above it.
+    #[arg(long, default_value_t = Fec::None)]
+    pub fec: Fec,
+    /// RS-FEC codeword marker period, codewords (1024: the standard's reading; a VIP may use
+    /// 16).
+    #[arg(long, default_value_t = fec_core::rs::MARKER_PERIOD_CODEWORDS)]
+    pub rs_marker_period: u32,
+}
+
+impl Default for FecArgs {
+    fn default() -> Self {
+        Self {
+            rate: Rate::G10,
+            fec: Fec::None,
+            rs_marker_period: fec_core::rs::MARKER_PERIOD_CODEWORDS,
+        }
+    }
+}
+
+impl FecArgs {
+    /// The FEC's settings.
+    pub fn options(&self) -> FecOptions {
+        let mut f = FecOptions {
+            kind: self.fec,
+            ..FecOptions::default()
+        };
+        f.rs.marker_period_codewords = self.rs_marker_period;
+        f
     }
 }

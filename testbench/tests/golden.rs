@@ -259,9 +259,7 @@ fn generate(case: &Case, dir: &Path) {
         idle_blocks: 128,
         no_pad: !pad,
         profile: Profile::Ieee,
-        rate: Default::default(),
-        fec: Default::default(),
-        rs_marker_period: fec_core::rs::MARKER_PERIOD_CODEWORDS,
+        line: Default::default(),
         inject: Vec::new(),
     };
     let quiet = Output {

@@ -1,12 +1,14 @@
 //! `baser decode`: a stream file through the engine's RX chain, with a summary.
 
-use crate::command::{self, create, kind_of, named, progress_bar, Error, Kind, Output, Verdict};
+use crate::command::{
+    self, create, kind_of, named, progress_bar, Error, FecArgs, Kind, Output, Verdict,
+};
 use crate::outfile::OutFile;
 use crate::report;
 use crate::stream;
 use baser_engine::coverage::Collector;
 use baser_engine::decode_report::DecodeReport;
-use baser_engine::fec::{Fec, FecOptions, FecRxChain, FecSummary, Rate};
+use baser_engine::fec::{Fec, FecOptions, FecRxChain, FecSummary};
 use baser_engine::inject::{Fault, FaultChannel};
 use baser_engine::judge::Comparer;
 use baser_engine::options::BerTimer;
@@ -69,16 +71,9 @@ pub struct DecodeArgs {
     /// Write the stream's functional coverage (JSON; see `baser coverage`).
     #[arg(long)]
     pub coverage: Option<PathBuf>,
-    /// Line rate: 10g or 25g (25GBASE-R).
-    #[arg(long, default_value_t = Rate::G10)]
-    pub rate: Rate,
-    /// The FEC below the PCS in a .bits stream: none, fc (Clause 74) or rs (Clause 108, 25g).
-    /// The FEC locks from any bit offset, corrects, and the PCS and MAC decode its blocks.
-    #[arg(long, default_value_t = Fec::None)]
-    pub fec: Fec,
-    /// RS-FEC codeword marker period, codewords.
-    #[arg(long, default_value_t = fec_core::rs::MARKER_PERIOD_CODEWORDS)]
-    pub rs_marker_period: u32,
+    /// Line rate and FEC.
+    #[command(flatten)]
+    pub line: FecArgs,
     /// RS-FEC markers that make lock: 1 (a dump is decoded from its first marker) or 2 (a
     /// receiver confirms it one period later, the stream before is not decoded).
     #[arg(long, default_value_t = 1)]
@@ -244,7 +239,7 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
         max_events: a.max_report,
         strict_start: a.strict_start,
         ber_timer: a.ber_timer,
-        rate: a.rate,
+        rate: a.line.rate,
         fec: fec_options(a),
         ..Options::default()
     };
@@ -257,7 +252,7 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
     };
     let bar = progress_bar(&a.input, out);
     let mut fec_summary = None;
-    let (pcs, counts, mut sinks) = if a.fec != Fec::None {
+    let (pcs, counts, mut sinks) = if a.line.fec != Fec::None {
         let (pcs, counts, sinks, summary) =
             decode_fec(a, kind, &opt, &fec, sinks, &|n| bar.set(n))?;
         fec_summary = Some(summary);
@@ -300,7 +295,7 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
         report::write_json(p, &doc).map_err(|e| Error::Output(p.clone(), e))?;
     }
     if !out.quiet {
-        print_pcs_summary(&a.input, &pcs, a.max_report, a.ber_timer.at(a.rate));
+        print_pcs_summary(&a.input, &pcs, a.max_report, a.ber_timer.at(a.line.rate));
         if let Some(f) = &fec_summary {
             print_fec_summary(f, a.max_report);
         }
@@ -496,11 +491,7 @@ fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize, ber_timer: BerTim
 
 /// The FEC's settings from the flags.
 fn fec_options(a: &DecodeArgs) -> FecOptions {
-    let mut fec = FecOptions {
-        kind: a.fec,
-        ..FecOptions::default()
-    };
-    fec.rs.marker_period_codewords = a.rs_marker_period;
+    let mut fec = a.line.options();
     fec.rs.lock_markers = a.rs_lock_markers;
     fec
 }
@@ -522,7 +513,7 @@ fn decode_fec(
             kind.name()
         )));
     }
-    fec.check(a.rate).map_err(Error::Usage)?;
+    fec.check(a.line.rate).map_err(Error::Usage)?;
     let mut chain = FecRxChain::new(opt, fec, sinks).map_err(Error::Usage)?;
     if a.inject.is_empty() {
         use std::io::Read;

@@ -1,8 +1,8 @@
 //! `baser encode`: frames (or an XGMII trace) through the engine's TX chain into files.
 
-use crate::command::{self, create, io_err, kind_of, named, Error, Kind, Output, Verdict};
+use crate::command::{self, create, io_err, kind_of, named, Error, FecArgs, Kind, Output, Verdict};
 use crate::outfile::OutFile;
-use baser_engine::fec::{Fec, FecEncoder, FecOptions, Rate};
+use baser_engine::fec::{Fec, FecEncoder, Rate};
 use baser_engine::inject::{corrupt_line, Fault, FaultChannel};
 use baser_engine::tx::{TxBatch, TxChain, TxForms, TxSink};
 use baser_engine::{Options, Profile};
@@ -62,16 +62,9 @@ pub struct EncodeArgs {
     /// Compatibility profile.
     #[arg(long, value_parser = command::profile_parser(), default_value_t = Profile::Ieee)]
     pub profile: Profile,
-    /// Line rate: 10g (10GBASE-R, Clause 49) or 25g (25GBASE-R, Clause 107).
-    #[arg(long, default_value_t = Rate::G10)]
-    pub rate: Rate,
-    /// FEC below the PCS: none, fc (Clause 74 BASE-R FEC) or rs (Clause 108 RS-FEC, 25g).
-    /// --bits is then the line after the FEC; --b66 stays the PCS's blocks before it.
-    #[arg(long, default_value_t = Fec::None)]
-    pub fec: Fec,
-    /// RS-FEC codeword marker period, codewords (1024: the standard's reading; a VIP may use 16).
-    #[arg(long, default_value_t = fec_core::rs::MARKER_PERIOD_CODEWORDS)]
-    pub rs_marker_period: u32,
+    /// Line rate and FEC.
+    #[command(flatten)]
+    pub line: FecArgs,
     /// Put a fault on the line (.b66 and .bits outputs): flip:BIT, burst:BIT:LEN,
     /// ber:RATE[:SEED], header:BLOCK, slip:BIT:+N|-N, drop:BLOCK, dup:BLOCK. Repeatable.
     #[arg(long, value_parser = command::parse_fault)]
@@ -192,56 +185,44 @@ pub fn encode(a: &EncodeArgs, out: Output) -> Result<Verdict, Error> {
 
 /// The FEC line of encode's summary.
 fn fec_counts_after(a: &EncodeArgs, codewords: u64, markers: u64, stalls: u64) -> String {
-    match a.fec {
+    match a.line.fec {
         Fec::Rs => format!(
             "--fec rs ({}): {codewords} codewords on the line, {markers} marker codeword(s) (period {}), the PCS source held {stalls} block times for them",
-            a.fec.clause(),
-            a.rs_marker_period
+            a.line.fec.clause(),
+            a.line.rs_marker_period
         ),
         _ => format!(
             "--fec {} ({}): {codewords} FEC blocks on the line, rate kept (32 blocks in 2112 bits)",
-            a.fec.name(),
-            a.fec.clause()
+            a.line.fec.name(),
+            a.line.fec.clause()
         ),
     }
 }
 
-/// The FEC's settings from the flags.
-fn fec_options(a: &EncodeArgs) -> FecOptions {
-    let mut f = FecOptions {
-        kind: a.fec,
-        ..FecOptions::default()
-    };
-    f.rs.marker_period_codewords = a.rs_marker_period;
-    f
-}
-
 /// encode's summary lines.
 fn print_summary(a: &EncodeArgs, opt: &Options, frames: u64, blocks: u64, flipped: usize) {
-    {
-        println!(
+    println!(
             "baser encode: {} -> {} frames, {} blocks ({}, {} idle blocks first, IFG {}, DIC {}, scrambler state 0x{:015x}, profile {})",
             a.input.display(),
             frames,
             blocks,
-            a.rate.phy(),
+            a.line.rate.phy(),
             opt.idle_blocks,
             a.ifg,
             if a.no_dic { "off" } else { "on" },
             opt.seed,
             a.profile.name()
         );
-        if !a.inject.is_empty() {
-            println!(
-                "  --inject: {} fault(s) on the line ({}), {flipped} line bits flipped",
-                a.inject.len(),
-                if a.fec == Fec::None {
-                    ".b66/.bits"
-                } else {
-                    ".bits, after the FEC"
-                }
-            );
-        }
+    if !a.inject.is_empty() {
+        println!(
+            "  --inject: {} fault(s) on the line ({}), {flipped} line bits flipped",
+            a.inject.len(),
+            if a.line.fec == Fec::None {
+                ".b66/.bits"
+            } else {
+                ".bits, after the FEC"
+            }
+        );
     }
 }
 
@@ -273,7 +254,7 @@ fn refuse_misplaced_flags(a: &EncodeArgs, kind: Kind) -> Result<(), Error> {
             )));
         }
     }
-    if a.fec != Fec::None {
+    if a.line.fec != Fec::None {
         if let Some(f) = a.inject.iter().find(|f| {
             !matches!(
                 f,
@@ -318,8 +299,8 @@ fn options(a: &EncodeArgs, kind: Kind) -> Options {
         } else {
             StartLanes::Both
         },
-        rate: a.rate,
-        fec: fec_options(a),
+        rate: a.line.rate,
+        fec: a.line.options(),
         ..Options::default()
     }
 }
@@ -350,11 +331,11 @@ fn made_by(a: &EncodeArgs) -> String {
     if a.profile != Profile::Ieee {
         options.push_str(&format!(" --profile {}", a.profile.name()));
     }
-    if a.rate != Rate::G10 {
-        options.push_str(&format!(" --rate {}", a.rate));
+    if a.line.rate != Rate::G10 {
+        options.push_str(&format!(" --rate {}", a.line.rate));
     }
-    if a.fec != Fec::None {
-        options.push_str(&format!(" --fec {}", a.fec));
+    if a.line.fec != Fec::None {
+        options.push_str(&format!(" --fec {}", a.line.fec));
     }
     format!(
         "made by baser {} encode {input_name}{options}",
@@ -371,8 +352,10 @@ fn open_sinks(a: &EncodeArgs, seed: u64) -> Result<FileSinks, Error> {
         b66u: None,
         bits: None,
         vcd: None,
-        channel: (!a.inject.is_empty() && a.fec == Fec::None).then(|| FaultChannel::new(&a.inject)),
-        fec_line: (!a.inject.is_empty() && a.fec != Fec::None && a.bits.is_some()).then(Vec::new),
+        channel: (!a.inject.is_empty() && a.line.fec == Fec::None)
+            .then(|| FaultChannel::new(&a.inject)),
+        fec_line: (!a.inject.is_empty() && a.line.fec != Fec::None && a.bits.is_some())
+            .then(Vec::new),
     };
     if let Some(p) = &a.xgmii {
         sinks.xgmii = Some((
