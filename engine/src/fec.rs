@@ -37,17 +37,6 @@ pub enum Rate {
 }
 
 impl Rate {
-    /// Both rates.
-    pub const ALL: [Self; 2] = [Self::G10, Self::G25];
-
-    /// Line bits a second.
-    pub const fn baud(self) -> f64 {
-        match self {
-            Self::G10 => 10.3125e9,
-            Self::G25 => 25.78125e9,
-        }
-    }
-
     /// The time of one 66-bit block on the line, picoseconds (6400 ps at 10G, 2560 at 25G).
     pub const fn block_ps(self) -> u64 {
         match self {
@@ -107,9 +96,6 @@ pub enum Fec {
 }
 
 impl Fec {
-    /// Every kind.
-    pub const ALL: [Self; 3] = [Self::None, Self::Fc, Self::Rs];
-
     /// The name the options take (`none`, `fc`, `rs`).
     pub const fn name(self) -> &'static str {
         match self {
@@ -391,18 +377,6 @@ impl FecSummary {
     }
 }
 
-/// One decoded FEC block or codeword, as the RX chain takes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FecUnit {
-    /// Its first line bit.
-    pub bit: u64,
-    /// Locked after it: its blocks go to the PCS with block lock (a unit decoded while
-    /// unlocked is not handed on at all).
-    pub locked: bool,
-    /// The decoder could not correct it.
-    pub uncorrectable: bool,
-}
-
 /// The receive FEC: serial bytes in, decoded line blocks out.
 #[derive(Debug)]
 pub struct FecDecoder {
@@ -465,25 +439,10 @@ impl FecDecoder {
         self.summary
     }
 
-    /// Whether the FEC is locked now.
-    pub fn locked(&self) -> bool {
-        match &self.inner {
-            Decoder::Fc(rx, _) => rx.fec_block_lock(),
-            Decoder::Rs(rx) => rx.is_locked(),
-        }
-    }
-
-    /// Line bits received so far.
-    pub fn bits(&self) -> u64 {
-        match &self.inner {
-            Decoder::Fc(rx, _) => rx.next_fec_block_offset() + u64::from(rx.buffered_bits()),
-            Decoder::Rs(rx) => rx.bits_received(),
-        }
-    }
-
     /// Receives serial bytes (bit 0 of the first byte first on the line) and calls `out` with
-    /// the blocks of each FEC block or codeword decoded while locked, in line order.
-    pub fn push_bytes(&mut self, bytes: &[u8], mut out: impl FnMut(&[Block], FecUnit)) {
+    /// the blocks of each FEC block or codeword decoded while locked, in line order (nothing
+    /// of a unit decoded while unlocked is handed on).
+    pub fn push_bytes(&mut self, bytes: &[u8], mut out: impl FnMut(&[Block])) {
         let Self {
             inner,
             summary,
@@ -527,7 +486,7 @@ fn fc_record(
     max_events: usize,
     blocks_out: &mut u64,
     r: &base_r::FecRxBlock,
-    out: &mut impl FnMut(&[Block], FecUnit),
+    out: &mut impl FnMut(&[Block]),
 ) {
     let e = &r.event;
     if !e.fec_block_lock {
@@ -561,14 +520,7 @@ fn fc_record(
     }
     summary.codewords += 1;
     *blocks_out += u64::from(n);
-    out(
-        &r.blocks,
-        FecUnit {
-            bit: e.bit_offset,
-            locked: true,
-            uncorrectable,
-        },
-    );
+    out(&r.blocks);
 }
 
 /// One Clause 108 receiver event.
@@ -578,7 +530,7 @@ fn rs_event(
     blocks_out: &mut u64,
     was_hi_ser: &mut bool,
     ev: &rs::RxEvent<'_>,
-    out: &mut impl FnMut(&[Block], FecUnit),
+    out: &mut impl FnMut(&[Block]),
 ) {
     match *ev {
         rs::RxEvent::LockAcquired { bit } => {
@@ -631,14 +583,7 @@ fn rs_event(
             }
             summary.codewords += 1;
             *blocks_out += u64::from(n);
-            out(
-                blocks,
-                FecUnit {
-                    bit,
-                    locked: true,
-                    uncorrectable,
-                },
-            );
+            out(blocks);
         }
     }
 }
@@ -688,7 +633,7 @@ impl<K: RxSink> FecRxChain<K> {
         } = self;
         let before = decoder.summary().uncorrectable.len();
         blocks.clear();
-        decoder.push_bytes(bytes, |b, _| blocks.extend_from_slice(b));
+        decoder.push_bytes(bytes, |b| blocks.extend_from_slice(b));
         // The uncorrectable units among these, before their frames reach the sink.
         let hits = &mut chain.sink_mut().hits;
         for (i, u) in decoder
@@ -706,16 +651,6 @@ impl<K: RxSink> FecRxChain<K> {
             });
         }
         chain.push_blocks(blocks);
-    }
-
-    /// The RX chain above the FEC (its counts and state so far).
-    pub fn chain(&self) -> &RxChain<HitSink<K>> {
-        &self.chain
-    }
-
-    /// The FEC decoder (its summary so far).
-    pub fn decoder(&self) -> &FecDecoder {
-        &self.decoder
     }
 
     /// Ends the stream: the chain's results and the FEC's summary, each uncorrectable unit
@@ -751,17 +686,7 @@ pub struct HitSink<K> {
     hits: Vec<Hit>,
 }
 
-impl<K> HitSink<K> {
-    /// The caller's sink.
-    pub fn inner(&self) -> &K {
-        &self.sink
-    }
-
-    /// The caller's sink, to take what it was given as it arrives.
-    pub fn inner_mut(&mut self) -> &mut K {
-        &mut self.sink
-    }
-}
+impl<K> HitSink<K> {}
 
 impl<K: RxSink> RxSink for HitSink<K> {
     fn wants_blocks(&self) -> bool {
@@ -848,10 +773,7 @@ mod tests {
         let mut dec = FecDecoder::new(opt, 10).unwrap().unwrap();
         let mut got = Vec::new();
         for piece in bytes.chunks(1001) {
-            dec.push_bytes(piece, |b, u| {
-                assert!(u.locked);
-                got.extend_from_slice(b);
-            });
+            dec.push_bytes(piece, |b| got.extend_from_slice(b));
         }
         (got, dec.into_summary())
     }
