@@ -162,6 +162,66 @@ fn ticks(lo: f64, hi: f64, step: f64) -> Vec<f64> {
         .collect()
 }
 
+/// Where the plot puts a latency and a count: the x axis covers `lo..=hi` µs, the y axis
+/// `0..=ymax` frames in ticks of `ystep`; the bins start at `start` µs and are `bin` µs wide
+/// (0: not drawn).
+struct Scale {
+    start: f64,
+    bin: f64,
+    lo: f64,
+    hi: f64,
+    ystep: f64,
+    ymax: f64,
+}
+
+impl Scale {
+    /// The scale for `h` and the finite `marks`, made sane for a hand-made `h` (empty, zero
+    /// or non-finite width).
+    fn new(h: &Histogram, marks: &[(&str, f64)]) -> Self {
+        let start = if h.start_us.is_finite() {
+            h.start_us
+        } else {
+            0.0
+        };
+        let bin = if h.bin_us.is_finite() && h.bin_us > 0.0 {
+            h.bin_us
+        } else {
+            0.0
+        };
+        let end = start + bin * h.counts.len() as f64;
+        let mut lo = marks.iter().map(|m| m.1).fold(start, f64::min);
+        let mut hi = marks.iter().map(|m| m.1).fold(end, f64::max);
+        if !(lo.is_finite() && hi.is_finite()) {
+            (lo, hi) = (0.0, 1.0);
+        }
+        if hi - lo <= 0.0 || !(hi - lo).is_finite() {
+            hi = lo + 1.0;
+        }
+        let top = h.counts.iter().copied().max().unwrap_or(0).max(1);
+        let (ystep, _) = nice_step(top as f64 / 5.0);
+        let ystep = ystep.max(1.0);
+        let ymax = (top as f64 / ystep).ceil() * ystep;
+        Self {
+            start,
+            bin,
+            lo,
+            hi,
+            ystep,
+            ymax,
+        }
+    }
+
+    /// The x coordinate of `us` µs.
+    fn x_of(&self, us: f64) -> f64 {
+        PLOT_X0 + (us - self.lo) / (self.hi - self.lo) * (PLOT_X1 - PLOT_X0)
+    }
+
+    /// The y coordinate of `count` frames.
+    fn y_of(&self, count: f64) -> f64 {
+        PLOT_Y1 - count / self.ymax * (PLOT_Y1 - PLOT_Y0)
+    }
+}
+
 /// Draws `h` as an SVG bar chart of 720 × 360: one `<rect class="bar">` per non-empty bin,
 /// whose `<title>` child (a tooltip) gives the bin's range and count; an x axis in µs and a
 /// y axis of counts, each with a few ticks on the 1-2-5 series; `title` above the plot; and
@@ -179,35 +239,21 @@ pub fn svg(h: &Histogram, title: &str, marks: &[(&str, f64)]) -> String {
         .copied()
         .filter(|(_, v)| v.is_finite())
         .collect();
-    let start = if h.start_us.is_finite() {
-        h.start_us
-    } else {
-        0.0
-    };
-    let bin = if h.bin_us.is_finite() && h.bin_us > 0.0 {
-        h.bin_us
-    } else {
-        0.0
-    };
-    let end = start + bin * h.counts.len() as f64;
-    let mut lo = marks.iter().map(|m| m.1).fold(start, f64::min);
-    let mut hi = marks.iter().map(|m| m.1).fold(end, f64::max);
-    if !(lo.is_finite() && hi.is_finite()) {
-        (lo, hi) = (0.0, 1.0);
-    }
-    if hi - lo <= 0.0 || !(hi - lo).is_finite() {
-        hi = lo + 1.0;
-    }
-    let x_of = |us: f64| PLOT_X0 + (us - lo) / (hi - lo) * (PLOT_X1 - PLOT_X0);
-    let top = h.counts.iter().copied().max().unwrap_or(0).max(1);
-    let (ystep, _) = nice_step(top as f64 / 5.0);
-    let ystep = ystep.max(1.0);
-    let ymax = (top as f64 / ystep).ceil() * ystep;
-    let y_of = |count: f64| PLOT_Y1 - count / ymax * (PLOT_Y1 - PLOT_Y0);
-    let bin_decimals = nice_step(bin).1;
-
+    let scale = Scale::new(h, &marks);
     let mut s = String::new();
-    // Writing to a String cannot fail: the results of write! are ignored below.
+    // Writing to a String cannot fail: the results of write! are ignored in these.
+    svg_head(&mut s, title);
+    svg_y_axis(&mut s, &scale);
+    svg_bars(&mut s, h, &scale);
+    svg_x_axis(&mut s, &scale);
+    svg_marks(&mut s, &marks, &scale);
+    s.push_str("\n</svg>\n");
+    s
+}
+
+/// The `<svg>` element's start, the document's title, the white background and the title
+/// text above the plot.
+fn svg_head(s: &mut String, title: &str) {
     let _ = write!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" font-family="sans-serif" font-size="11">"#,
@@ -227,11 +273,13 @@ pub fn svg(h: &Histogram, title: &str, marks: &[(&str, f64)]) -> String {
         coord(WIDTH / 2.0),
         escape(title)
     );
+}
 
-    // The y axis: grid lines and count labels.
+/// The y axis: grid lines and count labels.
+fn svg_y_axis(s: &mut String, scale: &Scale) {
     s.push_str("\n<g class=\"y-axis\">");
-    for t in ticks(0.0, ymax, ystep) {
-        let y = coord(y_of(t));
+    for t in ticks(0.0, scale.ymax, scale.ystep) {
+        let y = coord(scale.y_of(t));
         let _ = write!(
             s,
             r##"
@@ -252,8 +300,12 @@ pub fn svg(h: &Histogram, title: &str, marks: &[(&str, f64)]) -> String {
         y1 = coord(PLOT_Y1),
         ym = coord((PLOT_Y0 + PLOT_Y1) / 2.0)
     );
+}
 
-    // The bars.
+/// The bars: one per non-empty bin, with its range and count as a tooltip.
+fn svg_bars(s: &mut String, h: &Histogram, scale: &Scale) {
+    let (start, bin) = (scale.start, scale.bin);
+    let bin_decimals = nice_step(bin).1;
     s.push_str("\n<g class=\"bars\">");
     if bin > 0.0 {
         for (i, &c) in h.counts.iter().enumerate() {
@@ -262,11 +314,11 @@ pub fn svg(h: &Histogram, title: &str, marks: &[(&str, f64)]) -> String {
             }
             let a = start + bin * i as f64;
             let b = start + bin * (i + 1) as f64;
-            let (xa, xb) = (x_of(a), x_of(b));
+            let (xa, xb) = (scale.x_of(a), scale.x_of(b));
             // A hairline gap between wide bars.
             let gap = if xb - xa > 3.0 { 0.5 } else { 0.0 };
             let width = (xb - xa - 2.0 * gap).max(0.5);
-            let y = y_of(c as f64);
+            let y = scale.y_of(c as f64);
             let _ = write!(
                 s,
                 r##"
@@ -282,8 +334,11 @@ pub fn svg(h: &Histogram, title: &str, marks: &[(&str, f64)]) -> String {
         }
     }
     s.push_str("\n</g>");
+}
 
-    // The x axis: ticks and µs labels.
+/// The x axis: ticks and µs labels.
+fn svg_x_axis(s: &mut String, scale: &Scale) {
+    let (lo, hi) = (scale.lo, scale.hi);
     let (xstep, xdecimals) = nice_step((hi - lo) / 8.0);
     s.push_str("\n<g class=\"x-axis\">");
     let _ = write!(
@@ -299,7 +354,7 @@ pub fn svg(h: &Histogram, title: &str, marks: &[(&str, f64)]) -> String {
             s,
             r##"
 <line x1="{x}" y1="{y0}" x2="{x}" y2="{y1}" stroke="#000"/><text x="{x}" y="{yl}" text-anchor="middle">{t}</text>"##,
-            x = coord(x_of(t)),
+            x = coord(scale.x_of(t)),
             y0 = coord(PLOT_Y1),
             y1 = coord(PLOT_Y1 + 5.0),
             yl = coord(PLOT_Y1 + 18.0),
@@ -314,11 +369,14 @@ pub fn svg(h: &Histogram, title: &str, marks: &[(&str, f64)]) -> String {
         coord((PLOT_X0 + PLOT_X1) / 2.0),
         coord(HEIGHT - 12.0)
     );
+}
 
-    // The marks: labels stacked from the top, on the side of the line with more room.
+/// The marks: dashed lines, labels stacked from the top, on the side of the line with more
+/// room.
+fn svg_marks(s: &mut String, marks: &[(&str, f64)], scale: &Scale) {
     s.push_str("\n<g class=\"marks\">");
     for (i, (label, v)) in marks.iter().enumerate() {
-        let x = x_of(*v);
+        let x = scale.x_of(*v);
         let y = PLOT_Y0 + 12.0 + 13.0 * (i % 16) as f64;
         let (anchor, dx) = if x > (PLOT_X0 + PLOT_X1) / 2.0 {
             ("end", -4.0)
@@ -338,8 +396,7 @@ pub fn svg(h: &Histogram, title: &str, marks: &[(&str, f64)]) -> String {
             v = num(*v, 3)
         );
     }
-    s.push_str("\n</g>\n</svg>\n");
-    s
+    s.push_str("\n</g>");
 }
 
 #[cfg(test)]

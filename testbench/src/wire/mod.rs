@@ -15,6 +15,7 @@ pub mod histogram;
 pub mod iface;
 pub mod pace;
 pub mod reflect;
+mod send;
 pub mod sys;
 
 use crate::command::{Error, Output, Reports, Verdict};
@@ -22,13 +23,15 @@ use crate::report::{self, Case};
 use baser_engine::judge::{self, Assigner, Expectation, Ident, JudgeOptions, Received, Status};
 use baser_files::pcap::FrameReader;
 use iface::{Counters, Feature, Interface};
-use pace::{Pace, Pacer};
+use pace::Pace;
+use send::{Sent, Transmitter};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// How the frames sent carry their FCS.
@@ -396,10 +399,31 @@ struct Shared {
     /// speed a sender can outrun the capture, whose ring would then drop frames).
     capture_behind: AtomicBool,
     /// Frames that have reached the capture ring so far (read or not; any frame): at top speed
-    /// the sender keeps at most [`IN_FLIGHT`] frames sent and not arrived.
+    /// the sender keeps at most [`send::IN_FLIGHT`] frames sent and not arrived.
     arrived: AtomicU64,
     /// Sending at top speed: the capture publishes `arrived` often.
     top_speed: bool,
+}
+
+impl Shared {
+    /// Nothing sent, nothing arrived; `pace` tells whether sending is at top speed.
+    fn new(pace: Pace) -> Self {
+        Self {
+            sent: AtomicU64::new(0),
+            done: AtomicBool::new(false),
+            done_ns: AtomicI64::new(0),
+            capture_behind: AtomicBool::new(false),
+            arrived: AtomicU64::new(0),
+            top_speed: pace == Pace::TopSpeed,
+        }
+    }
+
+    /// Tells the capture that sending is over, after `sent` frames.
+    fn sending_done(&self, sent: u64) {
+        self.sent.store(sent, Ordering::Release);
+        self.done_ns.store(now_ns(), Ordering::Release);
+        self.done.store(true, Ordering::Release);
+    }
 }
 
 struct Capture {
@@ -439,20 +463,6 @@ impl CaptureStop {
 
 /// Frames with unknown content kept for the report; beyond this only counted.
 const KEEP_UNKNOWN: usize = 100_000;
-
-/// How long the kernel may refuse every frame (queue full) before the run stops with an error.
-const STALL: Duration = Duration::from_secs(2);
-
-/// At top speed, frames sent and not yet arrived in the capture ring that make the sender wait
-/// (until half of them have): the queues between the wire and the capture ring are short (the
-/// kernel's per-CPU backlog holds `netdev_max_backlog` frames, 1000 by default; a NIC's
-/// receive ring 512 descriptors by default), and a sender that runs further ahead of the
-/// receiving CPU loses frames there, before the capture sees them.
-const IN_FLIGHT: u64 = 768;
-
-/// How long the sender waits at most for frames in flight that do not arrive (lost, or held by
-/// the DUT): after that they no longer count as in flight.
-const IN_FLIGHT_WAIT: Duration = Duration::from_millis(2);
 
 /// Captures until every expected position (those sent, in loopback) has been identified at
 /// least once, or until `timeout` after the last frame sent. Duplicates, corrupted and
@@ -574,65 +584,6 @@ fn capture(
     c
 }
 
-enum Sender<'a> {
-    Ring(sys::TxRing),
-    Mmsg(sys::MmsgSender<'a>),
-    Plain(sys::PacketSocket),
-}
-
-impl Sender<'_> {
-    /// The socket whose error queue carries transmit timestamps (not for a transmit ring, whose
-    /// frames leave from mapped slots).
-    fn stamped(&self) -> Option<&sys::PacketSocket> {
-        match self {
-            Self::Ring(_) => None,
-            Self::Mmsg(m) => Some(m.socket()),
-            Self::Plain(s) => Some(s),
-        }
-    }
-}
-
-/// Why a NIC gives no hardware timestamps, for the warning (software stamps are used).
-fn hw_stamp_refusal(name: &str, e: &std::io::Error) -> String {
-    match e.raw_os_error() {
-        // ixgbe takes "every received frame" only on an X550: the X520's 82599 and the X540
-        // stamp only PTP event frames on receive, and refuse the whole request.
-        Some(libc::ERANGE) => format!(
-            "{name}: the NIC cannot timestamp every received frame (SIOCSHWTSTAMP refused the \
-             receive filter ALL: {e}; an X520 (82599) or X540 stamps only PTP event frames, an \
-             X550 stamps all): software timestamps are used"
-        ),
-        _ => format!(
-            "{name}: the NIC does not timestamp frames (SIOCSHWTSTAMP: {e}): software \
-             timestamps are used"
-        ),
-    }
-}
-
-/// The transmit timestamps of a run, and where they come from.
-struct TxStamps {
-    on: bool,
-    /// Every how many frames one is stamped (frame `k * every` has stamp number `k`).
-    every: u64,
-    /// `(frame number, ns, from the NIC)`.
-    got: Vec<(u32, i64, bool)>,
-}
-
-impl TxStamps {
-    /// The stamps a run of `sent` frames ends with: one per stamped frame, from each clock.
-    fn due(&self, sent: u64, hardware: bool) -> u64 {
-        sent.div_ceil(self.every.max(1)) * (1 + u64::from(hardware))
-    }
-
-    fn take(&mut self, sender: &Sender) {
-        if let (true, Some(s)) = (self.on, sender.stamped()) {
-            if s.tx_timestamps(&mut self.got).is_err() {
-                self.on = false;
-            }
-        }
-    }
-}
-
 /// Runs `baser wire`.
 ///
 /// # Errors
@@ -647,35 +598,108 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         ],
     )?;
     let mut warnings = Vec::new();
-    let base = read_frames(&a.frames, a.fcs_included)?;
-    let expect_frames = match &a.expect {
-        Some(p) => Some(read_frames(p, a.fcs_included)?),
-        None => None,
+    let plan = Plan::new(a)?;
+    let (txi, rxi) = interfaces(a)?;
+    let sent_frames = wire_frames(a, &plan.base, &txi)?;
+    let o = exchange(a, &plan, (&txi, &rxi), &sent_frames, &mut warnings)?;
+    let j = judge_outcome(a, &o);
+    let rep = wire_report(a, plan.planned, (txi, rxi), &o, &j, warnings);
+    let cases = cases(&j, &rep, a.strict);
+    let reports = Reports {
+        json: a.json.clone(),
+        junit: a.junit.clone(),
+        html: None,
+        max_report: a.max_report,
     };
-    let n = base.len() as u64;
-    let planned = match (a.count, a.loops) {
-        (Some(c), None) => c,
-        (None, l) => n.saturating_mul(l.unwrap_or(1)),
-        (Some(c), Some(l)) => c.min(n.saturating_mul(l)),
-    };
-    if a.duration.is_nan() || a.duration <= 0.0 {
-        return Err(Error::Usage("--duration must be positive".into()));
+    reports.write("baser wire", &rep, &cases)?;
+    if let Some(path) = &a.latency_svg {
+        write_latency_svg(path, &rep)?;
     }
-    if let Some(off) = a.tag_offset {
-        if let Some((i, f)) = base.iter().enumerate().find(|(_, f)| f.len() < off + 4) {
-            return Err(Error::Usage(format!(
-                "--tag-offset {off}: record {i} has only {} octets (the tag needs {})",
-                f.len(),
-                off + 4
-            )));
+    let failed = cases.iter().any(Case::failed);
+    if !out.quiet {
+        print_summary(&rep, &cases, a.max_report, failed, out);
+    }
+    Ok(if failed { Verdict::Fail } else { Verdict::Pass })
+}
+
+impl WireArgs {
+    /// baser appends the FCS of the frames sent (`--tx-fcs model|bad`).
+    fn own_fcs(&self) -> bool {
+        self.tx_fcs != TxFcs::Nic
+    }
+}
+
+/// What a run sends and expects, from the arguments and the captures they name.
+struct Plan {
+    /// The records of `--frames`.
+    base: Vec<Vec<u8>>,
+    /// Frames to send.
+    planned: u64,
+    pace: Pace,
+    /// The records that must arrive (`--expect`, else `--frames`)...
+    exp_records: Vec<Vec<u8>>,
+    /// ... and how many frames of them.
+    exp_total: u64,
+}
+
+impl Plan {
+    /// Reads the captures and checks the arguments about them.
+    ///
+    /// # Errors
+    /// An unreadable capture, or bad usage.
+    fn new(a: &WireArgs) -> Result<Self, Error> {
+        let base = read_frames(&a.frames, a.fcs_included)?;
+        let expect_frames = match &a.expect {
+            Some(p) => Some(read_frames(p, a.fcs_included)?),
+            None => None,
+        };
+        let n = base.len() as u64;
+        let planned = match (a.count, a.loops) {
+            (Some(c), None) => c,
+            (None, l) => n.saturating_mul(l.unwrap_or(1)),
+            (Some(c), Some(l)) => c.min(n.saturating_mul(l)),
+        };
+        if a.duration.is_nan() || a.duration <= 0.0 {
+            return Err(Error::Usage("--duration must be positive".into()));
         }
+        if let Some(off) = a.tag_offset {
+            if let Some((i, f)) = base.iter().enumerate().find(|(_, f)| f.len() < off + 4) {
+                return Err(Error::Usage(format!(
+                    "--tag-offset {off}: record {i} has only {} octets (the tag needs {})",
+                    f.len(),
+                    off + 4
+                )));
+            }
+        }
+        let pace = match (a.rate, a.pps) {
+            (Some(r), _) => Pace::Rate(r),
+            (None, Some(p)) if p > 0.0 => Pace::Pps(p),
+            (None, Some(_)) => return Err(Error::Usage("--pps must be positive".into())),
+            (None, None) => Pace::TopSpeed,
+        };
+        // What must arrive.
+        let (exp_records, exp_total) = match expect_frames {
+            Some(e) => {
+                let total = e.len() as u64 * a.loops.unwrap_or(1);
+                (e, total)
+            }
+            None => (base.clone(), planned),
+        };
+        Ok(Self {
+            base,
+            planned,
+            pace,
+            exp_records,
+            exp_total,
+        })
     }
-    let pace = match (a.rate, a.pps) {
-        (Some(r), _) => Pace::Rate(r),
-        (None, Some(p)) if p > 0.0 => Pace::Pps(p),
-        (None, Some(_)) => return Err(Error::Usage("--pps must be positive".into())),
-        (None, None) => Pace::TopSpeed,
-    };
+}
+
+/// The send and the capture interface, checked, with a carrier.
+///
+/// # Errors
+/// An interface refused by [`iface::check`], or without a carrier.
+fn interfaces(a: &WireArgs) -> Result<(Interface, Interface), Error> {
     let txi = iface::check(&a.tx, a.force).map_err(Error::Usage)?;
     let rxname = a.rx.clone().unwrap_or_else(|| a.tx.clone());
     let rxi = if rxname == a.tx {
@@ -686,23 +710,32 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     for i in [&txi, &rxi] {
         iface::wait_for_carrier(&i.name, Duration::from_secs(3)).map_err(Error::Usage)?;
     }
-    // Frames as they go on the wire.
-    let own_fcs = a.tx_fcs != TxFcs::Nic;
-    let wire_frame = |f: &[u8]| -> Vec<u8> {
-        let mut v = f.to_vec();
-        if own_fcs {
-            if v.len() < judge::MIN_UNPADDED {
-                v.resize(judge::MIN_UNPADDED, 0);
-            }
-            let mut fcs = mac_core::frame::fcs(&v);
-            if a.tx_fcs == TxFcs::Bad {
-                fcs ^= 1;
-            }
-            v.extend_from_slice(&fcs.to_le_bytes());
+    Ok((txi, rxi))
+}
+
+/// The frame `f` as it goes on the wire: padded and with the FCS baser appends, if it does.
+fn wire_frame(f: &[u8], tx_fcs: TxFcs) -> Vec<u8> {
+    let mut v = f.to_vec();
+    if tx_fcs != TxFcs::Nic {
+        if v.len() < judge::MIN_UNPADDED {
+            v.resize(judge::MIN_UNPADDED, 0);
         }
-        v
-    };
-    let sent_frames: Vec<Vec<u8>> = base.iter().map(|f| wire_frame(f)).collect();
+        let mut fcs = mac_core::frame::fcs(&v);
+        if tx_fcs == TxFcs::Bad {
+            fcs ^= 1;
+        }
+        v.extend_from_slice(&fcs.to_le_bytes());
+    }
+    v
+}
+
+/// The records of `base` as they go on the wire ([`wire_frame`]).
+///
+/// # Errors
+/// A frame larger than the MTU of `txi` allows.
+fn wire_frames(a: &WireArgs, base: &[Vec<u8>], txi: &Interface) -> Result<Vec<Vec<u8>>, Error> {
+    let own_fcs = a.own_fcs();
+    let sent_frames: Vec<Vec<u8>> = base.iter().map(|f| wire_frame(f, a.tx_fcs)).collect();
     for (i, f) in sent_frames.iter().enumerate() {
         let tagged = matches!(f.get(12..14), Some([0x81, 0x00] | [0x88, 0xa8]));
         let limit = txi.mtu + 14 + if tagged { 4 } else { 0 };
@@ -720,14 +753,11 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             )));
         }
     }
-    let max_len = sent_frames.iter().map(Vec::len).max().unwrap_or(60);
-    // What must arrive.
-    let (exp_records, exp_total) = match &expect_frames {
-        Some(e) => (e.clone(), e.len() as u64 * a.loops.unwrap_or(1)),
-        None => (base.clone(), planned),
-    };
-    let expectation = Expectation::new(&exp_records, exp_total, a.tag_offset, own_fcs);
-    // Offloads and counters.
+    Ok(sent_frames)
+}
+
+/// Warns of the capture interface's offloads that change what the capture sees.
+fn warn_offloads(rxi: &Interface, warnings: &mut Vec<String>) {
     match iface::feature(&rxi.name, "rx-all") {
         Feature::Off => warnings.push(format!(
             "{}: rx-all is off: frames with a bad FCS or length are dropped by the NIC and only \
@@ -742,123 +772,42 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             rxi.name
         ));
     }
-    let before_tx = Counters::read(&txi.name);
-    let before_rx = Counters::read(&rxi.name);
-    // Sockets. The capture ring: 16 MiB (64 for long runs) in blocks of 64 KiB, so that a
-    // slow stream fills it in 0.5 s (2 s) with the capture held up, not in 32 ms.
+}
+
+/// Opens the capture ring on `rxi` for a run of `planned` frames ([`open_capture`]).
+///
+/// # Errors
+/// As [`open_capture`].
+fn open_capture_ring(
+    a: &WireArgs,
+    txi: &Interface,
+    rxi: &Interface,
+    planned: u64,
+    warnings: &mut Vec<String>,
+) -> Result<sys::RxRing, Error> {
+    // The capture ring: 16 MiB (64 for long runs) in blocks of 64 KiB, so that a slow stream
+    // fills it in 0.5 s (2 s) with the capture held up, not in 32 ms.
     let ring_bytes = if planned > 100_000 {
         64 << 20
     } else {
         16 << 20
     };
-    let ring = open_capture(
-        &rxi,
+    open_capture(
+        rxi,
         !a.no_promisc,
         a.hw_timestamps,
         (ring_bytes, 64 << 10),
         rxi.name == txi.name,
-        &mut warnings,
-    )?;
-    let txs = sys::PacketSocket::open(txi.index).map_err(|e| socket_error(&txi.name, &e))?;
-    // A configured qdisc (netem, tbf...) is part of the test: send through it.
-    if txi.qdisc.is_none() {
-        if let Err(e) = txs.set_qdisc_bypass() {
-            warnings.push(format!("{}: PACKET_QDISC_BYPASS refused ({e})", txi.name));
-        }
-    }
-    let path = match a.tx_path {
-        // A qdisc may refuse a frame (queue full): sendmmsg sends it again, a transmit ring
-        // would lose it.
-        TxPath::Auto if txi.is_virtual || txi.qdisc.is_some() => TxPath::Sendmmsg,
-        TxPath::Auto => TxPath::Ring,
-        p => p,
-    };
-    if let (TxPath::Ring, Some(q)) = (path, &txi.qdisc) {
-        warnings.push(format!(
-            "{}: the transmit ring goes through qdisc {q}: a frame it refuses (queue full) is \
-             lost, not sent again, and reported missing; --tx-path sendmmsg sends it again",
-            txi.name
-        ));
-    }
-    let mut sender = if own_fcs {
-        txs.set_no_fcs().map_err(|e| {
-            Error::Usage(format!(
-                "{}: the kernel refuses SO_NOFCS ({e}): --tx-fcs cannot be used",
-                txi.name
-            ))
-        })?;
-        txs.bind(false).map_err(|e| socket_error(&txi.name, &e))?;
-        Sender::Plain(txs)
-    } else if path == TxPath::Sendmmsg {
-        Sender::Mmsg(sys::MmsgSender::new(txs).map_err(|e| socket_error(&txi.name, &e))?)
-    } else if path == TxPath::Ring {
-        Sender::Ring(sys::TxRing::new(txs, max_len, 8 << 20).map_err(|e| {
-            Error::Usage(format!(
-                "{}: the kernel refused a PACKET_MMAP transmit ring ({e}); try --tx-path \
-                 sendmmsg",
-                txi.name
-            ))
-        })?)
-    } else {
-        txs.bind(false).map_err(|e| socket_error(&txi.name, &e))?;
-        Sender::Plain(txs)
-    };
-    // Hardware timestamps in the NIC(s), when asked for and the driver has them.
-    let mut hw_on = false;
-    if a.hw_timestamps {
-        let probe = sys::PacketSocket::open(txi.index).map_err(|e| socket_error(&txi.name, &e))?;
-        let mut names = vec![txi.name.clone()];
-        if rxi.name != txi.name {
-            names.push(rxi.name.clone());
-        }
-        hw_on = true;
-        for name in &names {
-            if let Err(e) = probe.enable_hw_timestamps(name) {
-                hw_on = false;
-                warnings.push(hw_stamp_refusal(name, &e));
-            }
-        }
-    }
-    // Transmit times from the kernel (the socket error queue), in loopback where latency is
-    // measured.
-    let mut tx_stamps = TxStamps {
-        on: false,
-        every: 1,
-        got: Vec::new(),
-    };
-    if a.expect.is_none() {
-        // At top speed one frame in 64 is stamped (a stamp costs the kernel a message on the
-        // error queue per frame); paced, every frame.
-        let every = if pace == Pace::TopSpeed { 64 } else { 1 };
-        let refused = |e: std::io::Error| {
-            format!(
-                "{}: transmit timestamps refused (SO_TIMESTAMPING: {e}): latency counts from \
-                 when baser queued each frame",
-                txi.name
-            )
-        };
-        match &mut sender {
-            Sender::Mmsg(m) => match m.socket().enable_tx_timestamps(hw_on, true) {
-                Ok(()) => {
-                    m.stamp_every(hw_on, every);
-                    tx_stamps.on = true;
-                    tx_stamps.every = every;
-                }
-                Err(e) => warnings.push(refused(e)),
-            },
-            Sender::Plain(s) => match s.enable_tx_timestamps(hw_on, false) {
-                Ok(()) => tx_stamps.on = true,
-                Err(e) => warnings.push(refused(e)),
-            },
-            Sender::Ring(_) => warnings.push(format!(
-                "{}: the transmit ring gives no per-frame transmit timestamps: latency counts \
-                 from when baser queued each frame (--tx-path sendmmsg for kernel times)",
-                txi.name
-            )),
-        }
-    }
-    if let Some((tx, rx)) = a.pin {
-        // Both CPUs are tried on this thread, which then stays on the sending one.
+        warnings,
+    )
+}
+
+/// `--pin TX,RX`: both CPUs are tried on this thread, which then stays on the sending one.
+///
+/// # Errors
+/// The kernel refused a CPU.
+fn pin_sending_thread(pin: Option<(usize, usize)>) -> Result<(), Error> {
+    if let Some((tx, rx)) = pin {
         for cpu in [rx, tx] {
             sys::pin_current_thread(cpu).map_err(|e| {
                 Error::Usage(format!(
@@ -867,218 +816,124 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             })?;
         }
     }
-    sys::catch_interrupt();
-    let shared = Arc::new(Shared {
-        sent: AtomicU64::new(0),
-        done: AtomicBool::new(false),
-        done_ns: AtomicI64::new(0),
-        capture_behind: AtomicBool::new(false),
-        arrived: AtomicU64::new(0),
-        top_speed: pace == Pace::TopSpeed,
-    });
-    let exp = Arc::new(expectation);
-    let timeout = Duration::from_millis(a.timeout_ms);
-    let rx_thread = {
-        let exp = Arc::clone(&exp);
-        let shared = Arc::clone(&shared);
-        let loopback = a.expect.is_none();
-        let expected = if loopback { planned } else { exp_total };
-        let pin_rx = a.pin.map(|(_, rx)| rx);
-        std::thread::spawn(move || {
-            if let Some(cpu) = pin_rx {
-                // Already accepted once on the sending thread, before this one started.
-                let _ = sys::pin_current_thread(cpu);
-            }
-            capture(ring, &exp, &shared, expected, loopback, timeout)
-        })
-    };
+    Ok(())
+}
 
-    // Send.
-    let mut sent_ns: Vec<i64> = Vec::with_capacity(planned.min(1 << 26) as usize);
-    let mut pacer = Pacer::new(pace);
+/// Starts the capture thread ([`capture`]) on `ring`, pinned to the `--pin` RX CPU.
+fn spawn_capture(
+    a: &WireArgs,
+    plan: &Plan,
+    ring: sys::RxRing,
+    exp: &Arc<Expectation>,
+    shared: &Arc<Shared>,
+) -> JoinHandle<Capture> {
+    let exp = Arc::clone(exp);
+    let shared = Arc::clone(shared);
+    let timeout = Duration::from_millis(a.timeout_ms);
+    let loopback = a.expect.is_none();
+    let expected = if loopback {
+        plan.planned
+    } else {
+        plan.exp_total
+    };
+    let pin_rx = a.pin.map(|(_, rx)| rx);
+    std::thread::spawn(move || {
+        if let Some(cpu) = pin_rx {
+            // Already accepted once on the sending thread, before this one started.
+            let _ = sys::pin_current_thread(cpu);
+        }
+        capture(ring, &exp, &shared, expected, loopback, timeout)
+    })
+}
+
+/// Samples of the watched counters per interface: `(ns, counters)`, in time order.
+type Samples = Vec<(String, Vec<(i64, Counters)>)>;
+
+/// Starts the thread that samples the counters of `txi` and `rxi` (once if they are the
+/// same) every 100 ms, from `before`, until `stop` is set.
+fn spawn_sampler(
+    txi: &Interface,
+    rxi: &Interface,
+    (before_tx, before_rx): (&Counters, &Counters),
+    stop: Arc<AtomicBool>,
+) -> JoinHandle<Samples> {
+    let mut names = vec![txi.name.clone()];
+    if rxi.name != txi.name {
+        names.push(rxi.name.clone());
+    }
+    let first = [(now_ns(), before_tx.clone()), (now_ns(), before_rx.clone())];
+    std::thread::spawn(move || {
+        let mut samples: Vec<Vec<(i64, Counters)>> =
+            names.iter().zip(first).map(|(_, f)| vec![f]).collect();
+        loop {
+            let last = stop.load(Ordering::Acquire);
+            for (name, v) in names.iter().zip(&mut samples) {
+                v.push((now_ns(), Counters::read(name)));
+            }
+            if last {
+                break;
+            }
+            let until = Instant::now() + Duration::from_millis(100);
+            while Instant::now() < until && !stop.load(Ordering::Acquire) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        names.into_iter().zip(samples).collect::<Vec<_>>()
+    })
+}
+
+/// What a run sent and captured, for the judge and the report.
+struct Outcome<'a> {
+    /// Kept until the report is written.
+    tx: Transmitter<'a>,
+    sent: Sent,
+    cap: Capture,
+    /// The expected frames: in loopback, only those sent.
+    exp: Expectation,
+    interrupted: bool,
+    samples: Samples,
+    /// Interface counter deltas over the run, per interface.
+    counters: BTreeMap<String, BTreeMap<String, i128>>,
+    /// JSON `tx_clock`.
+    tx_clock: String,
+}
+
+/// Sends `frames` from `txi` and captures on `rxi`: opens the sockets, starts the capture
+/// and the counter sampler, sends, and collects what they saw.
+///
+/// # Errors
+/// A refused socket, ring or CPU, a send that failed, or a capture thread that failed.
+fn exchange<'a>(
+    a: &WireArgs,
+    plan: &Plan,
+    (txi, rxi): (&Interface, &Interface),
+    frames: &'a [Vec<u8>],
+    warnings: &mut Vec<String>,
+) -> Result<Outcome<'a>, Error> {
+    let own_fcs = a.own_fcs();
+    let max_len = frames.iter().map(Vec::len).max().unwrap_or(60);
+    let expectation = Expectation::new(&plan.exp_records, plan.exp_total, a.tag_offset, own_fcs);
+    warn_offloads(rxi, warnings);
+    let before_tx = Counters::read(&txi.name);
+    let before_rx = Counters::read(&rxi.name);
+    let ring = open_capture_ring(a, txi, rxi, plan.planned, warnings)?;
+    let mut tx = Transmitter::open(a, txi, rxi, max_len, plan.pace, warnings)?;
+    pin_sending_thread(a.pin)?;
+    sys::catch_interrupt();
+    let shared = Arc::new(Shared::new(plan.pace));
+    let exp = Arc::new(expectation);
+    let rx_thread = spawn_capture(a, plan, ring, &exp, &shared);
     let deadline = Instant::now() + Duration::from_secs_f64(a.duration);
     // The watched counters, sampled every 100 ms until the capture ends.
     let sampling = Arc::new(AtomicBool::new(false));
-    let sampler = {
-        let stop = Arc::clone(&sampling);
-        let mut names = vec![txi.name.clone()];
-        if rxi.name != txi.name {
-            names.push(rxi.name.clone());
-        }
-        let first = [(now_ns(), before_tx.clone()), (now_ns(), before_rx.clone())];
-        std::thread::spawn(move || {
-            let mut samples: Vec<Vec<(i64, Counters)>> =
-                names.iter().zip(first).map(|(_, f)| vec![f]).collect();
-            loop {
-                let last = stop.load(Ordering::Acquire);
-                for (name, v) in names.iter().zip(&mut samples) {
-                    v.push((now_ns(), Counters::read(name)));
-                }
-                if last {
-                    break;
-                }
-                let until = Instant::now() + Duration::from_millis(100);
-                while Instant::now() < until && !stop.load(Ordering::Acquire) {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-            }
-            names.into_iter().zip(samples).collect::<Vec<_>>()
-        })
-    };
-    let t0_ns = now_ns();
-    let t0 = Instant::now();
-    let mut scratch = Vec::with_capacity(max_len);
-    let mut wire_octets = 0u64;
-    let mut send_error = None;
-    let mut plain_retried = 0u64;
-    let batch = if pace == Pace::TopSpeed { 256 } else { 1 };
-    let (mut capture_pauses, mut capture_wait) = (0u64, Duration::ZERO);
-    // Frames sent that had not reached the capture IN_FLIGHT_WAIT into a pause: not in flight.
-    let mut written_off = 0u64;
-    for p in 0..planned {
-        if sys::stop_requested() || (p % 64 == 0 && Instant::now() > deadline) {
-            break;
-        }
-        let rec = (p % n) as usize;
-        let Some(f) = sent_frames.get(rec) else { break };
-        let frame: &[u8] = match a.tag_offset {
-            Some(off) => {
-                scratch.clear();
-                scratch.extend_from_slice(f);
-                if let Some(t) = scratch.get_mut(off..off + 4) {
-                    t.copy_from_slice(&(p as u32).to_be_bytes());
-                }
-                &scratch
-            }
-            None => f,
-        };
-        let octets = pace::wire_octets(frame.len(), own_fcs);
-        if let Some(at) = pacer.book(octets) {
-            pace::wait_until(at);
-        }
-        if pace == Pace::TopSpeed {
-            // Frames handed to the kernel (or queued for it) that have not reached the capture.
-            let in_flight =
-                |off: u64| p.saturating_sub(off + shared.arrived.load(Ordering::Acquire));
-            if shared.capture_behind.load(Ordering::Relaxed) || in_flight(written_off) > IN_FLIGHT {
-                capture_pauses += 1;
-                let since = Instant::now();
-                loop {
-                    if since.elapsed() > IN_FLIGHT_WAIT && in_flight(written_off) > IN_FLIGHT / 2 {
-                        // What has not arrived by now is lost or held: no longer in flight.
-                        written_off = p
-                            .saturating_sub(shared.arrived.load(Ordering::Acquire) + IN_FLIGHT / 2);
-                    }
-                    let ring_behind = shared.capture_behind.load(Ordering::Acquire);
-                    if (!ring_behind && in_flight(written_off) <= IN_FLIGHT / 2)
-                        || since.elapsed() >= STALL
-                        || sys::stop_requested()
-                    {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_micros(50));
-                }
-                capture_wait += since.elapsed();
-            }
-        }
-        sent_ns.push(now_ns());
-        let r = match &mut sender {
-            Sender::Ring(r) => match r.push(frame) {
-                Ok(true) => {
-                    if r.queued() >= batch {
-                        r.flush()
-                    } else {
-                        Ok(())
-                    }
-                }
-                Ok(false) => break,
-                Err(e) => Err(e),
-            },
-            Sender::Mmsg(m) => {
-                // A tagged frame is built in `scratch`: the sender keeps a copy of it.
-                if a.tag_offset.is_some() {
-                    m.push(frame);
-                } else {
-                    m.push_borrowed(f);
-                }
-                if m.queued() >= batch {
-                    m.flush(STALL)
-                } else {
-                    Ok(())
-                }
-            }
-            Sender::Plain(s) => send_plain(s, frame, &mut plain_retried),
-        };
-        if p % 256 == 255 {
-            tx_stamps.take(&sender);
-        }
-        if let Err(e) = r {
-            send_error = Some(e);
-            sent_ns.pop();
-            break;
-        }
-        wire_octets += octets;
-        shared.sent.store(p + 1, Ordering::Release);
-    }
-    match &mut sender {
-        Sender::Ring(r) => {
-            if let Err(e) = r.drain(STALL) {
-                send_error.get_or_insert(e);
-            }
-        }
-        Sender::Mmsg(m) => {
-            if let Err(e) = m.flush(STALL) {
-                send_error.get_or_insert(e);
-            }
-        }
-        Sender::Plain(_) => {}
-    }
-    let send_seconds = t0.elapsed().as_secs_f64();
-    let sent = sent_ns.len() as u64;
-    // The last transmit stamps arrive as the driver takes the frames.
-    let stamp_wait = Instant::now() + Duration::from_millis(500);
-    while tx_stamps.on {
-        tx_stamps.take(&sender);
-        if tx_stamps.got.len() as u64 >= tx_stamps.due(sent, hw_on) || Instant::now() > stamp_wait {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    shared.sent.store(sent, Ordering::Release);
-    shared.done_ns.store(now_ns(), Ordering::Release);
-    shared.done.store(true, Ordering::Release);
+    let sampler = spawn_sampler(txi, rxi, (&before_tx, &before_rx), Arc::clone(&sampling));
+    let mut sent = tx.send_all(a, frames, (plan.planned, plan.pace), &shared, deadline);
+    shared.sending_done(sent.count());
     let cap = rx_thread
         .join()
         .map_err(|_| Error::Usage("the capture thread failed".into()))?;
-    if let Some(e) = send_error {
-        let msg =
-            match e.raw_os_error() {
-                Some(libc::EMSGSIZE) => format!(
-                    "{}: the socket refused a frame as too large (EMSGSIZE) after {sent} frames: \
-                 frames may be at most MTU {} + 14 octets",
-                    txi.name, txi.mtu
-                ),
-                Some(libc::EPROTONOSUPPORT) if own_fcs => {
-                    format!(
-                "{}: the driver does not support sending frames with their own FCS (SO_NOFCS \
-                 needs IFF_SUPP_NOFCS): --tx-fcs {} cannot be used on this interface",
-                txi.name,
-                if a.tx_fcs == TxFcs::Bad { "bad" } else { "model" }
-            )
-                }
-                Some(libc::ENOBUFS | libc::EAGAIN) => format!(
-                    "{}: the kernel refused every frame for {} s after {sent} frames ({e}): \
-                     the transmit queue stays full{}",
-                    txi.name,
-                    STALL.as_secs(),
-                    match iface::carrier(&txi.name) {
-                        Some(true) => "",
-                        _ => " because the link went down (no carrier)",
-                    }
-                ),
-                _ => format!("{}: sending failed after {sent} frames: {e}", txi.name),
-            };
-        return Err(Error::Usage(msg));
+    if let Some(e) = &sent.error {
+        return Err(send::send_error(e, sent.count(), a, txi));
     }
     let interrupted = sys::stop_requested();
     sampling.store(true, Ordering::Release);
@@ -1087,55 +942,40 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     let after_rx = Counters::read(&rxi.name);
     // Judge: in loopback only what was sent can come back.
     let exp = Arc::try_unwrap(exp)
-        .unwrap_or_else(|e| Expectation::new(&exp_records, e.total(), a.tag_offset, own_fcs));
-    let exp = if a.expect.is_none() && sent < exp.total() {
-        Expectation::new(&exp_records, sent, a.tag_offset, own_fcs)
+        .unwrap_or_else(|e| Expectation::new(&plan.exp_records, e.total(), a.tag_offset, own_fcs));
+    let exp = if a.expect.is_none() && sent.count() < exp.total() {
+        Expectation::new(&plan.exp_records, sent.count(), a.tag_offset, own_fcs)
     } else {
         exp
     };
-    // Kernel transmit times replace the queue times when every frame has one from the clock
-    // the capture uses (the NIC's when it stamps received frames, else the kernel's).
-    let mut tx_clock = "user (queued)".to_string();
-    if tx_stamps.on {
-        let want_hw = cap.hardware_time;
-        let every = tx_stamps.every as usize;
-        let stamped = sent_ns.len().div_ceil(every);
-        let mut kernel: Vec<Option<i64>> = vec![None; stamped];
-        for &(id, ns, hw) in &tx_stamps.got {
-            if hw == want_hw {
-                if let Some(k) = kernel.get_mut(id as usize) {
-                    *k = Some(ns);
-                }
-            }
-        }
-        let missing = kernel.iter().filter(|k| k.is_none()).count();
-        let clock = if want_hw { "hardware" } else { "software" };
-        if missing == 0 {
-            // Frames without a stamp get no latency (a time of 0 is none to the judge).
-            for (p, s) in sent_ns.iter_mut().enumerate() {
-                *s = if p % every == 0 {
-                    kernel.get(p / every).copied().flatten().unwrap_or(0)
-                } else {
-                    0
-                };
-            }
-            tx_clock = if every == 1 {
-                clock.to_string()
-            } else {
-                format!("{clock} (1 frame in {every})")
-            };
-        } else {
-            warnings.push(format!(
-                "{}: {missing} of {stamped} frames had no {clock} transmit timestamp: latency \
-                 counts from when baser queued each frame",
-                txi.name,
-            ));
-        }
+    let tx_clock = tx.clock(&mut sent.sent_ns, cap.hardware_time, &txi.name, warnings);
+    let mut counters = BTreeMap::new();
+    counters.insert(txi.name.clone(), after_tx.delta(&before_tx));
+    if rxi.name != txi.name {
+        counters.insert(rxi.name.clone(), after_rx.delta(&before_rx));
     }
-    let stamps: &[i64] = if a.expect.is_none() { &sent_ns } else { &[] };
-    let j = judge::judge(
-        &exp,
-        &cap.received,
+    Ok(Outcome {
+        tx,
+        sent,
+        cap,
+        exp,
+        interrupted,
+        samples,
+        counters,
+        tx_clock,
+    })
+}
+
+/// Judges what the capture received (with latencies, in loopback).
+fn judge_outcome(a: &WireArgs, o: &Outcome) -> judge::Judgement {
+    let stamps: &[i64] = if a.expect.is_none() {
+        &o.sent.sent_ns
+    } else {
+        &[]
+    };
+    judge::judge(
+        &o.exp,
+        &o.cap.received,
         &JudgeOptions {
             ordered: !a.unordered,
             // A live link carries other traffic: an unknown frame is corrupted only when it
@@ -1143,58 +983,67 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             pair_between_neighbours: false,
             sent_ns: stamps,
         },
-    );
-    let mut counters = BTreeMap::new();
-    counters.insert(txi.name.clone(), after_tx.delta(&before_tx));
-    if rxi.name != txi.name {
-        counters.insert(rxi.name.clone(), after_rx.delta(&before_rx));
-    }
-    let rx_errors: Vec<(String, i128)> = counters
-        .get(&rxi.name)
-        .map(|d| {
-            iface::ERROR_COUNTERS
-                .iter()
-                .filter_map(|k| {
-                    d.get(*k)
-                        .filter(|v| **v > 0)
-                        .map(|v| ((*k).to_string(), *v))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    )
+}
+
+/// Latency statistics of the frames of `j` that have one.
+fn latency(j: &judge::Judgement, hardware_time: bool, tx_clock: String) -> Option<Latency> {
     let mut lat: Vec<i64> = j.frames.iter().filter_map(|f| f.latency_ns).collect();
     lat.sort_unstable();
     let q = |x: f64| {
         let i = ((lat.len() as f64 - 1.0) * x).round() as usize;
         lat.get(i).copied().unwrap_or(0) as f64 / 1e3
     };
-    let latency = (!lat.is_empty()).then(|| Latency {
+    (!lat.is_empty()).then(|| Latency {
         frames: lat.len() as u64,
         min_us: q(0.0),
         median_us: q(0.5),
         p99_us: q(0.99),
         max_us: q(1.0),
-        rx_clock: if cap.hardware_time {
+        rx_clock: if hardware_time {
             "hardware"
         } else {
             "software"
         },
         tx_clock,
         histogram: histogram::histogram(&lat, 60),
-    });
+    })
+}
+
+/// `x` per second over `seconds` (0 for no time).
+fn per_second(x: f64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        x / seconds
+    } else {
+        0.0
+    }
+}
+
+/// The JSON report of the run.
+fn wire_report(
+    a: &WireArgs,
+    planned: u64,
+    (txi, rxi): (Interface, Interface),
+    o: &Outcome,
+    j: &judge::Judgement,
+    warnings: Vec<String>,
+) -> WireReport {
     let failed_positions: Vec<u64> = j
         .frames
         .iter()
         .filter(|f| f.failed())
         .map(|f| f.position)
         .collect();
-    let counter_moves = attribute_moves(&samples, &sent_ns, &failed_positions, t0_ns);
+    let counter_moves =
+        attribute_moves(&o.samples, &o.sent.sent_ns, &failed_positions, o.sent.t0_ns);
+    let cap = &o.cap;
     let rx_span = (cap.last_ns - cap.first_ns) as f64 / 1e9;
-    let rep = WireReport {
+    let (sent, send_seconds) = (o.sent.count(), o.sent.seconds);
+    WireReport {
         frames_file: a.frames.display().to_string(),
         expect_file: a.expect.as_ref().map(|p| p.display().to_string()),
-        tx: txi.clone(),
-        rx: rxi.clone(),
+        tx: txi,
+        rx: rxi,
         mode: if a.expect.is_some() {
             "expect"
         } else {
@@ -1203,41 +1052,21 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
         ordered: !a.unordered,
         tag_offset: a.tag_offset,
         tx_fcs: a.tx_fcs,
-        tx_path: match sender {
-            Sender::Ring(_) => "ring",
-            Sender::Mmsg(_) => "sendmmsg",
-            Sender::Plain(_) => "send",
-        },
-        tx_retries: match &sender {
-            Sender::Mmsg(m) => m.retried,
-            Sender::Plain(_) => plain_retried,
-            Sender::Ring(_) => 0,
-        },
+        tx_path: o.tx.path_name(),
+        tx_retries: o.tx.retries(),
         sent,
         planned,
         send_seconds,
-        tx_pps: if send_seconds > 0.0 {
-            sent as f64 / send_seconds
-        } else {
-            0.0
-        },
-        tx_wire_bps: if send_seconds > 0.0 {
-            wire_octets as f64 * 8.0 / send_seconds
-        } else {
-            0.0
-        },
-        rx_pps: if rx_span > 0.0 {
-            cap.received.len() as f64 / rx_span
-        } else {
-            0.0
-        },
+        tx_pps: per_second(sent as f64, send_seconds),
+        tx_wire_bps: per_second(o.sent.wire_octets as f64 * 8.0, send_seconds),
+        rx_pps: per_second(cap.received.len() as f64, rx_span),
         capture_dropped: cap.dropped,
-        capture_pauses,
-        capture_wait_ms: capture_wait.as_secs_f64() * 1e3,
-        interrupted,
+        capture_pauses: o.sent.capture_pauses,
+        capture_wait_ms: o.sent.capture_wait.as_secs_f64() * 1e3,
+        interrupted: o.interrupted,
         capture_stopped: cap.stopped,
         counts: j.counts.clone(),
-        latency,
+        latency: latency(j, cap.hardware_time, o.tx_clock.clone()),
         failures: j
             .frames
             .iter()
@@ -1247,11 +1076,15 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             .collect(),
         duplicates: j.duplicates.iter().take(10_000).cloned().collect(),
         unexpected: j.unexpected.iter().take(10_000).cloned().collect(),
-        counters,
+        counters: o.counters.clone(),
         counter_moves,
         warnings,
-    };
-    // Cases.
+    }
+}
+
+/// The cases of the run: one per frame (failures only beyond 10 000 frames, at most 10 000),
+/// then the summary cases.
+fn cases(j: &judge::Judgement, rep: &WireReport, strict: bool) -> Vec<Case> {
     let mut cases = Vec::new();
     let per_frame = j.frames.len() <= 10_000;
     // Named only when kept: a million names nobody reads cost a tenth of a second.
@@ -1273,7 +1106,30 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             cases.push(Case::fail("wire.frames", name(f), msg, detail));
         }
     }
-    let c = &j.counts;
+    summary_cases(rep, strict, &mut cases);
+    cases
+}
+
+/// The receive error counters of the capture interface that moved.
+fn rx_errors(rep: &WireReport) -> Vec<(String, i128)> {
+    rep.counters
+        .get(&rep.rx.name)
+        .map(|d| {
+            iface::ERROR_COUNTERS
+                .iter()
+                .filter_map(|k| {
+                    d.get(*k)
+                        .filter(|v| **v > 0)
+                        .map(|v| ((*k).to_string(), *v))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Appends the summary cases of the run to `cases`.
+fn summary_cases(rep: &WireReport, strict: bool, cases: &mut Vec<Case>) {
+    let c = &rep.counts;
     cases.push(summary_case(
         "every expected frame matched",
         c.matched == c.expected && c.duplicated == 0,
@@ -1282,7 +1138,7 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
             c.matched, c.expected, c.missing, c.corrupted, c.reordered, c.duplicated
         ),
     ));
-    let unexpected_ok = !a.strict || c.unexpected == 0;
+    let unexpected_ok = !strict || c.unexpected == 0;
     cases.push(summary_case(
         "no unexpected frames",
         unexpected_ok,
@@ -1290,18 +1146,19 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     ));
     cases.push(summary_case(
         "capture kept up",
-        cap.dropped == 0,
+        rep.capture_dropped == 0,
         format!(
             "the capture ring dropped {} frames: they count as missing",
-            cap.dropped
+            rep.capture_dropped
         ),
     ));
+    let rx_errors = rx_errors(rep);
     cases.push(summary_case(
         "no receive errors counted by the capture interface",
         rx_errors.is_empty(),
         format!(
             "{}: {}",
-            rxi.name,
+            rep.rx.name,
             rx_errors
                 .iter()
                 .map(|(k, v)| format!("{k} +{v}"))
@@ -1311,43 +1168,40 @@ pub fn run(a: &WireArgs, out: Output) -> Result<Verdict, Error> {
     ));
     cases.push(summary_case(
         "run completed",
-        !interrupted,
-        format!("interrupted after {sent} of {planned} frames"),
+        !rep.interrupted,
+        format!("interrupted after {} of {} frames", rep.sent, rep.planned),
     ));
-    let reports = Reports {
-        json: a.json.clone(),
-        junit: a.junit.clone(),
-        html: None,
-        max_report: a.max_report,
-    };
-    reports.write("baser wire", &rep, &cases)?;
-    if let Some(path) = &a.latency_svg {
-        let picture = rep.latency.as_ref().and_then(|l| {
-            l.histogram.as_ref().map(|h| {
-                histogram::svg(
-                    h,
-                    &format!(
-                        "baser wire {}: latency of {} frames (sent: {} clock, received: {} clock)",
-                        txi.name, l.frames, l.tx_clock, l.rx_clock
-                    ),
-                    &[
-                        ("median", l.median_us),
-                        ("p99", l.p99_us),
-                        ("max", l.max_us),
-                    ],
-                )
-            })
-        });
-        match picture {
-            Some(svg) => std::fs::write(path, svg).map_err(|e| Error::Output(path.clone(), e))?,
-            None => warn_no_latency_to_draw(path),
+}
+
+/// `--latency-svg`: draws the latency histogram of `rep` into `path`, or warns that there is
+/// none.
+///
+/// # Errors
+/// `path` cannot be written.
+fn write_latency_svg(path: &std::path::Path, rep: &WireReport) -> Result<(), Error> {
+    let picture = rep.latency.as_ref().and_then(|l| {
+        l.histogram.as_ref().map(|h| {
+            histogram::svg(
+                h,
+                &format!(
+                    "baser wire {}: latency of {} frames (sent: {} clock, received: {} clock)",
+                    rep.tx.name, l.frames, l.tx_clock, l.rx_clock
+                ),
+                &[
+                    ("median", l.median_us),
+                    ("p99", l.p99_us),
+                    ("max", l.max_us),
+                ],
+            )
+        })
+    });
+    match picture {
+        Some(svg) => {
+            std::fs::write(path, svg).map_err(|e| Error::Output(path.to_path_buf(), e))?;
         }
+        None => warn_no_latency_to_draw(path),
     }
-    let failed = cases.iter().any(Case::failed);
-    if !out.quiet {
-        print_summary(&rep, &cases, a.max_report, failed, out);
-    }
-    Ok(if failed { Verdict::Fail } else { Verdict::Pass })
+    Ok(())
 }
 
 /// The spans in which watched counters moved, each with the frames sent in it (`sent_ns[p]`:
@@ -1402,32 +1256,6 @@ fn parse_pin(s: &str) -> Result<(usize, usize), String> {
             .map_err(|_| format!("{v:?} is not a CPU number"))
     };
     Ok((cpu(tx)?, cpu(rx)?))
-}
-
-/// Sends one frame, again while the kernel refuses it as queue full (ENOBUFS/EAGAIN: the frame
-/// was not sent), counting those retries, up to [`STALL`] without progress.
-fn send_plain(s: &sys::PacketSocket, frame: &[u8], retried: &mut u64) -> std::io::Result<()> {
-    let end = Instant::now() + STALL;
-    loop {
-        match s.send(frame) {
-            Ok(_) => return Ok(()),
-            Err(e)
-                if matches!(
-                    e.raw_os_error(),
-                    Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR)
-                ) =>
-            {
-                if Instant::now() > end || sys::stop_requested() {
-                    return Err(e);
-                }
-                if e.raw_os_error() != Some(libc::EINTR) {
-                    *retried += 1;
-                }
-                std::thread::sleep(Duration::from_micros(20));
-            }
-            Err(e) => return Err(e),
-        }
-    }
 }
 
 fn summary_case(name: &str, pass: bool, msg: String) -> Case {
@@ -1586,33 +1414,6 @@ fn print_summary(rep: &WireReport, cases: &[Case], max_report: usize, failed: bo
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_nic_that_stamps_only_ptp_frames_is_told_apart_from_one_without_stamps() {
-        let x520 = hw_stamp_refusal("eth2", &std::io::Error::from_raw_os_error(libc::ERANGE));
-        assert!(x520.starts_with("eth2: the NIC cannot timestamp every received frame"));
-        assert!(x520.contains("82599") && x520.contains("software timestamps are used"));
-        let veth = hw_stamp_refusal("bsr0", &std::io::Error::from_raw_os_error(libc::EOPNOTSUPP));
-        assert!(veth.starts_with("bsr0: the NIC does not timestamp frames"));
-        assert!(!veth.contains("82599"));
-    }
-
-    #[test]
-    fn the_stamp_wait_ends_at_the_last_stamped_frame() {
-        // At top speed one frame in 64 asks for a stamp: waiting for one per frame sent held
-        // every run 500 ms after its last frame.
-        let s = TxStamps {
-            on: true,
-            every: 64,
-            got: Vec::new(),
-        };
-        assert_eq!(s.due(1_000_000, false), 15_625);
-        assert_eq!(s.due(65, false), 2);
-        assert_eq!(s.due(65, true), 4);
-        let paced = TxStamps { every: 1, ..s };
-        assert_eq!(paced.due(10, false), 10);
-        assert_eq!(paced.due(0, true), 0);
-    }
 
     #[test]
     fn counter_moves_name_the_frames_sent_meanwhile_and_their_failures() {
