@@ -30,3 +30,19 @@
 pub mod base_r;
 // --- Clause 108 RS-FEC (owned by rs/) ---
 pub mod rs;
+#[cfg(test)]
+mod vectors;
+
+/// Reads the low register of a 32-bit MDIO counter (both FECs' counters work alike): returns
+/// bits 15:0, copies bits 31:16 into `held`, the holding register the high address reads, and
+/// clears the counter when `clear`.
+///
+/// Spec: IEEE 802.3 Clause 45 (registers 1.172 to 1.175, 1.202 to 1.211).
+pub(crate) fn read_counter_low(counter: &mut u32, held: &mut u16, clear: bool) -> u16 {
+    let v = *counter;
+    *held = (v >> 16) as u16;
+    if clear {
+        *counter = 0;
+    }
+    v as u16
+}

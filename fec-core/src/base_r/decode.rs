@@ -24,7 +24,7 @@
 
 use pcs_core::{Block, SyncHeader};
 
-use super::parity::{syndrome, GENERATOR};
+use super::parity::{apply_byte_tables, byte_tables, syndrome, GENERATOR};
 use super::pn2112::apply_pn2112;
 use super::transcode::{unpack_rows_into, BLOCKS_PER_FEC_BLOCK, FEC_BLOCK_BITS, FEC_BLOCK_WORDS};
 
@@ -248,29 +248,6 @@ const fn times_x_inverse(s: u32) -> u32 {
     }
 }
 
-/// `TRAP_STEP[v]`: `v(x) · x^-8 mod g(x)` for the 256 polynomials of degree < 8.
-// Built at compile time: an index out of range would fail the build, not panic.
-#[allow(clippy::indexing_slicing)]
-static TRAP_STEP: [u32; 256] = {
-    let mut t = [0u32; 256];
-    let mut v = 0;
-    while v < 256 {
-        let mut s = v as u32;
-        let mut i = 0;
-        while i < 8 {
-            s = times_x_inverse(s);
-            i += 1;
-        }
-        t[v] = s;
-        v += 1;
-    }
-    t
-};
-
-/// The burst search runs as four independent chains, each over a quarter of the block's
-/// powers (66 steps of 8): chain `c` starts at `x^-(528 c) s`.
-const TRAP_CHAIN_STEPS: usize = FEC_BLOCK_BITS / 8 / 4;
-
 /// Tables that multiply by `x^-bits` mod g(x): entry `[j][v]` is `(v << 8j) · x^-bits`.
 // Called only to build the statics below, at compile time.
 #[allow(clippy::indexing_slicing)]
@@ -287,26 +264,18 @@ const fn times_x_inverse_tables(bits: usize) -> [[u32; 256]; 4] {
         basis[b] = s;
         b += 1;
     }
-    let mut t = [[0u32; 256]; 4];
-    let mut j = 0;
-    while j < 4 {
-        let mut v = 0;
-        while v < 256 {
-            let mut acc = 0;
-            let mut bit = 0;
-            while bit < 8 {
-                if v >> bit & 1 == 1 {
-                    acc ^= basis[8 * j + bit];
-                }
-                bit += 1;
-            }
-            t[j][v] = acc;
-            v += 1;
-        }
-        j += 1;
-    }
-    t
+    byte_tables(&basis)
 }
+
+/// `TRAP_STEP[v]`: `v(x) · x^-8 mod g(x)` for the 256 polynomials of degree < 8.
+static TRAP_STEP: [u32; 256] = {
+    let [low_octet, ..] = times_x_inverse_tables(8);
+    low_octet
+};
+
+/// The burst search runs as four independent chains, each over a quarter of the block's
+/// powers (66 steps of 8): chain `c` starts at `x^-(528 c) s`.
+const TRAP_CHAIN_STEPS: usize = FEC_BLOCK_BITS / 8 / 4;
 
 /// Multiply by `x^-528`, `x^-1056`, `x^-1584`: the starts of chains 1, 2, 3.
 static CHAIN_START: [[[u32; 256]; 4]; 3] = [
@@ -314,14 +283,6 @@ static CHAIN_START: [[[u32; 256]; 4]; 3] = [
     times_x_inverse_tables(16 * TRAP_CHAIN_STEPS),
     times_x_inverse_tables(24 * TRAP_CHAIN_STEPS),
 ];
-
-/// `s` times the polynomial `tables` stand for.
-#[inline(always)]
-fn times(s: u32, tables: &[[u32; 256]; 4]) -> u32 {
-    let [t0, t1, t2, t3] = tables;
-    let lut = |t: &[u32; 256], v: u32| t.get((v & 0xff) as usize).copied().unwrap_or(0);
-    lut(t0, s) ^ lut(t1, s >> 8) ^ lut(t2, s >> 16) ^ lut(t3, s >> 24)
-}
 
 /// `x^-8 s mod g(x)`.
 #[inline(always)]
@@ -344,8 +305,9 @@ fn trapped(s: u32, p: usize) -> Option<Option<Burst>> {
         return None;
     }
     let deg = 31 - b.leading_zeros();
-    let top = p + (t + deg) as usize; // the burst's highest power
-                                      // Line bit first_bit + j is x^(top - j): the pattern is b reversed.
+    // The burst's highest power; line bit first_bit + j is x^(top - j): the pattern is b
+    // reversed.
+    let top = p + (t + deg) as usize;
     let pattern = (b.reverse_bits() >> (31 - deg)) as u16;
     let first_bit = (FEC_BLOCK_BITS - 1).checked_sub(top);
     Some(first_bit.and_then(|f| Burst::try_new(f as u16, pattern)))
@@ -364,9 +326,9 @@ pub fn burst_of_syndrome(syndrome: u32) -> Option<Burst> {
     let [start1, start2, start3] = &CHAIN_START;
     let mut chains = [
         syndrome,
-        times(syndrome, start1),
-        times(syndrome, start2),
-        times(syndrome, start3),
+        apply_byte_tables(syndrome, start1),
+        apply_byte_tables(syndrome, start2),
+        apply_byte_tables(syndrome, start3),
     ];
     for k in 0..TRAP_CHAIN_STEPS {
         for (c, s) in chains.iter_mut().enumerate() {
@@ -457,6 +419,7 @@ pub fn mark_errors(blocks: &mut [Block; BLOCKS_PER_FEC_BLOCK], marking: ErrorMar
 #[cfg(test)]
 mod tests {
     use super::super::encode::encode;
+    use super::super::tests_support::blocks_from;
     use super::*;
     use proptest::prelude::*;
 
@@ -483,20 +446,6 @@ mod tests {
             rest &= rest - 1;
         }
         s
-    }
-
-    fn blocks_from(seed: u64) -> [Block; 32] {
-        let mut x = seed | 1;
-        core::array::from_fn(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            if x & 1 == 0 {
-                Block::data(x)
-            } else {
-                Block::control(x.rotate_left(17))
-            }
-        })
     }
 
     fn flip(words: &mut [u64; 33], first: usize, pattern: u64) {

@@ -156,7 +156,7 @@ mod tests {
     use super::*;
     use crate::base_r::parity::{parity, syndrome};
     use crate::base_r::pn2112::PN2112;
-    use crate::base_r::tests_support::{cl74_vip, to_words};
+    use crate::vectors::{cl74_vip, cl74_vip_octets, to_words};
     use proptest::prelude::*;
 
     #[test]
@@ -232,15 +232,7 @@ mod tests {
     fn captured_vector_octets_match_words() {
         // The file's octets are little-endian words (bit 0 of octet 0 first on the line).
         let (_, codeword) = cl74_vip();
-        let text = include_str!("../../vectors/cl74-vip.txt");
-        let hex: String = text
-            .lines()
-            .skip_while(|l| !l.starts_with("codeword"))
-            .skip(1)
-            .collect();
-        let octets: Vec<u8> = (0..264)
-            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
-            .collect();
+        let (_, octets) = cl74_vip_octets();
         assert_eq!(to_words(&octets), codeword);
     }
 

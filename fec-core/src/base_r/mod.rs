@@ -177,40 +177,21 @@ pub fn from_octets(octets: &[u8; FEC_BLOCK_BITS / 8]) -> [u64; FEC_BLOCK_WORDS] 
 
 #[cfg(test)]
 pub(crate) mod tests_support {
-    use pcs_core::{Block, SyncHeader};
+    use pcs_core::Block;
 
-    /// The captured Clause 74 vector: 32 scrambled blocks and their FEC block on the line.
-    pub(crate) fn cl74_vip() -> ([Block; 32], [u64; 33]) {
-        let text = include_str!("../../vectors/cl74-vip.txt");
-        let mut lines = text.lines().filter(|l| !l.starts_with('#'));
-        assert_eq!(lines.next(), Some("blocks 32"));
-        let blocks: Vec<Block> = lines
-            .by_ref()
-            .take(32)
-            .map(|l| {
-                let (h, p) = l.split_once(' ').unwrap();
-                Block {
-                    sync: SyncHeader::from_bits(h.parse().unwrap()),
-                    payload: u64::from_str_radix(p, 16).unwrap(),
-                }
-            })
-            .collect();
-        assert_eq!(lines.next(), Some("codeword 2112"));
-        let hex: String = lines.collect();
-        assert_eq!(hex.len(), 528);
-        let octets: Vec<u8> = (0..264)
-            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
-            .collect();
-        (blocks.try_into().unwrap(), to_words(&octets))
-    }
-
-    /// Little-endian octets to 33 words.
-    pub(crate) fn to_words(octets: &[u8]) -> [u64; 33] {
-        let v: Vec<u64> = octets
-            .chunks(8)
-            .map(|c| c.iter().rev().fold(0u64, |acc, &o| acc << 8 | u64::from(o)))
-            .collect();
-        v.try_into().unwrap()
+    /// 32 pseudo-random blocks (xorshift from `seed`), data and control mixed.
+    pub(crate) fn blocks_from(seed: u64) -> [Block; 32] {
+        let mut x = seed | 1;
+        core::array::from_fn(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x & 1 == 0 {
+                Block::data(x)
+            } else {
+                Block::control(x.rotate_left(17))
+            }
+        })
     }
 
     /// A bit stream built bit by bit (bit 0 first).
@@ -245,7 +226,7 @@ mod tests {
 
     #[test]
     fn octets_round_trip_the_bits_layout() {
-        let (_, codeword) = tests_support::cl74_vip();
+        let (_, codeword) = crate::vectors::cl74_vip();
         let octets = to_octets(&codeword);
         assert_eq!(octets[0], 0xa8, "first octet of the file");
         assert_eq!(octets[263], 0xed, "last octet of the file");

@@ -71,23 +71,12 @@ static TABLES: [[u32; 256]; 8] = {
     t
 };
 
-/// Tables that move a reflected register over `bits` zero bits: entry `[j][v]` is the result
-/// for the register `v << 8j`.
-// Called only to build the statics below, at compile time.
+/// Byte-sliced tables of a GF(2)-linear map of 32-bit registers, from the images of the 32
+/// unit vectors (`basis[b]` the image of `1 << b`): entry `[j][v]` is the image of `v << 8j`.
+/// The parity's shift tables and the burst search's `x^-k` tables are both built by it.
+// Called only to build statics, at compile time.
 #[allow(clippy::indexing_slicing)]
-const fn shift_tables(bits: usize) -> [[u32; 256]; 4] {
-    let mut basis = [0u32; 32];
-    let mut b = 0;
-    while b < 32 {
-        let mut r = 1u32 << b;
-        let mut i = 0;
-        while i < bits {
-            r = step_zero(r);
-            i += 1;
-        }
-        basis[b] = r;
-        b += 1;
-    }
+pub(super) const fn byte_tables(basis: &[u32; 32]) -> [[u32; 256]; 4] {
     let mut t = [[0u32; 256]; 4];
     let mut j = 0;
     while j < 4 {
@@ -109,6 +98,33 @@ const fn shift_tables(bits: usize) -> [[u32; 256]; 4] {
     t
 }
 
+/// The image of `r` under the map [`byte_tables`] made `tables` of: four lookups.
+#[inline(always)]
+pub(super) fn apply_byte_tables(r: u32, tables: &[[u32; 256]; 4]) -> u32 {
+    let x = u64::from(r);
+    let [t0, t1, t2, t3] = tables;
+    lut(t0, x) ^ lut(t1, x >> 8) ^ lut(t2, x >> 16) ^ lut(t3, x >> 24)
+}
+
+/// Tables that move a reflected register over `bits` zero bits.
+// Called only to build the statics below, at compile time.
+#[allow(clippy::indexing_slicing)]
+const fn shift_tables(bits: usize) -> [[u32; 256]; 4] {
+    let mut basis = [0u32; 32];
+    let mut b = 0;
+    while b < 32 {
+        let mut r = 1u32 << b;
+        let mut i = 0;
+        while i < bits {
+            r = step_zero(r);
+            i += 1;
+        }
+        basis[b] = r;
+        b += 1;
+    }
+    byte_tables(&basis)
+}
+
 /// Words per stream of the fast path: four streams of 8.
 const STREAM_WORDS: usize = 8;
 
@@ -124,6 +140,7 @@ static SHIFT_0: [[u32; 256]; 4] = shift_tables(bits_after_stream(0));
 static SHIFT_1: [[u32; 256]; 4] = shift_tables(bits_after_stream(1));
 /// Shift over the bits after stream 2.
 static SHIFT_2: [[u32; 256]; 4] = shift_tables(bits_after_stream(2));
+
 /// One table entry; `index` is cut to its low octet (so the lookup is always in range).
 #[inline(always)]
 fn lut(table: &[u32; 256], index: u64) -> u32 {
@@ -145,14 +162,6 @@ fn fold_half(r: u32, half: u32) -> u32 {
     let x = u64::from(half ^ r);
     let [t0, t1, t2, t3, ..] = &TABLES;
     lut(t3, x) ^ lut(t2, x >> 8) ^ lut(t1, x >> 16) ^ lut(t0, x >> 24)
-}
-
-/// The reflected register moved over the zero bits `tables` stand for.
-#[inline(always)]
-fn shift(r: u32, tables: &[[u32; 256]; 4]) -> u32 {
-    let x = u64::from(r);
-    let [t0, t1, t2, t3] = tables;
-    lut(t0, x) ^ lut(t1, x >> 8) ^ lut(t2, x >> 16) ^ lut(t3, x >> 24)
 }
 
 /// `x^32 m(x) mod g(x)` for the message bits of `line` (line bits `0..2080`), reflected: bit `j`
@@ -185,7 +194,10 @@ pub(crate) fn parity_line_bits(line: &[u64; FEC_BLOCK_WORDS]) -> u32 {
         rd = fold_word(rd, wd);
     }
     rd = fold_half(rd, last as u32);
-    shift(ra, &SHIFT_0) ^ shift(rb, &SHIFT_1) ^ shift(rc, &SHIFT_2) ^ rd
+    apply_byte_tables(ra, &SHIFT_0)
+        ^ apply_byte_tables(rb, &SHIFT_1)
+        ^ apply_byte_tables(rc, &SHIFT_2)
+        ^ rd
 }
 
 /// The parity of the message bits of `line` (line bits `0..2080`; the high half of word 32 is

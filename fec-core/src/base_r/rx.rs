@@ -441,22 +441,9 @@ mod tests {
     use super::*;
     use crate::base_r::encode::encode;
     use crate::base_r::lock::FEC_LOCK_N;
-    use crate::base_r::tests_support::{cl74_vip, BitStream};
+    use crate::base_r::tests_support::{blocks_from, BitStream};
+    use crate::vectors::cl74_vip;
     use proptest::prelude::*;
-
-    fn blocks_from(seed: u64) -> [Block; 32] {
-        let mut x = seed | 1;
-        core::array::from_fn(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            if x & 2 == 0 {
-                Block::data(x)
-            } else {
-                Block::control(x.rotate_left(9))
-            }
-        })
-    }
 
     /// `prefix` random bits, then `count` encoded FEC blocks; returns the stream and the blocks.
     fn stream(prefix: usize, count: usize, seed: u64) -> (BitStream, Vec<[Block; 32]>) {
@@ -556,16 +543,22 @@ mod tests {
         assert_eq!(recs[0].event.syndrome, 0);
     }
 
+    /// Gives FEC blocks `fec_blocks` of a stream that starts at a FEC block two far-apart
+    /// 13-bit bursts each: uncorrectable.
+    fn spoil(words: &mut [u64], fec_blocks: core::ops::Range<usize>) {
+        for fb in fec_blocks {
+            for n in [fb * 2112 + 100, fb * 2112 + 1500] {
+                words[n / 64] ^= 0b1_0000_0000_0001 << (n % 64) as u64;
+            }
+        }
+    }
+
     #[test]
     fn lock_drops_after_m_uncorrectable_blocks_and_relocks() {
         let (s, groups) = stream(0, 2130, 5);
         let mut words = s.words();
         // FEC blocks 4..12 (8 of them) get two far-apart 13-bit bursts: uncorrectable.
-        for fb in 4..12 {
-            for n in [fb * 2112 + 100, fb * 2112 + 1500] {
-                words[n / 64] ^= 0b1_0000_0000_0001 << (n % 64) as u64;
-            }
-        }
+        spoil(&mut words, 4..12);
         let mut rx = FecRx::new(FecRxConfig {
             error_indication: ErrorIndication::Enabled,
             ..FecRxConfig::default()
@@ -610,11 +603,7 @@ mod tests {
     fn seven_uncorrectable_blocks_keep_lock() {
         let (s, _) = stream(0, 20, 6);
         let mut words = s.words();
-        for fb in 4..11 {
-            for n in [fb * 2112 + 100, fb * 2112 + 1500] {
-                words[n / 64] ^= 0b1_0000_0000_0001 << (n % 64) as u64;
-            }
-        }
+        spoil(&mut words, 4..11);
         let mut rx = FecRx::default();
         let recs = run(&mut rx, &words);
         assert!(recs[2..].iter().all(|r| r.event.fec_block_lock));

@@ -16,6 +16,7 @@
 //! Spec: IEEE 802.3 Clause 45, registers 1.170 to 1.175.
 
 use super::decode::DecodeOutcome;
+use crate::read_counter_low;
 
 /// MDIO register 1.170, BASE-R FEC ability.
 ///
@@ -153,21 +154,11 @@ impl FecCounters {
             REG_FEC_ABILITY => FEC_ABILITY,
             REG_FEC_CONTROL => CONTROL_FEC_ENABLE | CONTROL_ERROR_INDICATION_ENABLE,
             REG_CORRECTED_BLOCKS_LOW => {
-                let v = self.corrected;
-                self.corrected_high = (v >> 16) as u16;
-                if clear {
-                    self.corrected = 0;
-                }
-                v as u16
+                read_counter_low(&mut self.corrected, &mut self.corrected_high, clear)
             }
             REG_CORRECTED_BLOCKS_HIGH => self.corrected_high,
             REG_UNCORRECTED_BLOCKS_LOW => {
-                let v = self.uncorrected;
-                self.uncorrected_high = (v >> 16) as u16;
-                if clear {
-                    self.uncorrected = 0;
-                }
-                v as u16
+                read_counter_low(&mut self.uncorrected, &mut self.uncorrected_high, clear)
             }
             REG_UNCORRECTED_BLOCKS_HIGH => self.uncorrected_high,
             _ => return None,

@@ -76,14 +76,11 @@ impl ErrorPattern {
         self.as_slice().iter().map(|e| e.mask.count_ones()).sum()
     }
 
-    fn push(&mut self, e: SymbolError) -> bool {
-        match self.errors.get_mut(usize::from(self.len)) {
-            Some(slot) => {
-                *slot = e;
-                self.len += 1;
-                true
-            }
-            None => false,
+    /// Appends an error (the decoder never locates more than 7).
+    fn push(&mut self, e: SymbolError) {
+        if let Some(slot) = self.errors.get_mut(usize::from(self.len)) {
+            *slot = e;
+            self.len += 1;
         }
     }
 }

@@ -99,11 +99,8 @@ fn lfsr(message: &[u16]) -> [u16; PARITY] {
 /// Spec: IEEE 802.3 §91.5.2.7.
 #[must_use]
 pub fn parity_reference(message: &[u16; K]) -> [u16; PARITY] {
-    let reg = lfsr(message);
-    let mut p = [0u16; PARITY];
-    for (d, s) in p.iter_mut().zip(reg.iter().rev()) {
-        *d = *s;
-    }
+    let mut p = lfsr(message);
+    p.reverse();
     p
 }
 

@@ -157,8 +157,6 @@ mod ser;
 mod status;
 mod transcode;
 mod tx;
-#[cfg(test)]
-mod vip;
 
 pub use codeword::{
     Codeword, LineWords, CODEWORD_BITS, CODEWORD_OCTETS, CODEWORD_WORDS, K, MESSAGE_BITS, N,

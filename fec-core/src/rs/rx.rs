@@ -36,7 +36,7 @@ use super::status::{LiveStatus, RsFecCounters, RsFecStatus};
 use super::transcode::{
     Transcoded257, UntranscodeStatus, Untranscoder, BLOCKS_PER_TRANSCODED, TRANSCODED_BITS,
 };
-use super::tx::{BLOCKS_PER_CODEWORD, TRANSCODED_PER_CODEWORD};
+use super::tx::{BLOCKS_PER_CODEWORD, BLOCKS_PER_MARKER_CODEWORD, TRANSCODED_PER_CODEWORD};
 
 /// The sync header error indication gives a block.
 ///
@@ -67,7 +67,7 @@ impl CodewordReport {
     #[must_use]
     pub const fn blocks(&self) -> usize {
         if self.is_marker {
-            BLOCKS_PER_CODEWORD - BLOCKS_PER_TRANSCODED
+            BLOCKS_PER_MARKER_CODEWORD
         } else {
             BLOCKS_PER_CODEWORD
         }
@@ -162,7 +162,8 @@ impl CodewordDecoder {
     ) -> u8 {
         let first = usize::from(is_marker);
         let mut malformed = 0;
-        let slots = (first..TRANSCODED_PER_CODEWORD).zip(out.chunks_exact_mut(4));
+        let slots =
+            (first..TRANSCODED_PER_CODEWORD).zip(out.chunks_exact_mut(BLOCKS_PER_TRANSCODED));
         for (slot, four) in slots {
             let t = Transcoded257::read_from(codeword.words(), TRANSCODED_BITS * slot);
             if let Ok(four) = <&mut [Block; BLOCKS_PER_TRANSCODED]>::try_from(four) {
@@ -297,8 +298,6 @@ pub struct Receiver {
     buf: [u64; BUF_WORDS],
     fill: usize,
     consumed: u64,
-    /// Hunt: the next offset to test.
-    scan: usize,
     /// Aligned: index in the period of the codeword at buffer bit 0.
     index: u32,
     /// The codeword at buffer bit 0 is the marker the search just found.
@@ -323,7 +322,6 @@ impl Receiver {
             buf: [0; BUF_WORDS],
             fill: 0,
             consumed: 0,
-            scan: 0,
             index: 0,
             just_found: false,
             blocks: [Block::IDLE; BLOCKS_PER_CODEWORD],
@@ -476,51 +474,46 @@ impl Receiver {
         self.consumed += n as u64;
     }
 
-    /// Searches for the marker from `scan`; true when found (now at buffer bit 0). A place
+    /// Whether `mismatch` marker bits count as the marker (`marker_mismatch_bits_max`).
+    fn marker_matches(&self, mismatch: u32) -> bool {
+        mismatch <= u32::from(self.decoder.config.marker_mismatch_bits_max)
+    }
+
+    /// Searches the buffer for the marker; true when found (now at buffer bit 0). Drops the
+    /// bits before the place it stopped at: the marker, a place whose codeword is not all
+    /// buffered yet (the search resumes there), or the last bits too few to test. A place
     /// whose marker bits differ in more than `marker_mismatch_bits_max` bits but at most
     /// [`SEARCH_MISMATCH_BITS`] is taken when the codeword there, corrected by the RS decoder,
     /// carries the marker (a marker codeword with correctable errors is found at once).
     fn hunt(&mut self) -> bool {
-        let tolerance = u32::from(self.decoder.config.marker_mismatch_bits_max);
         let am0 = MARKER.words()[0];
-        while self.scan + MARKER_COMPARED_BITS <= self.fill {
-            let s = self.scan;
+        let mut s = 0;
+        let mut found = false;
+        while s + MARKER_COMPARED_BITS <= self.fill {
             // AM0 first (one word): most places are rejected by it.
             if (bits::read64(&self.buf, s) ^ am0).count_ones() <= SEARCH_AM0_MISMATCH_BITS {
                 let m = marker_mismatch_bits(&self.buf, s);
-                let found = if m <= tolerance {
+                let here = if self.marker_matches(m) {
                     Some(true)
                 } else if m <= SEARCH_MISMATCH_BITS {
-                    self.corrected_marker_at(s)
+                    self.codeword_at(s).map(|cw| self.carries_marker(cw))
                 } else {
                     Some(false)
                 };
-                match found {
-                    Some(true) => {
-                        self.discard(s);
-                        self.scan = 0;
-                        return true;
-                    }
-                    // The codeword is not all here yet: wait for it, from this place.
-                    None => {
-                        self.discard(s);
-                        self.scan = 0;
-                        return false;
-                    }
-                    Some(false) => {}
+                // The marker, or a codeword not all buffered yet: the search stops here.
+                if here != Some(false) {
+                    found = here == Some(true);
+                    break;
                 }
             }
-            self.scan += 1;
+            s += 1;
         }
-        let s = self.scan;
         self.discard(s);
-        self.scan = 0;
-        false
+        found
     }
 
-    /// Whether the codeword starting at buffer bit `s`, corrected, carries the marker (`None`:
-    /// not all of it is in the buffer yet).
-    fn corrected_marker_at(&self, s: usize) -> Option<bool> {
+    /// The codeword at buffer bit `s`; `None` while not all of it is buffered.
+    fn codeword_at(&self, s: usize) -> Option<Codeword> {
         if s + CODEWORD_BITS > self.fill {
             return None;
         }
@@ -528,17 +521,31 @@ impl Receiver {
         for (i, w) in words.iter_mut().enumerate() {
             *w = bits::read64(&self.buf, s + 64 * i);
         }
-        if let Some(last) = words.last_mut() {
-            *last &= bits::low_mask((CODEWORD_BITS % 64) as u32);
-        }
-        let mut cw = Codeword::from_words(words);
-        Some(match decode(&mut cw, CorrectionMode::Correct) {
+        Some(Codeword::from_words(words))
+    }
+
+    /// The codeword at buffer bit 0 (the caller knows it is all buffered).
+    fn head_codeword(&self) -> Codeword {
+        Codeword::from_words(
+            self.buf
+                .first_chunk()
+                .copied()
+                .unwrap_or([0; CODEWORD_WORDS]),
+        )
+    }
+
+    /// Whether `cw`, corrected by the RS decoder, carries the marker: the marker is inside
+    /// the codeword the parity protects, so symbol errors the code corrects do not cost a
+    /// marker (U: the standard's marker check was not read; a check on the raw bits alone
+    /// would lose lock on correctable errors, which a receiver that corrects them has no
+    /// reason to do).
+    fn carries_marker(&self, mut cw: Codeword) -> bool {
+        match decode(&mut cw, CorrectionMode::Correct) {
             DecodeOutcome::Clean | DecodeOutcome::Corrected(_) => {
-                marker_mismatch_bits(cw.words(), 0)
-                    <= u32::from(self.decoder.config.marker_mismatch_bits_max)
+                self.marker_matches(marker_mismatch_bits(cw.words(), 0))
             }
             DecodeOutcome::NotCorrected(_) | DecodeOutcome::Uncorrectable => false,
-        })
+        }
     }
 
     fn process(&mut self, on_event: &mut impl FnMut(RxEvent<'_>)) {
@@ -558,60 +565,33 @@ impl Receiver {
             if self.fill < CODEWORD_BITS {
                 return;
             }
-            if !self.aligned_codeword(on_event) {
-                continue;
-            }
+            self.aligned_codeword(on_event);
         }
     }
 
-    /// Whether the marker codeword at buffer bit 0, corrected by the RS decoder, carries the
-    /// marker: the marker is inside the codeword the parity protects, so symbol errors the
-    /// code corrects do not cost a marker (U: the standard's marker check was not read; a
-    /// check on the raw bits alone would lose lock on correctable errors, which a receiver
-    /// that corrects them has no reason to do).
-    fn marker_after_correction(&self) -> bool {
-        let mut words = [0u64; CODEWORD_WORDS];
-        for (d, s) in words.iter_mut().zip(self.buf.iter()) {
-            *d = *s;
-        }
-        let mut cw = Codeword::from_words(words);
-        match decode(&mut cw, CorrectionMode::Correct) {
-            DecodeOutcome::Clean | DecodeOutcome::Corrected(_) => {
-                marker_mismatch_bits(cw.words(), 0)
-                    <= u32::from(self.decoder.config.marker_mismatch_bits_max)
-            }
-            DecodeOutcome::NotCorrected(_) | DecodeOutcome::Uncorrectable => false,
-        }
-    }
-
-    /// Handles the codeword at buffer bit 0 while aligned. Returns false when the lock went
-    /// back to the search (the codeword is left in the buffer for it).
-    fn aligned_codeword(&mut self, on_event: &mut impl FnMut(RxEvent<'_>)) -> bool {
+    /// Handles the codeword at buffer bit 0 while aligned. When the lock goes back to the
+    /// search, the codeword is left in the buffer for it.
+    fn aligned_codeword(&mut self, on_event: &mut impl FnMut(RxEvent<'_>)) {
         let bit = self.consumed;
         let is_marker = self.index == 0;
         let mismatch = is_marker.then(|| marker_mismatch_bits(&self.buf, 0));
         if let (Some(m), false) = (mismatch, self.just_found) {
-            let good = m <= u32::from(self.decoder.config.marker_mismatch_bits_max)
-                || self.marker_after_correction();
+            let good = self.marker_matches(m) || self.carries_marker(self.head_codeword());
             match self.lock.expected(good) {
                 LockTransition::Stay => {}
                 LockTransition::Acquired => on_event(RxEvent::LockAcquired { bit }),
                 LockTransition::ConfirmFailed => {
                     on_event(RxEvent::ConfirmFailed { bit });
-                    return false;
+                    return;
                 }
                 LockTransition::Lost => {
                     on_event(RxEvent::LockLost { bit });
-                    return false;
+                    return;
                 }
             }
         }
         self.just_found = false;
-        let mut words = [0u64; CODEWORD_WORDS];
-        for (d, s) in words.iter_mut().zip(self.buf.iter()) {
-            *d = *s;
-        }
-        let mut cw = Codeword::from_words(words);
+        let mut cw = self.head_codeword();
         let period = self.decoder.config.marker_period_codewords;
         if self.lock.is_locked() {
             let report = self.decoder.decode(&mut cw, is_marker, &mut self.blocks);
@@ -628,7 +608,6 @@ impl Receiver {
         }
         self.discard(CODEWORD_BITS);
         self.index = (self.index + 1) % period.max(1);
-        true
     }
 }
 
@@ -637,8 +616,8 @@ mod tests {
     use super::*;
     use crate::rs::status::{REG_CORRECTED_HIGH, REG_CORRECTED_LOW, REG_STATUS};
     use crate::rs::tx::{encode_codeword, Transmitter};
-    use crate::rs::vip::{vip_blocks, vip_codeword};
     use crate::rs::RsVariant;
+    use crate::vectors::cl108_vip;
     use pcs_core::block::BlockType;
     use pcs_core::scramble::Scrambler;
     use proptest::prelude::*;
@@ -726,7 +705,7 @@ mod tests {
 
     #[test]
     fn captured_vip_codeword_decodes_to_its_80_blocks() {
-        let want = vip_blocks();
+        let (want, codeword) = cl108_vip();
         // The 80 blocks are Remote Fault ordered sets, type 0x55; the line before block 0
         // is not in the capture, so the history is the one block 0's type byte implies.
         let key = (want[0].payload as u8) ^ BlockType::OrderedOrdered as u8;
@@ -735,14 +714,14 @@ mod tests {
             ..RsFecConfig::IEEE
         };
         let mut dec = CodewordDecoder::new(&config).unwrap();
-        let mut cw = vip_codeword();
+        let mut cw = codeword.clone();
         let mut out = [Block::IDLE; 80];
         let report = dec.decode(&mut cw, false, &mut out);
         assert_eq!(report.outcome, DecodeOutcome::Clean);
         assert!(!report.marked);
         assert_eq!(out, want);
         // Seven symbol errors change nothing.
-        let mut cw = vip_codeword();
+        let mut cw = codeword;
         for i in 0..7 {
             cw.xor_symbol(75 * i + 3, 0x2a5);
         }
@@ -754,10 +733,10 @@ mod tests {
 
     #[test]
     fn captured_vip_codeword_from_the_default_history_differs_only_in_the_first_type_nibble() {
-        let want = vip_blocks();
+        let (want, mut codeword) = cl108_vip();
         let mut dec = CodewordDecoder::new(&RsFecConfig::IEEE).unwrap();
         let mut out = [Block::IDLE; 80];
-        dec.decode(&mut vip_codeword(), false, &mut out);
+        dec.decode(&mut codeword, false, &mut out);
         assert_eq!(out[4..], want[4..]);
         // The first transcoded block: payload bits other than the high type nibble agree.
         for (o, w) in out[..4].iter().zip(&want[..4]) {
@@ -894,6 +873,19 @@ mod tests {
         cw
     }
 
+    /// A fresh decoder on the codeword of `pcs_blocks(80, salt)` with `errors` injected: the
+    /// decoder after it, its report and the 80 blocks out.
+    fn decode_errored(
+        config: &RsFecConfig,
+        salt: u64,
+        errors: &[(usize, u16)],
+    ) -> (CodewordDecoder, CodewordReport, [Block; 80]) {
+        let mut dec = CodewordDecoder::new(config).unwrap();
+        let mut out = [Block::IDLE; 80];
+        let r = dec.decode(&mut errored(&pcs_blocks(80, salt), errors), false, &mut out);
+        (dec, r, out)
+    }
+
     /// Nine symbol errors the decoder flags (checked).
     const NINE: [(usize, u16); 9] = [
         (0, 1),
@@ -909,10 +901,7 @@ mod tests {
 
     #[test]
     fn uncorrectable_codeword_marks_all_80_sync_headers() {
-        let blocks = pcs_blocks(80, 5);
-        let mut dec = CodewordDecoder::new(&RsFecConfig::IEEE).unwrap();
-        let mut out = [Block::IDLE; 80];
-        let r = dec.decode(&mut errored(&blocks, &NINE), false, &mut out);
+        let (dec, r, out) = decode_errored(&RsFecConfig::IEEE, 5, &NINE);
         assert_eq!(r.outcome, DecodeOutcome::Uncorrectable);
         assert!(r.marked);
         assert!(out.iter().all(|b| b.sync == ERROR_SYNC));
@@ -933,10 +922,7 @@ mod tests {
             error_marking: ErrorMarking::FirstOfEachTranscoded,
             ..RsFecConfig::IEEE
         };
-        let blocks = pcs_blocks(80, 5);
-        let mut dec = CodewordDecoder::new(&config).unwrap();
-        let mut out = [Block::IDLE; 80];
-        dec.decode(&mut errored(&blocks, &NINE), false, &mut out);
+        let (_, _, out) = decode_errored(&config, 5, &NINE);
         let marked: Vec<usize> = (0..80).filter(|&i| out[i].sync == ERROR_SYNC).collect();
         assert_eq!(marked, (0..80).step_by(4).collect::<Vec<_>>());
     }
@@ -947,10 +933,7 @@ mod tests {
             bypass_indication: true,
             ..RsFecConfig::IEEE
         };
-        let blocks = pcs_blocks(80, 6);
-        let mut dec = CodewordDecoder::new(&config).unwrap();
-        let mut out = [Block::IDLE; 80];
-        let r = dec.decode(&mut errored(&blocks, &NINE), false, &mut out);
+        let (_, r, out) = decode_errored(&config, 6, &NINE);
         assert_eq!(r.outcome, DecodeOutcome::Uncorrectable);
         assert!(!r.marked);
         assert!(out.iter().all(|b| b.sync.is_valid()));
@@ -962,10 +945,7 @@ mod tests {
             bypass_correction: true,
             ..RsFecConfig::IEEE
         };
-        let blocks = pcs_blocks(80, 7);
-        let mut dec = CodewordDecoder::new(&config).unwrap();
-        let mut out = [Block::IDLE; 80];
-        let r = dec.decode(&mut errored(&blocks, &[(10, 1), (11, 2)]), false, &mut out);
+        let (dec, r, _) = decode_errored(&config, 7, &[(10, 1), (11, 2)]);
         assert!(matches!(r.outcome, DecodeOutcome::NotCorrected(_)));
         assert!(r.marked);
         let c = dec.counters();

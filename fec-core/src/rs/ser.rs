@@ -36,8 +36,6 @@ pub struct SerMonitor {
     codewords: u32,
     /// hi_ser.
     hi_ser: bool,
-    /// The count went above K in the current window.
-    tripped: bool,
 }
 
 impl SerMonitor {
@@ -48,7 +46,6 @@ impl SerMonitor {
             count: 0,
             codewords: 0,
             hi_ser: false,
-            tripped: false,
         }
     }
 
@@ -69,18 +66,16 @@ impl SerMonitor {
     ///
     /// Spec: IEEE 802.3 §91.5.3.3.
     pub fn record(&mut self, symbol_errors: u32) -> bool {
-        self.count = self.count.saturating_add(symbol_errors);
+        let before = self.count;
+        self.count = before.saturating_add(symbol_errors);
         self.codewords += 1;
-        let trip = !self.tripped && self.count > SER_THRESHOLD;
-        if trip {
-            self.tripped = true;
-            self.hi_ser = true;
-        }
+        // The count only grows inside a window, so it passes K at most once in it.
+        let trip = before <= SER_THRESHOLD && self.count > SER_THRESHOLD;
+        self.hi_ser |= trip;
         if self.codewords >= SER_WINDOW_CODEWORDS {
             self.hi_ser = self.count > SER_THRESHOLD;
             self.count = 0;
             self.codewords = 0;
-            self.tripped = false;
         }
         trip
     }

@@ -25,6 +25,7 @@
 //! Spec: Clause 45 registers 1.200–1.211; IEEE 802.3 §91.6 (variables).
 
 use super::decode::DecodeOutcome;
+use crate::read_counter_low;
 
 /// MDIO 1.200, RS-FEC control.
 pub const REG_CONTROL: u16 = 200;
@@ -136,12 +137,6 @@ impl RsFecStatus {
     /// Spec: Clause 45 registers 1.200–1.211.
     pub fn read(&mut self, reg: u16, live: LiveStatus) -> Option<u16> {
         let c = &mut self.counters;
-        let low_then_clear = |v: &mut u32, held: &mut u16| {
-            let low = (*v & 0xffff) as u16;
-            *held = (*v >> 16) as u16;
-            *v = 0;
-            low
-        };
         let [h0, h1, h2] = &mut self.held;
         Some(match reg {
             REG_CONTROL => live.control,
@@ -157,11 +152,11 @@ impl RsFecStatus {
                 }
                 v
             }
-            REG_CORRECTED_LOW => low_then_clear(&mut c.corrected_codewords, h0),
+            REG_CORRECTED_LOW => read_counter_low(&mut c.corrected_codewords, h0, true),
             REG_CORRECTED_HIGH => core::mem::take(h0),
-            REG_UNCORRECTED_LOW => low_then_clear(&mut c.uncorrected_codewords, h1),
+            REG_UNCORRECTED_LOW => read_counter_low(&mut c.uncorrected_codewords, h1, true),
             REG_UNCORRECTED_HIGH => core::mem::take(h1),
-            REG_SYMBOL_ERRORS_LOW => low_then_clear(&mut c.symbol_errors, h2),
+            REG_SYMBOL_ERRORS_LOW => read_counter_low(&mut c.symbol_errors, h2, true),
             REG_SYMBOL_ERRORS_HIGH => core::mem::take(h2),
             _ => return None,
         })

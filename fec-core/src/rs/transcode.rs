@@ -16,15 +16,15 @@
 //! the receiver ([`Untranscoder`]) recovers the type: it descrambles the retained low nibble
 //! with the PCS descrambler's history, looks the type up, and scrambles the type's high
 //! nibble again with the same history. The history it needs is the 58 line bits before the
-//! block; the untranscoder keeps its own 58-bit descrambler state (the DESIGN.md
-//! convention, `state = last payload >> 6`) fed with every payload it outputs, so only the
+//! block; the untranscoder keeps its own PCS descrambler (`pcs_core`'s, state = last
+//! payload >> 6 by the DESIGN.md convention) fed with every payload it outputs, so only the
 //! first control block of a stream, when nothing came before it, depends on the initial
 //! state (see [`Untranscoder::new`]).
 //!
 //! Spec: IEEE 802.3 §91.5.2.5 (transcoder), §91.5.3.5 (receive), used by §108.5.2.4.
 
 use pcs_core::block::{Block, BlockType, SyncHeader};
-use pcs_core::scramble::STATE_MASK;
+use pcs_core::scramble::{descramble_payload, scramble_payload, Descrambler};
 
 use super::bits;
 
@@ -167,17 +167,10 @@ struct Packer {
 }
 
 impl Packer {
-    /// Appends the low `n` (1..=64) bits of `v` (the caller masks them).
-    fn push(&mut self, v: u64, n: usize) {
-        let s = (self.pos % 64) as u32;
-        let w = self.pos / 64;
-        if let Some(x) = self.words.get_mut(w) {
-            *x |= v << s;
-        }
-        if let Some(x) = self.words.get_mut(w + 1) {
-            *x |= (v >> 1) >> (63 - s);
-        }
-        self.pos += n;
+    /// Appends the low `n` (1..=64) bits of `v`.
+    fn push(&mut self, v: u64, n: u32) {
+        bits::xor_bits(&mut self.words, self.pos, n, v);
+        self.pos += n as usize;
     }
 }
 
@@ -230,17 +223,12 @@ pub enum UntranscodeStatus {
 /// history that rebuilds the dropped type nibble.
 ///
 /// Spec: IEEE 802.3 §91.5.3.5.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Untranscoder {
-    /// The last 58 scrambled payload bits output, bit 57 the most recent (DESIGN.md).
-    state: u64,
-}
-
-impl Default for Untranscoder {
-    fn default() -> Self {
-        Self::new(pcs_core::scramble::DEFAULT_STATE)
-    }
+    /// The PCS descrambler fed with every scrambled payload output: its state is the last 58
+    /// payload bits, bit 57 the most recent (DESIGN.md).
+    history: Descrambler,
 }
 
 impl Untranscoder {
@@ -252,14 +240,14 @@ impl Untranscoder {
     #[must_use]
     pub const fn new(state: u64) -> Self {
         Self {
-            state: state & STATE_MASK,
+            history: Descrambler::new(state),
         }
     }
 
     /// The history: the last 58 payload bits output (or the initial state).
     #[must_use]
     pub const fn state(&self) -> u64 {
-        self.state
+        self.history.state()
     }
 
     /// Rebuilds four scrambled 66-bit blocks from one transcoded block and feeds their
@@ -292,7 +280,8 @@ impl Untranscoder {
             self.untranscode_control(&t, out)
         };
         if let Some(last) = out.last() {
-            self.state = last.payload >> 6;
+            // The descrambler's state is the last payload's top 58 bits.
+            self.history.descramble(last.payload);
         }
         status
     }
@@ -321,7 +310,7 @@ impl Untranscoder {
         };
         // History before the first control block: the block before it in this transcoded
         // block, or the last payload output before this one.
-        let mut history = self.state;
+        let mut history = self.history;
         for (k, b) in out.iter_mut().enumerate() {
             let data = flags >> k & 1 == 1;
             let sync = if data {
@@ -332,21 +321,23 @@ impl Untranscoder {
             let payload = if k == first {
                 let low = fields.take(4);
                 let rest = fields.take(56);
-                // Keystream of payload bits 0..7: s_i ^ d_i = s_{i-58} ^ s_{i-39}.
-                let key = (history ^ (history >> 19)) & 0xff;
-                let nibble = (low ^ key) & 0xf;
-                let byte = match TYPE_BY_LOW_NIBBLE.get(nibble as usize).copied().flatten() {
-                    Some(ty) => u64::from(ty as u8) ^ key,
+                // Payload bits 0..7 depend only on the history (the taps reach 39 and 58 bits
+                // back): descramble the kept nibble, complete the type, scramble it again. An
+                // unknown nibble goes back with a plain high nibble of 0 (on the line: the
+                // kept low nibble under the keystream's high nibble).
+                let nibble = descramble_payload(history.state(), low) & 0xf;
+                let plain = match TYPE_BY_LOW_NIBBLE.get(nibble as usize).copied().flatten() {
+                    Some(ty) => u64::from(ty as u8),
                     None => {
                         status = UntranscodeStatus::UnknownTypeNibble(nibble as u8);
-                        low | (key & 0xf0)
+                        nibble
                     }
                 };
-                (byte & 0xff) | (rest << 8)
+                (scramble_payload(history.state(), plain) & 0xff) | (rest << 8)
             } else {
                 fields.take(64)
             };
-            history = payload >> 6;
+            history.descramble(payload);
             *b = Block { sync, payload };
         }
         if status != UntranscodeStatus::Ok {
@@ -499,7 +490,7 @@ mod tests {
             payloads in prop::array::uniform4(any::<u64>()),
             seed in any::<u64>(),
         ) {
-            let seed = seed & STATE_MASK;
+            let seed = seed & pcs_core::scramble::STATE_MASK;
             let blocks = blocks_for(pattern, types, payloads, seed);
             let mut rx = Untranscoder::new(seed);
             let mut out = [Block::IDLE; 4];

@@ -236,7 +236,7 @@ mod tests {
     use crate::rs::decode::{decode, CorrectionMode, DecodeOutcome};
     use crate::rs::marker::marker_mismatch_bits;
     use crate::rs::transcode::Transcoded257;
-    use crate::rs::vip::{vip_blocks, vip_codeword};
+    use crate::vectors::cl108_vip;
     use pcs_core::block::SyncHeader;
 
     fn blocks(n: usize, salt: u64) -> Vec<Block> {
@@ -254,8 +254,8 @@ mod tests {
 
     #[test]
     fn captured_vip_codeword_is_reproduced_bit_for_bit() {
-        let cw = encode_codeword(&vip_blocks());
-        let want = vip_codeword();
+        let (blocks, want) = cl108_vip();
+        let cw = encode_codeword(&blocks);
         let diff: Vec<usize> = (0..5280).filter(|&b| cw.bit(b) != want.bit(b)).collect();
         assert_eq!(diff, Vec::<usize>::new(), "differing line bits");
         assert_eq!(cw, want);
