@@ -5,7 +5,6 @@
 use baser_files::b66::{B66Header, B66Reader, B66Writer, Scrambling};
 use baser_files::pcap::{FrameReader, FrameWriter};
 use baser_files::InputError;
-use pcs_core::{Block, SyncHeader};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -74,12 +73,8 @@ pub fn read_b66(path: std::path::PathBuf) -> PyResult<(Vec<crate::Pair>, bool, O
             .read_blocks(&mut blocks, usize::MAX)
             .map_err(input_err)?
         {}
-        let all = blocks
-            .iter()
-            .map(|b| (b.sync.to_bits(), b.payload))
-            .collect();
         Ok((
-            all,
+            blocks.into_iter().map(crate::pair).collect(),
             header.scrambling == Scrambling::Scrambled,
             header.scrambler_state,
         ))
@@ -91,16 +86,12 @@ pub fn read_b66(path: std::path::PathBuf) -> PyResult<(Vec<crate::Pair>, bool, O
 #[pyo3(signature = (path, blocks, scrambled = true, scrambler_state = None))]
 pub fn write_b66(
     path: std::path::PathBuf,
-    blocks: Vec<(u8, u64)>,
+    blocks: Vec<crate::Pair>,
     scrambled: bool,
     scrambler_state: Option<u64>,
 ) -> PyResult<()> {
     crate::guard(|| {
-        if let Some(&(h, _)) = blocks.iter().find(|(h, _)| *h > 3) {
-            return Err(PyValueError::new_err(format!(
-                "sync header {h} is not a 2-bit value 0..3"
-            )));
-        }
+        let blocks = crate::blocks(&blocks)?;
         let file = std::fs::File::create(&path).map_err(|e| os_err(&path, e))?;
         let header = B66Header {
             scrambling: if scrambled {
@@ -112,12 +103,8 @@ pub fn write_b66(
         };
         let mut w =
             B66Writer::new(std::io::BufWriter::new(file), header).map_err(|e| os_err(&path, e))?;
-        for &(h, payload) in &blocks {
-            w.write(Block {
-                sync: SyncHeader::from_bits(h),
-                payload,
-            })
-            .map_err(|e| os_err(&path, e))?;
+        for b in blocks {
+            w.write(b).map_err(|e| os_err(&path, e))?;
         }
         w.finish().map_err(|e| os_err(&path, e))?;
         Ok(())

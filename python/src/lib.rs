@@ -19,9 +19,9 @@ use baser_engine::live::RxView;
 use baser_engine::pcs_check::compare_frame_blocks;
 use baser_engine::rx::{FrameCounts, FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink};
 use baser_engine::stream::{DecodeStreamError, Stream};
-use baser_engine::tx::TxChain;
+use baser_engine::tx::{TxChain, TxOptions};
 use baser_engine::{Options, Profile};
-use mac_core::tx::DicMode;
+use mac_core::tx::{DicMode, StartLanes};
 use pcs_core::{Block, SyncHeader, XgmiiWord};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -61,11 +61,11 @@ fn profile(name: &str) -> PyResult<Profile> {
     name.parse().map_err(value_err)
 }
 
-fn seed(s: Option<u64>) -> PyResult<u64> {
+/// A scrambler state from Python (58 bits), or none.
+fn state(s: Option<u64>) -> PyResult<Option<u64>> {
     match s {
-        None => Ok(pcs_core::scramble::DEFAULT_STATE),
         Some(v) if v >> 58 != 0 => Err(value_err(format!("`{v:#x}` has more than 58 bits"))),
-        Some(v) => Ok(v),
+        s => Ok(s),
     }
 }
 
@@ -82,6 +82,51 @@ fn dic_mode(name: Option<&str>, dic: bool, p: Profile) -> PyResult<DicMode> {
             )))
         }
     })
+}
+
+/// The TX chain's settings from the keywords `encode` and `TxModel` share (`seed` `None`:
+/// the default scrambler state; `dic_mode` names the deficit idle count variant).
+#[allow(clippy::too_many_arguments)]
+fn tx_options(
+    p: Profile,
+    ifg: u16,
+    dic: bool,
+    dic_mode: Option<&str>,
+    pad: bool,
+    seed: Option<u64>,
+    idle_blocks: u64,
+    start_lanes: StartLanes,
+) -> PyResult<TxOptions> {
+    let mut opt = Options {
+        profile: p,
+        ifg,
+        dic,
+        pad,
+        seed: state(seed)?.unwrap_or(pcs_core::scramble::DEFAULT_STATE),
+        idle_blocks,
+        start_lanes,
+        ..Options::default()
+    }
+    .tx();
+    opt.mac.dic = self::dic_mode(dic_mode, dic, p)?;
+    Ok(opt)
+}
+
+/// The RX chain's settings from the keywords `decode`, `check` and `RxModel` share.
+fn rx_options(
+    profile: &str,
+    max_frame_length: u16,
+    strict_start: bool,
+    max_events: usize,
+) -> PyResult<RxOptions> {
+    Ok(Options {
+        profile: self::profile(profile)?,
+        max_frame_length: Some(max_frame_length),
+        strict_start,
+        max_events,
+        ..Options::default()
+    }
+    .rx())
 }
 
 fn block(i: usize, (h, p): Pair) -> PyResult<Block> {
@@ -119,6 +164,7 @@ fn fcs_split(data: &[u8], fcs_included: bool) -> PyResult<(&[u8], Option<[u8; 4]
     let (body, fcs) = data.split_at(n);
     Ok((body, fcs.try_into().ok()))
 }
+
 // ------------------------------------------------------------------------------- encode
 
 /// Keeps every form the TX chain gives.
@@ -183,18 +229,16 @@ fn encode(
     idle_blocks: u64,
     fcs_included: bool,
 ) -> PyResult<EncodedPy> {
-    let p = self::profile(profile)?;
-    let mut opt = Options {
-        profile: p,
+    let opt = tx_options(
+        self::profile(profile)?,
         ifg,
         dic,
+        dic_mode,
         pad,
-        seed: self::seed(seed)?,
+        seed,
         idle_blocks,
-        ..Options::default()
-    }
-    .tx();
-    opt.mac.dic = self::dic_mode(dic_mode, dic, p)?;
+        StartLanes::Both,
+    )?;
     let (w, l, u, s, starts): Encoded = guard(|| {
         let mut chain = TxChain::new(&opt, EncodeSink::default());
         let mut starts = Vec::with_capacity(frames.len());
@@ -347,23 +391,15 @@ fn decoding(
     scrambled: bool,
     scrambler_state: Option<u64>,
 ) -> PyResult<Decoding> {
-    let opt = Options {
-        profile: self::profile(profile)?,
-        max_frame_length: Some(max_frame_length),
-        strict_start,
-        max_events,
-        ..Options::default()
-    }
-    .rx();
     Ok(Decoding {
-        opt,
+        opt: rx_options(profile, max_frame_length, strict_start, max_events)?,
         view: if offline {
             RxView::Offline
         } else {
             RxView::Receiver
         },
         scrambled,
-        state: scrambler_state.map(|s| seed(Some(s))).transpose()?,
+        state: state(scrambler_state)?,
     })
 }
 
@@ -397,18 +433,17 @@ fn decode(
         scrambled,
         scrambler_state,
     )?;
-    let (doc, data) = guard(|| {
+    guard(|| {
         let (pcs, counts, keep) = d.run(&s, false)?;
-        let data: Vec<Vec<u8>> = keep.frames.iter().map(|f| f.data.clone()).collect();
+        let data = keep
+            .frames
+            .iter()
+            .map(|f| PyBytes::new(py, &f.data).unbind())
+            .collect();
         let mut report = DecodeReport::new(name.to_string(), d.opt.profile, pcs, counts);
         report.received = Some(keep.frames);
-        let doc = json(&report)?;
-        Ok((doc, data))
-    })?;
-    Ok((
-        doc,
-        data.iter().map(|d| PyBytes::new(py, d).unbind()).collect(),
-    ))
+        Ok((json(&report)?, data))
+    })
 }
 
 // -------------------------------------------------------------------------------- check

@@ -1,12 +1,12 @@
 //! `RxModel` and `RxFrame`: the engine's test-bench receiver ([`SimRx`], on the live RX model
 //! the C ABI runs too), one clock a call, and the frames it places at their clocks.
 
-use crate::{block, guard, json, seed, value_err};
+use crate::{block, guard, json, rx_options, state, value_err};
 use baser_engine::decode_report::DecodeReport;
 use baser_engine::live::{LiveError, RxView};
 use baser_engine::rx::class_name;
 use baser_engine::sim::{Place, PlacedFrame, SimInput, SimRx};
-use baser_engine::{Options, Profile};
+use baser_engine::Profile;
 use pcs_core::XgmiiWord;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -154,7 +154,6 @@ impl RxModel {
         py: Python<'_>,
         push: impl FnOnce(&mut SimRx) -> Result<Vec<PlacedFrame>, LiveError>,
     ) -> PyResult<Frames> {
-        self.check_open()?;
         guard(|| {
             let placed = push(&mut self.sim).map_err(live_err)?;
             Ok(frames(py, &placed))
@@ -182,23 +181,15 @@ impl RxModel {
         max_events: usize,
         view: &str,
     ) -> PyResult<Self> {
-        let p = crate::profile(profile)?;
+        let opt = rx_options(profile, max_frame_length, strict_start, max_events)?;
         let view: RxView = view.parse().map_err(value_err)?;
-        let opt = Options {
-            profile: p,
-            max_frame_length: Some(max_frame_length),
-            strict_start,
-            max_events,
-            ..Options::default()
-        }
-        .rx();
-        let state = scrambler_state.map(|s| seed(Some(s))).transpose()?;
+        let descrambler_state = state(scrambler_state)?;
         let input = match input {
             "units" => SimInput::Units,
             "words" => SimInput::Words(64),
             "blocks" => SimInput::Blocks {
                 scrambled,
-                descrambler_state: state,
+                descrambler_state,
             },
             "xgmii" => SimInput::Xgmii,
             o => {
@@ -214,7 +205,7 @@ impl RxModel {
         }
         Ok(Self {
             sim: SimRx::new(&opt, input, view),
-            profile: p,
+            profile: opt.profile,
             copies: 0,
             finished: false,
         })
@@ -235,8 +226,8 @@ impl RxModel {
 
     /// One clock of a 64-bit serdes word (bit 0 first on the wire); as [`RxModel::push`].
     fn push_word(&mut self, py: Python<'_>, word: u64) -> PyResult<Frames> {
+        self.check_open()?;
         if !matches!(self.sim.input(), SimInput::Words(_)) {
-            self.check_open()?;
             return Err(value_err("this RxModel takes 66-bit units (push)"));
         }
         self.clocked(py, |s| s.push_word(word))
@@ -245,8 +236,8 @@ impl RxModel {
     /// One XGMII transfer (input "xgmii"): 64 data bits, lane 0 in the low octet, and the 8
     /// control bits; as [`RxModel::push`].
     fn push_xgmii(&mut self, py: Python<'_>, data: u64, ctrl: u8) -> PyResult<Frames> {
+        self.check_open()?;
         if self.sim.input() != SimInput::Xgmii {
-            self.check_open()?;
             return Err(value_err(
                 "this RxModel takes serial input or blocks (made without input=\"xgmii\")",
             ));

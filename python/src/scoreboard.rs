@@ -18,6 +18,17 @@ pub struct Scoreboard {
     finished: bool,
 }
 
+impl Scoreboard {
+    fn check_open(&self) -> PyResult<()> {
+        if self.finished {
+            return Err(PyRuntimeError::new_err(
+                "baser: the scoreboard was finished",
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[pymethods]
 impl Scoreboard {
     #[new]
@@ -39,11 +50,7 @@ impl Scoreboard {
     /// An expected frame (DA to the end of the payload, as sent), in the order frames must
     /// arrive; returns its index.
     fn expect(&mut self, frame: Vec<u8>) -> PyResult<u64> {
-        if self.finished {
-            return Err(PyRuntimeError::new_err(
-                "baser: the scoreboard was finished",
-            ));
-        }
+        self.check_open()?;
         Ok(self.live.expect(&frame))
     }
 
@@ -52,11 +59,7 @@ impl Scoreboard {
     /// well so far).
     #[pyo3(signature = (frame, fcs_included=true))]
     fn push(&mut self, frame: Vec<u8>, fcs_included: bool) -> PyResult<Vec<String>> {
-        if self.finished {
-            return Err(PyRuntimeError::new_err(
-                "baser: the scoreboard was finished",
-            ));
-        }
+        self.check_open()?;
         guard(|| {
             let mut data = frame;
             if !fcs_included {
@@ -106,7 +109,7 @@ impl Scoreboard {
         let v: serde_json::Value =
             serde_json::from_str(&doc).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         if v["verdict"] == "fail" {
-            let first = self.live.divergences().first().map(|d| d.what.clone());
+            let first = self.first();
             let missing = v["frames"]
                 .as_array()
                 .and_then(|f| {

@@ -6,8 +6,7 @@ use crate::{guard, value_err, Pair};
 use baser_engine::inject::{Fault, FaultChannel};
 use baser_engine::sim::{Mark, Marked, SimTx};
 use baser_engine::tx::{OrderedSet, TxOptions};
-use baser_engine::Options;
-use mac_core::tx::StartLanes;
+use mac_core::tx::{StartLanes, TxConfig};
 use pcs_core::Block;
 use pyo3::prelude::*;
 
@@ -37,6 +36,9 @@ fn events(b: &Marked) -> Events {
     })
 }
 
+/// The 66 bits of a unit.
+const UNIT_MASK: u128 = (1 << 66) - 1;
+
 /// Bits in order, taken 66 at a time.
 #[derive(Default)]
 struct BitQueue {
@@ -53,7 +55,7 @@ impl BitQueue {
             self.acc |= u128::from(b) << self.bits;
             self.bits += 8;
         }
-        let unit = self.acc & ((1u128 << 66) - 1);
+        let unit = self.acc & UNIT_MASK;
         self.acc >>= 66;
         self.bits -= 66;
         Some(unit)
@@ -64,35 +66,12 @@ fn unit_of(b: Block) -> u128 {
     u128::from(b.sync.to_bits()) | u128::from(b.payload) << 2
 }
 
-/// The MAC settings of the constructor and of `configure`.
-#[allow(clippy::too_many_arguments)]
-fn tx_options(
-    profile: &str,
-    ifg: u16,
-    dic: bool,
-    dic_mode: Option<&str>,
-    pad: bool,
-    seed: Option<u64>,
-    lane4_starts: bool,
-) -> PyResult<TxOptions> {
-    let p = crate::profile(profile)?;
-    let mut opt = Options {
-        profile: p,
-        ifg,
-        dic,
-        pad,
-        seed: crate::seed(seed)?,
-        idle_blocks: 0,
-        start_lanes: if lane4_starts {
-            StartLanes::Lane4
-        } else {
-            StartLanes::Both
-        },
-        ..Options::default()
+fn start_lanes(lane4_starts: bool) -> StartLanes {
+    if lane4_starts {
+        StartLanes::Lane4
+    } else {
+        StartLanes::Both
     }
-    .tx();
-    opt.mac.dic = crate::dic_mode(dic_mode, dic, p)?;
-    Ok(opt)
 }
 
 /// The TX chain, one block per clock: the engine's test-bench transmitter (one continuous
@@ -103,10 +82,9 @@ fn tx_options(
 #[pyclass(module = "baser._baser")]
 pub struct TxModel {
     sim: SimTx,
-    profile: String,
-    pad: bool,
     scrambled: bool,
     bit_offset: u32,
+    /// The unit handed out last, before the bit offset (its last bits start the next one).
     last_unit: u128,
     reverse: bool,
     /// Faults on the line (`inject`): the channel, and its bits not handed out yet.
@@ -116,14 +94,13 @@ pub struct TxModel {
 impl TxModel {
     /// The 66 line bits of a unit moved by the bit offset, and bit reversed if asked.
     fn out(&mut self, unit: u128) -> Pair {
-        let mask = (1u128 << 66) - 1;
-        let moved = if self.bit_offset == 0 {
-            unit
-        } else {
-            let v = ((self.last_unit | unit << 66) >> (66 - self.bit_offset)) & mask;
-            self.last_unit = unit;
-            v
+        // The last `bit_offset` bits of the unit before, then this one's first (a 132-bit
+        // `last | unit << 66` would not fit a u128: it lost the unit's bits 62..65).
+        let moved = match self.bit_offset {
+            0 => unit,
+            n => (self.last_unit >> (66 - n) | unit << n) & UNIT_MASK,
         };
+        self.last_unit = unit;
         let (h, p) = ((moved & 3) as u8, (moved >> 2) as u64);
         if self.reverse {
             (((h & 1) << 1) | (h >> 1), p.reverse_bits())
@@ -157,11 +134,18 @@ impl TxModel {
         inject: Vec<String>,
         replication: u32,
     ) -> PyResult<Self> {
-        let opt = tx_options(profile, ifg, dic, dic_mode, pad, seed, lane4_starts)?;
+        let opt = crate::tx_options(
+            crate::profile(profile)?,
+            ifg,
+            dic,
+            dic_mode,
+            pad,
+            seed,
+            0,
+            start_lanes(lane4_starts),
+        )?;
         let mut model = Self {
             sim: SimTx::new(&opt, replication),
-            profile: profile.to_string(),
-            pad,
             scrambled,
             bit_offset: 0,
             last_unit: 0,
@@ -186,15 +170,17 @@ impl TxModel {
         lane4_starts: bool,
         replication: u32,
     ) -> PyResult<()> {
-        let opt = tx_options(
-            &self.profile,
-            ifg,
-            dic,
-            dic_mode,
-            self.pad,
-            None,
-            lane4_starts,
-        )?;
+        // The settings in use (profile, padding) with the MAC's new gap and starts.
+        let cur = *self.sim.options().0;
+        let opt = TxOptions {
+            mac: TxConfig {
+                ifg_octets: ifg,
+                dic: crate::dic_mode(dic_mode, dic, cur.profile)?,
+                start_lanes: start_lanes(lane4_starts),
+                ..cur.mac
+            },
+            ..cur
+        };
         self.sim.configure(&opt, replication);
         Ok(())
     }

@@ -305,6 +305,24 @@ def test_tx_model_bit_offset_and_reverse():
     assert baser.check(frames, b, "units")["verdict"] == "pass"
 
 
+def test_tx_model_bit_offset_keeps_every_bit_at_every_offset():
+    # Each offset 0..65: the moved line is the plain one, `off` bits later, all 66 bits of
+    # every unit (offsets 1..3 once lost a unit's last bits to a u128 shift overflow).
+    frames = [bytes(range(256)) * 2, b"\xff" * 200]
+    plain = baser.TxModel()
+    for f in frames:
+        plain.push(f)
+    a = [plain.next()[:2] for _ in range(60)]
+    ua = _bits(a)
+    for off in range(66):
+        moved = baser.TxModel()
+        moved.bit_offset = off
+        for f in frames:
+            moved.push(f)
+        ub = _bits([moved.next()[:2] for _ in range(60)])
+        assert ub[off:] == ua[: len(ub) - off], off
+
+
 def test_rx_model_per_clock_equals_check():
     frames = [bytes([i]) * (60 + 131 * i) for i in range(9)]
     bits = baser.encode(frames, idle_blocks=2).bits
