@@ -23,7 +23,7 @@ use crate::options::BerTimer;
 use crate::profile::Profile;
 use crate::tx::Placement;
 use mac_core::fault::{FaultKind, LinkFault, LinkFaultMonitor, LinkFaultState};
-use mac_core::rx::{RxClass, RxConfig, RxFrame};
+use mac_core::rx::{RxClass, RxConfig, RxFrame, RxPacket};
 use pcs_core::align::{AlignedBlock, BlockAligner};
 use pcs_core::decode::{RxEvent, RxState};
 use pcs_core::gearbox::TxGearbox;
@@ -549,7 +549,7 @@ impl<K: RxSink> Back<K> {
 
     /// A packet straight into the MAC (see [`MacRx::take_packet`]); returns the transfers
     /// taken.
-    fn packet(&mut self, fill: impl FnOnce(&mut [u8]) -> Option<DecodedPacket>) -> usize {
+    fn packet(&mut self, fill: impl FnOnce(&mut [u8]) -> Option<RxPacket>) -> usize {
         let (mac, mut frames) = self.split();
         let k = mac.take_packet(fill, |f: &RxFrame<'_>| frames.take(f));
         self.index += k as u64;
@@ -1170,7 +1170,7 @@ impl<K: RxSink> RxChain<K> {
             return 0;
         }
         let mut packets = self.pcs.packets(line, true);
-        while self.back.packet(|room| packets.next(room)) > 0 {}
+        while self.back.packet(|room| packets.next(room).map(rx_packet)) > 0 {}
         let taken = packets.taken();
         drop(packets);
         self.n += taken as u64;
@@ -1386,6 +1386,18 @@ impl LockFinder {
 /// Finds lock in `bytes` (a whole stream or its start): see [`LockFinder`].
 pub fn find_lock(bytes: &[u8]) -> Option<LockAcquired> {
     LockFinder::default().push_bytes(bytes)
+}
+
+/// The PCS's decoded packet as the MAC takes it (the same five facts, the MAC's own type).
+#[inline(always)]
+fn rx_packet(p: DecodedPacket) -> RxPacket {
+    RxPacket {
+        start_lane: p.start_lane,
+        lead: p.lead,
+        octets: p.octets,
+        transfers: p.transfers,
+        ended: p.ended,
+    }
 }
 
 #[cfg(test)]

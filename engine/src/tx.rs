@@ -21,9 +21,9 @@ use crate::fec::FecEncoder;
 use crate::profile::Profile;
 use mac_core::tx::EncodeFrameError;
 use mac_core::tx::TxConfig;
+use pcs_core::fused::{scramble_octets, scramble_pair};
 use pcs_core::gearbox::{PartialWord, TxGearbox};
-use pcs_core::pcs::{scramble_octets, PcsTx};
-use pcs_core::scramble::scramble_pair;
+use pcs_core::pcs::PcsTx;
 use pcs_core::{Block, ControlChar, SyncHeader, XgmiiWord};
 use serde::Serialize;
 

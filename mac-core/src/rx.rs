@@ -16,7 +16,6 @@
 //!
 //! Spec: IEEE 802.3 §4.2.4.2, §4.2.9, §46.2.1, §46.3.2, §46.3.3.
 
-use pcs_core::pcs::DecodedPacket;
 use pcs_core::{ControlChar, XgmiiWord};
 
 use crate::control::{MacControl, OPCODE_PAUSE, OPCODE_PFC};
@@ -26,6 +25,27 @@ use crate::frame::{
 };
 use crate::stats::RxStats;
 use crate::tx::{START_LANE0_WORD, START_LANE4_WORD};
+
+/// A packet the reconciliation sublayer hands the MAC whole (see [`MacRx::take_packet`]):
+/// where its `/S/` was, the seven octets after it, and how much of the frame's buffer it
+/// filled. The PCS's packet decoder makes one from a run of blocks; the engine passes it on.
+///
+/// Spec: IEEE 802.3 §46.3.2 (start in lane 0 or 4), §46.3.3.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxPacket {
+    /// The lane of its `/S/`: 0, or 4 after four idles.
+    pub start_lane: u8,
+    /// The seven data octets after the `/S/` (a frame's preamble and SFD), the first in bits
+    /// 7..0.
+    pub lead: u64,
+    /// The data octets after those, up to the `/T/`, written at the start of the buffer.
+    pub octets: usize,
+    /// The transfers the packet stands for: the start's, the data transfers, and, when it
+    /// `ended`, the terminate's and the idles after it.
+    pub transfers: usize,
+    /// The terminate was seen: the packet ended.
+    pub ended: bool,
+}
 
 /// Lanes 0..3 of the transfer after a lane-4 start: three preamble octets and the SFD.
 const PREAMBLE_TAIL: u32 = 0xd555_5555;
@@ -354,7 +374,7 @@ impl<const N: usize, E: FcsEngine> MacRx<N, E> {
     /// Spec: IEEE 802.3 §46.3.2, §46.3.3, §4.2.4.2.
     pub fn take_packet(
         &mut self,
-        fill: impl FnOnce(&mut [u8]) -> Option<DecodedPacket>,
+        fill: impl FnOnce(&mut [u8]) -> Option<RxPacket>,
         mut on_frame: impl FnMut(&RxFrame<'_>),
     ) -> usize {
         if self.state != RxState::Idle {
@@ -1355,7 +1375,7 @@ mod tests {
                 if ended {
                     w.extend(core::iter::repeat_n(XgmiiWord::IDLE, idles));
                 }
-                let p = DecodedPacket { start_lane, lead, octets: data.len(), transfers: w.len(), ended };
+                let p = RxPacket { start_lane, lead, octets: data.len(), transfers: w.len(), ended };
                 offers.push((words.len(), p, data));
                 words.extend(w);
                 if !ended {

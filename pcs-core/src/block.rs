@@ -800,7 +800,7 @@ pub(crate) fn idle_terminate_lane(block: Block) -> Option<u32> {
 /// Spec: IEEE 802.3 §49.2.4, Figure 49-7; §49.2.13.2.3 (DECODE).
 #[must_use]
 #[inline]
-pub fn decode_idle_terminate(block: Block) -> Option<XgmiiWord> {
+pub(crate) fn decode_idle_terminate(block: Block) -> Option<XgmiiWord> {
     let k = idle_terminate_lane(block)?;
     let p = block.payload;
     let data = (p >> 8) & !u64::MAX.checked_shl(8 * k).unwrap_or(0);
@@ -818,7 +818,7 @@ pub fn decode_idle_terminate(block: Block) -> Option<XgmiiWord> {
 /// Spec: IEEE 802.3 §49.2.4, Figure 49-7; §49.2.13.2.3 (DECODE).
 #[must_use]
 #[inline]
-pub fn decode_idle_start(block: Block) -> Option<XgmiiWord> {
+pub(crate) fn decode_idle_start(block: Block) -> Option<XgmiiWord> {
     if block.sync != SyncHeader::CONTROL {
         return None;
     }

@@ -29,6 +29,7 @@ pub mod ber;
 pub mod block;
 pub mod decode;
 pub mod encode;
+pub mod fused;
 pub mod gearbox;
 pub mod lock;
 pub mod pcs;

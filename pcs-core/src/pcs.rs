@@ -18,9 +18,8 @@ use crate::block::{
 };
 use crate::decode::{quick_arrow, Decoder, DecoderConfig, LookAhead, RxEvent, RxLink, RxState};
 use crate::encode::{start_block, terminate_block, Encoder, EncoderConfig, TxEvent, TxState};
-use crate::scramble::{
-    descramble_payload, scramble_pair, scramble_payload, Descrambler, Scrambler,
-};
+use crate::fused::{scramble_octets, scramble_pair};
+use crate::scramble::{descramble_payload, Descrambler, Scrambler};
 use crate::status::{HighOrderCounters, PcsBlockEvents, PcsStatus};
 use crate::xgmii::{load_le, ControlChar, Lane, XgmiiWord};
 
@@ -212,34 +211,6 @@ impl PcsTx {
         self.scrambler = Scrambler::new(last >> 6);
         taken
     }
-}
-
-/// Scrambles whole transfers of data `octets` into data blocks, from the scrambler state
-/// `state`, as many as `line` has room for; returns the state after them.
-///
-/// Spec: IEEE 802.3 §49.2.4.3 (Figure 49-7, the data block), §49.2.6.
-#[inline(always)]
-pub fn scramble_octets(state: u64, octets: &[u8], line: &mut [Block]) -> u64 {
-    // As `scramble_data_pairs`: the last line payload in a register, two blocks a turn.
-    let mut last = state << 6;
-    let mut taken = 0;
-    for (o, l) in octets.chunks_exact(16).zip(line.chunks_exact_mut(2)) {
-        let (Some((a, b)), [l0, l1]) = (o.split_first_chunk::<8>(), l) else {
-            break;
-        };
-        let b = b.first_chunk::<8>().copied().unwrap_or_default();
-        let (s0, s1) = scramble_pair(last >> 6, u64::from_le_bytes(*a), u64::from_le_bytes(b));
-        *l0 = Block::data(s0);
-        *l1 = Block::data(s1);
-        last = s1;
-        taken += 2;
-    }
-    let rest = octets.get(8 * taken..).unwrap_or_default();
-    if let (Some(o), Some(l)) = (rest.first_chunk::<8>(), line.get_mut(taken)) {
-        *l = Block::data(scramble_payload(last >> 6, u64::from_le_bytes(*o)));
-        last = l.payload;
-    }
-    last >> 6
 }
 
 /// Settings of the receive PCS.

@@ -40,27 +40,6 @@ pub const fn scramble_payload(state: u64, payload: u64) -> u64 {
     t ^ (t << 39) ^ (t << 58)
 }
 
-/// Scrambles two consecutive payloads from `state`; returns both line payloads. The new state
-/// is `second >> 6`. Same result as two [`scramble_payload`] steps, with half the loop-carried
-/// chain per block: over the 128 bits of the pair, `t = first ^ state ^ (state >> 19)` in the
-/// low word and `second` in the high word, and the taps inside the pair are
-/// `1 / (1 + x^39 + x^58) mod x^128 = 1 + x^39 + x^58 + x^78 + x^116 + x^117`, so the high word
-/// is `h ^ h << 39 ^ h << 58` plus what the low word carries into it:
-/// `t >> 25 ^ t >> 6 ^ t << 14 ^ t << 52 ^ t << 53`, summed as a tree (three XORs deep from
-/// `t`: in a run of pairs, the dependency chain from one pair to the next is 7 operations
-/// long, not 10).
-///
-/// Spec: IEEE 802.3 §49.2.6, Figure 49-8.
-#[inline]
-#[must_use]
-pub const fn scramble_pair(state: u64, first: u64, second: u64) -> (u64, u64) {
-    let t = (first ^ state) ^ (state >> 19);
-    let lo = t ^ ((t << 39) ^ (t << 58));
-    let hi = ((second ^ (second << 39) ^ (second << 58)) ^ (t >> 6))
-        ^ (((t >> 25) ^ (t << 14)) ^ ((t << 52) ^ (t << 53)));
-    (lo, hi)
-}
-
 /// Descrambles one line payload received after `state`; the new state is `line >> 6`.
 #[inline]
 #[must_use]
@@ -108,12 +87,12 @@ impl Scrambler {
         line
     }
 
-    /// Scrambles two consecutive payloads ([`scramble_pair`]).
+    /// Scrambles two consecutive payloads ([`crate::fused::scramble_pair`]).
     ///
     /// Spec: IEEE 802.3 §49.2.6, Figure 49-8.
     #[inline]
     pub(crate) fn scramble_pair(&mut self, first: u64, second: u64) -> (u64, u64) {
-        let (a, b) = scramble_pair(self.state, first, second);
+        let (a, b) = crate::fused::scramble_pair(self.state, first, second);
         self.state = b >> 6;
         (a, b)
     }
