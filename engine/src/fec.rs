@@ -305,6 +305,134 @@ impl FecEncoder {
     }
 }
 
+/// A live transmitter's line below a FEC: the source's line blocks through a [`FecEncoder`],
+/// handed out a few bits a clock (66 for a 66-bit serdes, 32 or 64 for words).
+///
+/// The source gives one block a block time (66 line bits handed out), and is held while a
+/// whole FEC block or codeword is already waiting: a Clause 74 line never holds it (the rate
+/// is kept), an RS-FEC line holds it 4 block times a marker period (the marker codeword
+/// carries 76 blocks where the others carry 80: the source stalls, as [`FecEncoder`] says).
+/// The first FEC block or codeword is made before its first bit is handed out.
+#[derive(Debug)]
+pub struct FecLine {
+    encoder: FecEncoder,
+    /// Whole serial words made and not handed out, bit 0 first on the line.
+    words: std::collections::VecDeque<u64>,
+    /// Bits of the front word already handed out.
+    used: u32,
+    /// Line bits handed out and not yet paid for by a block taken or held (a block taken
+    /// early, to finish the bits a clock needs, pays ahead: it goes below zero).
+    credit: i64,
+    /// Bits of one FEC block or codeword: the source is held while this many wait.
+    hold_bits: u64,
+    /// Block times the source was held.
+    held: u64,
+    /// Blocks taken from the source.
+    taken: u64,
+    scratch: Vec<u64>,
+}
+
+impl FecLine {
+    /// The line of `opt`'s FEC, or `None` without FEC.
+    ///
+    /// # Errors
+    /// A Clause 108 setting the standard refuses.
+    pub fn new(opt: &FecOptions) -> Result<Option<Self>, String> {
+        let Some(encoder) = FecEncoder::new(opt)? else {
+            return Ok(None);
+        };
+        let hold_bits = match opt.kind {
+            Fec::Rs => rs::CODEWORD_BITS as u64,
+            Fec::Fc | Fec::None => base_r::FEC_BLOCK_BITS as u64,
+        };
+        Ok(Some(Self {
+            encoder,
+            words: std::collections::VecDeque::new(),
+            used: 0,
+            credit: 0,
+            hold_bits,
+            held: 0,
+            taken: 0,
+            scratch: Vec::new(),
+        }))
+    }
+
+    /// Bits waiting: the whole words, and the encoder's last half word.
+    fn waiting(&self) -> u64 {
+        let tail = self.encoder.tail().map_or(0, |t| u64::from(t.valid_bits));
+        (self.words.len() as u64 * 64).saturating_sub(u64::from(self.used)) + tail
+    }
+
+    fn whole(&self) -> u64 {
+        (self.words.len() as u64 * 64).saturating_sub(u64::from(self.used))
+    }
+
+    fn take_block<E>(&mut self, source: &mut impl FnMut() -> Result<Block, E>) -> Result<(), E> {
+        let b = source()?;
+        self.taken += 1;
+        self.credit -= 66;
+        self.scratch.clear();
+        self.encoder.push_blocks(&[b], &mut self.scratch);
+        self.words.extend(self.scratch.iter().copied());
+        Ok(())
+    }
+
+    /// The next `n` (1..=66) line bits, bit 0 first; `source` gives the PCS's next line block
+    /// when the FEC takes one.
+    ///
+    /// # Errors
+    /// The source's.
+    pub fn bits<E>(
+        &mut self,
+        n: u32,
+        mut source: impl FnMut() -> Result<Block, E>,
+    ) -> Result<u128, E> {
+        let n = n.clamp(1, 66);
+        self.credit += i64::from(n);
+        while self.credit >= 66 {
+            if self.waiting() < self.hold_bits {
+                self.take_block(&mut source)?;
+            } else {
+                self.held += 1;
+                self.credit -= 66;
+            }
+        }
+        while self.whole() < u64::from(n) {
+            self.take_block(&mut source)?;
+        }
+        let mut v = 0u128;
+        let mut got = 0;
+        while got < n {
+            let Some(&w) = self.words.front() else { break };
+            let take = (n - got).min(64 - self.used);
+            let bits = (w >> self.used) & (u64::MAX >> (64 - take));
+            v |= u128::from(bits) << got;
+            got += take;
+            self.used += take;
+            if self.used == 64 {
+                self.words.pop_front();
+                self.used = 0;
+            }
+        }
+        Ok(v)
+    }
+
+    /// Block times the source was held (RS-FEC: 4 a marker period).
+    pub fn held(&self) -> u64 {
+        self.held
+    }
+
+    /// Blocks taken from the source.
+    pub fn blocks(&self) -> u64 {
+        self.taken
+    }
+
+    /// FEC blocks or codewords made.
+    pub fn codewords(&self) -> u64 {
+        self.encoder.codewords()
+    }
+}
+
 /// How the FEC's lock went.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct FecLock {

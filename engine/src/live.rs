@@ -24,6 +24,7 @@
 //! `baser check --frames` says of the same stream.
 
 use crate::case::Case;
+use crate::fec::{FecDecoder, FecLine, FecOptions, FecSummary, Rate};
 use crate::frame_check::{frame_check, FrameCheckInput, FrameCheckReport};
 use crate::judge::{self, Expected};
 use crate::rx::{
@@ -153,6 +154,10 @@ pub struct LiveTx {
     /// Serial words: the block being handed out, and its bits not yet handed out.
     unit: u128,
     unit_left: u32,
+    /// The FEC below the PCS ([`LiveTx::with_fec`]): a clock is then 66 line bits of it.
+    fec: Option<Box<FecLine>>,
+    /// Clocks of the FEC's line handed out.
+    fec_clocks: u64,
 }
 
 impl LiveTx {
@@ -184,7 +189,43 @@ impl LiveTx {
             opt: *opt,
             unit: 0,
             unit_left: 0,
+            fec: None,
+            fec_clocks: 0,
         }
+    }
+
+    /// [`LiveTx::new`] with a FEC below the PCS (none: as [`LiveTx::new`]): each clock hands
+    /// out 66 bits of the FEC's line (a [`TxClock`]'s `line` and `unscrambled` are then those
+    /// bits as a unit, bit 0 first: `sync` the first 2, `payload` the next 64, at no block
+    /// boundary), and the events of the PCS blocks the FEC took from the source in it; its
+    /// `word` is idle. Serial words ([`LiveTx::next_word`]) and the serdes ([`SerdesTx`]) carry
+    /// the FEC's line. The source is held for the RS-FEC marker ([`FecLine`]).
+    ///
+    /// # Errors
+    /// A FEC the rate does not have (RS-FEC needs 25G), or a Clause 108 setting the standard
+    /// refuses.
+    pub fn with_fec(opt: &TxOptions, rate: Rate, fec: &FecOptions) -> Result<Self, String> {
+        fec.check(rate)?;
+        let mut tx = Self::line_only(opt);
+        tx.fec = FecLine::new(fec)?.map(Box::new);
+        Ok(tx)
+    }
+
+    /// The FEC's line, if there is one: blocks taken, source held, codewords made.
+    pub fn fec(&self) -> Option<&FecLine> {
+        self.fec.as_deref()
+    }
+
+    /// Takes the FEC's line away (to carry it on below a model with new settings:
+    /// [`LiveTx::put_fec`]).
+    pub fn take_fec(&mut self) -> Option<Box<FecLine>> {
+        self.fec.take()
+    }
+
+    /// Puts a FEC's line below this model, as [`LiveTx::take_fec`] took it: its codewords go
+    /// on where they were.
+    pub fn put_fec(&mut self, fec: Box<FecLine>) {
+        self.fec = Some(fec);
     }
 
     /// Gives the MAC a frame (DA to the end of the payload; with `fcs`, sent as is with that
@@ -303,6 +344,43 @@ impl LiveTx {
     /// # Errors
     /// As [`LiveTx::clock`] (the blocks before the refused frame are lost).
     pub fn clocks(&mut self, out: &mut [TxClock]) -> Result<(), TxError> {
+        let Some(mut fec) = self.fec.take() else {
+            return self.pcs_clocks(out);
+        };
+        let r = out
+            .iter_mut()
+            .try_for_each(|slot| self.fec_clock(&mut fec, slot));
+        self.fec = Some(fec);
+        r
+    }
+
+    /// One clock of the FEC's line: 66 bits, with the events of the blocks taken in it.
+    fn fec_clock(&mut self, fec: &mut FecLine, slot: &mut TxClock) -> Result<(), TxError> {
+        let mut marks = TxClock::default();
+        let bits = fec.bits(66, || {
+            let mut c = TxClock::default();
+            self.pcs_clocks(std::slice::from_mut(&mut c))?;
+            marks.start = marks.start.or(c.start);
+            marks.sfd = marks.sfd.or(c.sfd);
+            marks.end = marks.end.or(c.end);
+            Ok(c.line)
+        })?;
+        let unit = Block {
+            sync: pcs_core::SyncHeader::from_bits((bits & 3) as u8),
+            payload: (bits >> 2) as u64,
+        };
+        *slot = TxClock {
+            index: self.fec_clocks,
+            line: unit,
+            unscrambled: unit,
+            ..marks
+        };
+        self.fec_clocks += 1;
+        Ok(())
+    }
+
+    /// [`LiveTx::clocks`] of the PCS: line blocks.
+    fn pcs_clocks(&mut self, out: &mut [TxClock]) -> Result<(), TxError> {
         let mut rest = out;
         while !rest.is_empty() {
             let mut refused = None;
@@ -704,6 +782,37 @@ pub struct LiveRx {
     tail: VecDeque<ReceivedFrame>,
     /// The offline view while it looks for block lock ([`RxView::Offline`]).
     search: Option<Box<view::LockSearch>>,
+    /// The FEC below the PCS ([`LiveRx::set_fec`]).
+    fec: Option<Box<FecFront>>,
+}
+
+/// The FEC below a live receiver: serial bits in (66-bit units packed into bytes), the blocks
+/// of each FEC block or codeword decoded while locked out, to a chain made for blocks.
+struct FecFront {
+    decoder: FecDecoder,
+    packer: pcs_core::gearbox::TxGearbox<u8>,
+    blocks: Vec<Block>,
+}
+
+impl FecFront {
+    /// Serial bytes through the decoder; its blocks into `chain`.
+    fn bytes(&mut self, chain: &mut RxChain<FrameQueue>, bytes: &[u8]) {
+        let Self {
+            decoder, blocks, ..
+        } = self;
+        blocks.clear();
+        decoder.push_bytes(bytes, |b| blocks.extend_from_slice(b));
+        chain.push_blocks(blocks);
+    }
+
+    /// 66-bit units (any boundary) through the decoder.
+    fn units(&mut self, chain: &mut RxChain<FrameQueue>, units: &[Block]) {
+        let mut bytes = Vec::with_capacity(units.len() * 9);
+        for &u in units {
+            bytes.extend_from_slice(self.packer.push_block(u).as_slice());
+        }
+        self.bytes(chain, &bytes);
+    }
 }
 
 impl LiveRx {
@@ -717,7 +826,51 @@ impl LiveRx {
             counts: crate::rx::FrameCounts::default(),
             tail: VecDeque::new(),
             search: None,
+            fec: None,
         }
+    }
+
+    /// Puts a FEC below the PCS of a model made for serial input, before its first clock (no
+    /// FEC: nothing changes): the FEC finds its boundary from any bit offset and hands the
+    /// PCS the blocks of each FEC block or codeword decoded while locked (its block lock is
+    /// the FEC's; the view does not apply). `opt` are the options the model was made with.
+    ///
+    /// # Errors
+    /// A FEC the rate does not have, a Clause 108 setting the standard refuses, a model made
+    /// for blocks or XGMII transfers, or one already given input.
+    pub fn set_fec(&mut self, opt: &RxOptions, rate: Rate, fec: &FecOptions) -> Result<(), String> {
+        fec.check(rate)?;
+        let Some(decoder) = FecDecoder::new(fec, opt.max_events)? else {
+            return Ok(());
+        };
+        if !matches!(self.input, RxInput::Serial) {
+            return Err(format!(
+                "a {} FEC sits below a serial line: the model takes serial input",
+                fec.kind
+            ));
+        }
+        let chain = self.chain.as_mut().ok_or_else(|| "finished".to_string())?;
+        if chain.blocks_received() > 0 || self.search.as_ref().is_some_and(|s| s.started()) {
+            return Err("the FEC is set before the first clock".into());
+        }
+        let queue = std::mem::take(chain.sink_mut());
+        let input = RxInput::Blocks {
+            scrambled: true,
+            descrambler_state: None,
+        };
+        self.chain = Some(RxChain::new(opt, input, queue));
+        self.search = None;
+        self.fec = Some(Box::new(FecFront {
+            decoder,
+            packer: pcs_core::gearbox::TxGearbox::new(),
+            blocks: Vec::new(),
+        }));
+        Ok(())
+    }
+
+    /// What the FEC saw so far (`None`: no FEC).
+    pub fn fec(&self) -> Option<&FecSummary> {
+        self.fec.as_ref().map(|f| f.decoder.summary())
     }
 
     fn chain(&mut self) -> Result<&mut RxChain<FrameQueue>, LiveError> {

@@ -10,6 +10,7 @@
 //!        a view; UsxgmiiRx under rate replication); ordered sets as the bench models see them
 //! ```
 
+use crate::fec::{FecLine, FecOptions, FecSummary, Rate};
 use crate::live::{LiveError, LiveRx, LiveStatus, LiveTx, RxView, WordTap};
 use crate::rx::{FrameCounts, PcsEvent, PcsSummary, ReceivedFrame, RxInput, RxOptions};
 use crate::tx::{OrderedSet, TxError, TxOptions};
@@ -168,6 +169,26 @@ impl SimTx {
         }
     }
 
+    /// A transmitter out of reset with a FEC below its PCS (none: as [`SimTx::new`]): each
+    /// clock is then 66 bits of the FEC's line ([`LiveTx::with_fec`]), its marks on the clock
+    /// the FEC took their block from the PCS.
+    ///
+    /// # Errors
+    /// A FEC the rate does not have, or a Clause 108 setting the standard refuses.
+    pub fn with_fec(opt: &TxOptions, rate: Rate, fec: &FecOptions) -> Result<Self, String> {
+        let mut tx = Self::new(opt, 0);
+        tx.line = Line::Plain(Box::new(LiveTx::with_fec(opt, rate, fec)?));
+        Ok(tx)
+    }
+
+    /// The FEC's line, if there is one.
+    pub fn fec(&self) -> Option<&FecLine> {
+        match &self.line {
+            Line::Plain(tx) => tx.fec(),
+            Line::Replicated(_) => None,
+        }
+    }
+
     /// The settings in use (`seed`: the scrambler state the current settings started from),
     /// and the copies of each column.
     pub fn options(&self) -> (&TxOptions, u32) {
@@ -202,8 +223,16 @@ impl SimTx {
             idle_blocks: 0,
             ..*opt
         };
-        self.copies = copies;
-        self.line = Line::new(&self.opt, copies);
+        // A FEC goes on below the new settings (no rate replication with it).
+        let fec = match &mut self.line {
+            Line::Plain(tx) => tx.take_fec(),
+            Line::Replicated(_) => None,
+        };
+        self.copies = if fec.is_some() { 0 } else { copies };
+        self.line = Line::new(&self.opt, self.copies);
+        if let (Some(f), Line::Plain(tx)) = (fec, &mut self.line) {
+            tx.put_fec(f);
+        }
         self.line.set_idle_fill(self.idle_fill);
         self.ahead.clear();
     }
@@ -479,7 +508,13 @@ pub struct SimRx {
     os: OrderedSetRuns,
     usx: Option<UsxgmiiRx>,
     clocks: u64,
+    /// Below a FEC: `(first block, clock)` of each clock that handed the PCS blocks (a FEC
+    /// block or codeword's blocks reach it together, at the clock that completed it).
+    fec_clocks: Option<VecDeque<(u64, u64)>>,
 }
+
+/// Clocks a receiver below a FEC remembers the blocks of.
+const FEC_CLOCKS_KEPT: usize = 1 << 14;
 
 impl SimRx {
     /// A receiver out of reset; serial input is read in `view`.
@@ -504,7 +539,27 @@ impl SimRx {
             os: OrderedSetRuns::default(),
             usx: None,
             clocks: 0,
+            fec_clocks: None,
         }
+    }
+
+    /// Puts a FEC below the PCS of a receiver of units or serdes words, before its first
+    /// clock ([`LiveRx::set_fec`]; no FEC: nothing changes). A frame's clocks are then those
+    /// at which the FEC handed the PCS its blocks.
+    ///
+    /// # Errors
+    /// As [`LiveRx::set_fec`].
+    pub fn set_fec(&mut self, rate: Rate, fec: &FecOptions) -> Result<(), String> {
+        self.rx.set_fec(&self.opt, rate, fec)?;
+        if self.rx.fec().is_some() {
+            self.fec_clocks = Some(VecDeque::new());
+        }
+        Ok(())
+    }
+
+    /// What the FEC saw so far (`None`: no FEC).
+    pub fn fec(&self) -> Option<&FecSummary> {
+        self.rx.fec()
     }
 
     /// What it takes.
@@ -568,6 +623,15 @@ impl SimRx {
     /// de-replication), the frames placed.
     fn clocked(&mut self) -> Vec<PlacedFrame> {
         self.clocks += 1;
+        if let Some(at) = self.fec_clocks.as_mut() {
+            let blocks = self.rx.status().blocks;
+            if at.back().is_none_or(|&(b, _)| b < blocks) {
+                at.push_back((blocks, self.clocks - 1));
+                if at.len() > FEC_CLOCKS_KEPT {
+                    at.pop_front();
+                }
+            }
+        }
         self.take_words();
         let line = self.line_frames();
         match self.usx.as_mut() {
@@ -643,6 +707,11 @@ impl SimRx {
 
     /// The clock at which block `n` was complete: the push that gave its last bit.
     pub fn clock_of(&self, n: u64) -> u64 {
+        if let Some(at) = &self.fec_clocks {
+            // The first clock whose blocks reach past block n.
+            let i = at.partition_point(|&(b, _)| b <= n);
+            return at.get(i).or(at.back()).map_or(0, |&(_, c)| c);
+        }
         let per_clock = match self.input {
             SimInput::Units => 66,
             SimInput::Words(w) => u64::from(w),
@@ -746,6 +815,93 @@ mod tests {
 
     fn at(m: &[(Mark, u64, u64)], mark: Mark, id: u64) -> u64 {
         m.iter().find(|x| x.0 == mark && x.1 == id).unwrap().2
+    }
+
+    /// Frames through a transmitter with `fec` below it, its units moved by `skip` bits, into
+    /// a receiver below the same FEC: the frames received, the FEC's summary, the source's
+    /// holds.
+    fn through_fec(
+        fec: &FecOptions,
+        skip: u32,
+        frames: &[Vec<u8>],
+    ) -> (Vec<PlacedFrame>, FecSummary, u64) {
+        // Idle blocks first: the receiver's FEC finds its lock (Clause 74 slips a bit a FEC
+        // block) and its descrambler trains on them.
+        let opt = TxOptions {
+            idle_blocks: 3000,
+            ..tx_opt(12)
+        };
+        let mut tx = SimTx::with_fec(&opt, Rate::G25, fec).unwrap();
+        for f in frames {
+            tx.send(f, None).unwrap();
+        }
+        let mut rx = SimRx::new(
+            &crate::Options::default().rx(),
+            SimInput::Units,
+            RxView::Receiver,
+        );
+        rx.set_fec(Rate::G25, fec).unwrap();
+        let mut got = Vec::new();
+        let mut last: u128 = 0;
+        for _ in 0..(2 * 1024 * 80 + 4000) {
+            let c = tx.clock().unwrap();
+            let u = u128::from(c.line.sync.to_bits()) | u128::from(c.line.payload) << 2;
+            let moved = if skip == 0 {
+                u
+            } else {
+                (last >> (66 - skip) | u << skip) & ((1 << 66) - 1)
+            };
+            last = u;
+            let b = Block {
+                sync: pcs_core::SyncHeader::from_bits((moved & 3) as u8),
+                payload: (moved >> 2) as u64,
+            };
+            got.extend(rx.push_unit(b).unwrap());
+            if tx.pending() == 0 && got.len() == frames.len() {
+                break;
+            }
+        }
+        let held = tx.fec().unwrap().held();
+        (got, rx.fec().unwrap().clone(), held)
+    }
+
+    #[test]
+    fn frames_cross_a_fec_line_from_any_offset_and_rs_holds_the_source_4_blocks_a_period() {
+        let frames: Vec<Vec<u8>> = (0..40).map(|i| vec![i as u8; 60 + 97 * i]).collect();
+        let rs = FecOptions {
+            kind: crate::fec::Fec::Rs,
+            rs: fec_core::rs::RsFecConfig {
+                lock_markers: 1,
+                marker_period_codewords: 4,
+                ..fec_core::rs::RsFecConfig::IEEE
+            },
+            ..FecOptions::default()
+        };
+        let fc = FecOptions {
+            kind: crate::fec::Fec::Fc,
+            ..FecOptions::default()
+        };
+        for (fec, skip) in [(rs, 0), (rs, 29), (fc, 0), (fc, 13)] {
+            let (got, s, held) = through_fec(&fec, skip, &frames);
+            let lens: Vec<usize> = got.iter().map(|f| f.frame.content().len()).collect();
+            let want: Vec<usize> = frames.iter().map(Vec::len).collect();
+            assert_eq!(lens, want, "{:?} {skip}", fec.kind);
+            for (g, f) in got.iter().zip(&frames) {
+                assert!(g.frame.content() == f.as_slice(), "{:?} {skip}", fec.kind);
+            }
+            assert!(s.clean() && s.corrected_codewords == 0, "{s:?}");
+            // Clock places grow with the line.
+            assert!(got
+                .windows(2)
+                .all(|w| w[0].start.map(|p| p.clock) <= w[1].start.map(|p| p.clock)));
+            match fec.kind {
+                crate::fec::Fec::Rs => {
+                    let periods = s.codewords.div_ceil(4) + 1;
+                    assert!(held >= 4 && held <= 4 * periods, "{held} {periods}");
+                }
+                _ => assert_eq!(held, 0),
+            }
+        }
     }
 
     #[test]

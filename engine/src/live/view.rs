@@ -107,6 +107,11 @@ impl LockSearch {
         }
     }
 
+    /// True once it holds input.
+    pub(super) fn started(&self) -> bool {
+        !matches!(self.held, Held::Nothing)
+    }
+
     fn outcome(&mut self, found: Option<LockAcquired>) -> Search {
         self.clocks += 1;
         match found {
@@ -204,7 +209,11 @@ impl LiveRx {
                 "66-bit units pushed to a model made for blocks or XGMII transfers",
             ));
         }
-        self.chain()?;
+        let chain = self.chain.as_mut().ok_or(LiveError::Finished)?;
+        if let Some(f) = self.fec.as_mut() {
+            f.units(chain, units);
+            return Ok(());
+        }
         match self.search.as_mut() {
             Some(s) => {
                 let found = s.units(units)?;
@@ -218,7 +227,11 @@ impl LiveRx {
     /// Serial bytes of serdes words, through the offline view's search while it holds the
     /// stream.
     pub(super) fn serial_bytes(&mut self, bytes: &[u8]) -> Result<(), LiveError> {
-        self.chain()?;
+        let chain = self.chain.as_mut().ok_or(LiveError::Finished)?;
+        if let Some(f) = self.fec.as_mut() {
+            f.bytes(chain, bytes);
+            return Ok(());
+        }
         match self.search.as_mut() {
             Some(s) => {
                 let found = s.bytes(bytes)?;
