@@ -1,7 +1,7 @@
 //! One options type for the whole model: what a door (the command line, Python, C) sets, and
 //! the TX and RX chain settings it gives.
 
-use crate::fec::{FecOptions, Rate};
+use crate::fec::{Fec, FecOptions, Rate};
 use crate::profile::Profile;
 use crate::rx::RxOptions;
 use crate::tx::TxOptions;
@@ -101,6 +101,40 @@ impl Options {
             ber_timer: self.ber_timer.at(self.rate),
         }
     }
+}
+
+/// The line rate and the FEC from a door's words (`rate` `10g` or `25g`, `fec` `none`, `fc`
+/// or `rs`, the RS-FEC marker period in codewords and the markers that make its lock), checked
+/// together: RS-FEC needs 25G, a Clause 108 setting the standard refuses is refused.
+///
+/// # Errors
+/// A message naming the option (`rate`, `fec`, `rs_marker_period`, `rs_lock_markers`).
+pub fn line(
+    rate: &str,
+    fec: &str,
+    rs_marker_period: u32,
+    rs_lock_markers: u8,
+) -> Result<(Rate, FecOptions), String> {
+    let rate: Rate = rate.parse().map_err(|e| format!("rate: {e}"))?;
+    let kind: Fec = fec.parse().map_err(|e| format!("fec: {e}"))?;
+    if rs_marker_period == 0 {
+        return Err(
+            "rs_marker_period: 0 codewords: expected 1 or more (1024, the standard's)".into(),
+        );
+    }
+    if !(1..=2).contains(&rs_lock_markers) {
+        return Err(format!(
+            "rs_lock_markers: {rs_lock_markers}: expected 1 (lock on the first marker) or 2"
+        ));
+    }
+    let mut f = FecOptions {
+        kind,
+        ..FecOptions::default()
+    };
+    f.rs.marker_period_codewords = rs_marker_period;
+    f.rs.lock_markers = rs_lock_markers;
+    f.check(rate).map_err(|e| format!("fec: {e}"))?;
+    Ok((rate, f))
 }
 
 /// The receiver's limit where there is none: the MAC's receive buffer
@@ -320,6 +354,26 @@ mod tests {
         };
         let c = short.rx().ber_timer.ber_config();
         assert_eq!((c.threshold, c.window_ticks / c.ticks_per_block), (97, 100));
+    }
+
+    #[test]
+    fn the_line_options_are_checked_and_name_their_key() {
+        let (rate, f) = line("25g", "rs", 16, 1).unwrap();
+        assert_eq!(
+            (rate, f.kind, f.rs.marker_period_codewords),
+            (Rate::G25, Fec::Rs, 16)
+        );
+        assert_eq!(line("10g", "fc", 1024, 1).unwrap().1.kind, Fec::Fc);
+        for (r, f, p, m, key) in [
+            ("40g", "none", 1024, 1, "rate:"),
+            ("10g", "ldpc", 1024, 1, "fec:"),
+            ("10g", "rs", 1024, 1, "fec:"),
+            ("25g", "rs", 0, 1, "rs_marker_period:"),
+            ("25g", "rs", 1024, 3, "rs_lock_markers:"),
+        ] {
+            let e = line(r, f, p, m).unwrap_err();
+            assert!(e.starts_with(key), "{e}");
+        }
     }
 
     #[test]
