@@ -325,8 +325,6 @@ pub struct FecLine {
     credit: i64,
     /// Bits of one FEC block or codeword: the source is held while this many wait.
     hold_bits: u64,
-    /// Block times the source was held.
-    held: u64,
     /// Blocks taken from the source.
     taken: u64,
     scratch: Vec<u64>,
@@ -351,7 +349,6 @@ impl FecLine {
             used: 0,
             credit: 0,
             hold_bits,
-            held: 0,
             taken: 0,
             scratch: Vec::new(),
         }))
@@ -393,7 +390,6 @@ impl FecLine {
             if self.waiting() < self.hold_bits {
                 self.take_block(&mut source)?;
             } else {
-                self.held += 1;
                 self.credit -= 66;
             }
         }
@@ -417,9 +413,10 @@ impl FecLine {
         Ok(v)
     }
 
-    /// Block times the source was held (RS-FEC: 4 a marker period).
+    /// Block times the source was held for the RS-FEC markers: 4 a marker codeword begun
+    /// ([`FecEncoder::stalls`]; 0 for Clause 74).
     pub fn held(&self) -> u64 {
-        self.held
+        self.encoder.stalls()
     }
 
     /// Blocks taken from the source.
