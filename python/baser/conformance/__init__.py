@@ -1,0 +1,152 @@
+"""baser.conformance: a catalogue of named cases, each with the clause it checks, that
+drives a DUT through an adapter of its signals and judges everything it says (frames and
+their bad flags, error pulses, block lock, hi_ber, link status, link fault, counters)
+against the model and the standard (docs/conformance.md).
+
+    from baser.conformance import example_dut, run
+    await run(dut, example_dut(dut), report_dir="conformance")
+
+Needs cocotb (1.9 or 2.x) when :func:`run` is called; importing it does not.
+"""
+
+import json
+import os
+import time
+
+from . import _judge
+from ._adapter import Adapter, example_dut, taxi, verilog_ethernet
+from ._cases import CASES, LEAD, Case
+from ._report import write_html, write_junit
+
+__all__ = ["Adapter", "CASES", "Case", "Result", "example_dut", "load_waivers", "run",
+           "taxi", "verilog_ethernet"]
+
+
+class Result:
+    """One case's outcome: ``verdict`` pass, fail, waived (failed, as a waiver expects) or
+    skipped; ``divergences`` in the model's words, the first one first."""
+
+    def __init__(self, case, verdict, divergences, seconds, clocks=0, reason=""):
+        self.case = case
+        self.verdict = verdict
+        self.divergences = divergences
+        self.seconds = seconds
+        self.clocks = clocks
+        self.reason = reason
+
+    @property
+    def message(self):
+        if self.verdict == "skipped":
+            return self.reason
+        first = self.divergences[0] if self.divergences else "no divergence"
+        more = f" (+{len(self.divergences) - 1} more)" if len(self.divergences) > 1 else ""
+        waived = f"; waived: {self.reason}" if self.verdict == "waived" else ""
+        return first + more + waived
+
+    def to_json(self):
+        c = self.case
+        return {"name": c.name, "clause": c.clause, "title": c.title, "verdict": self.verdict,
+                "seconds": round(self.seconds, 2), "clocks": self.clocks,
+                "divergences": self.divergences, "reason": self.reason}
+
+
+def load_waivers(path):
+    """A waiver file: one ``case-name: reason`` a line (``#`` comments, blank lines). A
+    waived case that fails is reported ``waived``; one that passes fails the run (the
+    waiver is stale). Unknown case names are an error."""
+    waivers = {}
+    known = {c.name for c in CASES}
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            text = line.split("#", 1)[0].strip()
+            if not text:
+                continue
+            name, sep, reason = text.partition(":")
+            name = name.strip()
+            if not sep or not reason.strip():
+                raise ValueError(f"{path}:{number}: expected `case-name: reason`, got `{text}`")
+            if name not in known:
+                raise ValueError(f"{path}:{number}: no case `{name}` in the catalogue")
+            waivers[name] = reason.strip()
+    return waivers
+
+
+async def _run_case(bench, adapter, case):
+    from . import _bench  # noqa: F401  (cocotb needed from here on)
+
+    if case.kind == "rx":
+        lb = case.build(adapter)
+        obs = await bench.run_rx(lb.blocks, lb.slips)
+        div = _judge.status(obs, adapter, case.expect, LEAD)  # the cause first
+        div += _judge.frames(obs, adapter) + _judge.pulses(obs, adapter)
+        if case.counters:
+            div += _judge.counters(obs, adapter)
+        return div, obs.clocks
+    frames, aborts = case.build(adapter)
+    obs = await bench.run_tx(frames, aborts)
+    div, received = _judge.tx_frames(obs, adapter, frames, aborts)
+    if not aborts:
+        div += _judge.tx_gaps(received, adapter, frames)
+    return div, obs.clocks
+
+
+async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, log=None,
+              raise_on_fail=True):
+    """Runs the catalogue (or the cases named in ``cases``) against ``dut``: each case
+    resets the DUT, drives its stimulus and judges it. ``waivers``: a dict or a waiver
+    file's path. Writes ``conformance.xml`` (JUnit), ``conformance.json`` and
+    ``conformance.html`` to ``report_dir`` (default: ``$BASER_CONFORMANCE_DIR`` or
+    ``.``). Raises ``AssertionError`` naming the failed cases unless ``raise_on_fail`` is
+    false; returns the results."""
+    from ._bench import Bench
+
+    adapter = adapter or example_dut(dut)
+    if isinstance(waivers, str):
+        waivers = load_waivers(waivers)
+    waivers = waivers or {}
+    wanted = list(cases) if cases else None
+    chosen = [c for c in CASES if wanted is None or c.name in wanted]
+    if wanted:
+        unknown = sorted(set(wanted) - {c.name for c in CASES})
+        if unknown:
+            raise ValueError(f"no case(s) {unknown} in the catalogue")
+    say = log.info if log is not None else print
+    bench = Bench(adapter)
+    results = []
+    for case in chosen:
+        lacking = adapter.has(case.needs)
+        if lacking:
+            results.append(Result(case, "skipped", [], 0.0, reason=f"the adapter has no {lacking}"))
+            say(f"{case.name:24} skipped: the adapter has no {lacking}")
+            continue
+        start = time.monotonic()
+        await bench.reset()
+        div, clocks = await _run_case(bench, adapter, case)
+        verdict = "fail" if div else "pass"
+        reason = ""
+        if case.name in waivers:
+            reason = waivers[case.name]
+            if div:
+                verdict = "waived"
+            else:
+                verdict, div = "fail", [f"waived ({reason}) but passed: remove the waiver"]
+        r = Result(case, verdict, div, time.monotonic() - start, clocks, reason)
+        results.append(r)
+        say(f"{case.name:24} {verdict:7} {r.seconds:6.1f} s {clocks:6} clocks  {case.clause}"
+            + "".join(f"\n    {d}" for d in r.divergences[:6]))
+    _write(results, report_dir)
+    failed = [r.case.name for r in results if r.verdict == "fail"]
+    if failed and raise_on_fail:
+        first = next(r for r in results if r.verdict == "fail")
+        raise AssertionError(f"conformance: {len(failed)} case(s) failed: {', '.join(failed)}; "
+                             f"first: {first.case.name}: {first.message}")
+    return results
+
+
+def _write(results, report_dir):
+    folder = report_dir or os.environ.get("BASER_CONFORMANCE_DIR") or "."
+    os.makedirs(folder, exist_ok=True)
+    write_junit(os.path.join(folder, "conformance.xml"), results)
+    write_html(os.path.join(folder, "conformance.html"), results)
+    with open(os.path.join(folder, "conformance.json"), "w") as f:
+        json.dump({"cases": [r.to_json() for r in results]}, f, indent=1)

@@ -1,0 +1,163 @@
+"""The adapter: which of a DUT's signals carries what the catalogue drives and judges.
+
+Every name is a signal of the cocotb toplevel (``dut``), or a dotted path below it
+(``"m_axis_rx.tdata"`` for an interface instance), or ``None`` when the DUT does not have it
+(the cases that need it are then skipped, and the report says why).
+"""
+
+STATUS = ("block_lock", "hi_ber", "link_up", "local_fault", "remote_fault")
+PULSES = ("bad_frame", "bad_fcs")
+COUNTERS = ("errored_blocks", "frames_good", "frames_bad", "fcs_errors")
+
+
+class Adapter:
+    """Signal names of one DUT, and the settings the standard leaves to the implementer.
+
+    clocks, resets: started at ``period_ns`` / pulsed (active high unless
+    ``reset_active_low``) before every case. serdes_rx (data, hdr) and bitslip; serdes_tx
+    (data, hdr): a 64-bit serdes interface with a 2-bit header. rx_axis, tx_axis: the
+    AXI-stream prefix (``"rx_axis"`` -> ``rx_axis_tdata``; ending in ``"."`` it is a path:
+    ``"m_axis_rx."`` -> ``m_axis_rx.tdata``); ``rx_bad_bit`` / ``tx_abort_bit``: the tuser
+    bit of a bad frame on the last beat; ``rx_fcs_stripped``: the DUT delivers frames
+    without their FCS. status: role -> level signal (``STATUS``). pulses: role -> a signal
+    high one clock per frame (``PULSES``). counters: role -> a counter's value (``COUNTERS``).
+    inputs: signal -> value driven for the whole run (configuration pins).
+    ber_window_blocks: the DUT's 125 us timer in blocks (19531 at 10G); tx_ifg, tx_dic:
+    the IFG and deficit idle count the DUT's transmitter is set to (46.3.1.4 allows both);
+    max_frame_length: the receiver's largest good frame, FCS included.
+    """
+
+    def __init__(
+        self,
+        dut,
+        *,
+        clocks=("rx_clk", "tx_clk"),
+        resets=("rx_rst", "tx_rst"),
+        reset_active_low=False,
+        period_ns=6.4,
+        serdes_rx=("serdes_rx_data", "serdes_rx_hdr"),
+        bitslip="serdes_rx_bitslip",
+        serdes_tx=("serdes_tx_data", "serdes_tx_hdr"),
+        rx_axis="rx_axis",
+        tx_axis="tx_axis",
+        rx_bad_bit=0,
+        tx_abort_bit=0,
+        rx_fcs_stripped=True,
+        status=None,
+        pulses=None,
+        counters=None,
+        inputs=None,
+        ber_window_blocks=19531,
+        tx_ifg=12,
+        tx_dic=True,
+        max_frame_length=1518,
+    ):
+        self.dut = dut
+        self.clocks = [self.signal(c) for c in clocks]
+        self.resets = [self.signal(r) for r in resets]
+        self.reset_active_low = reset_active_low
+        self.period_ns = period_ns
+        self.serdes_rx = tuple(self.signal(s) for s in serdes_rx) if serdes_rx else None
+        self.bitslip = self.optional(bitslip)
+        self.serdes_tx = tuple(self.signal(s) for s in serdes_tx) if serdes_tx else None
+        self.rx_axis = self.axis(rx_axis, ("tdata", "tkeep", "tvalid", "tlast", "tuser"))
+        self.tx_axis = self.axis(tx_axis, ("tdata", "tkeep", "tvalid", "tready", "tlast", "tuser"))
+        self.rx_bad_bit = rx_bad_bit
+        self.tx_abort_bit = tx_abort_bit
+        self.rx_fcs_stripped = rx_fcs_stripped
+        self.status = self.roles(status or {}, STATUS)
+        self.pulses = self.roles(pulses or {}, PULSES)
+        self.counters = self.roles(counters or {}, COUNTERS)
+        self.inputs = {self.signal(k): v for k, v in (inputs or {}).items()}
+        self.ber_window_blocks = ber_window_blocks
+        self.tx_ifg = tx_ifg
+        self.tx_dic = tx_dic
+        self.max_frame_length = max_frame_length
+
+    def signal(self, path):
+        obj = self.dut
+        for part in path.split("."):
+            try:
+                obj = getattr(obj, part)
+            except AttributeError:
+                raise ValueError(
+                    f"adapter: the DUT has no signal `{path}` (no `{part}`); give its name "
+                    f"or None"
+                ) from None
+        return obj
+
+    def optional(self, path):
+        return None if path is None else self.signal(path)
+
+    def axis(self, prefix, fields):
+        if prefix is None:
+            return None
+        sep = "" if prefix.endswith(".") else "_"
+        return {f: self.optional(f"{prefix}{sep}{f}") for f in fields}
+
+    def roles(self, given, known):
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise ValueError(f"adapter: unknown role(s) {unknown}: expected some of {list(known)}")
+        return {role: self.signal(name) for role, name in given.items() if name is not None}
+
+    def has(self, need):
+        """The first of ``need`` (roles such as ``"serdes_rx"``, ``"status.hi_ber"``) this
+        DUT lacks, or None."""
+        for role in need:
+            group, _, name = role.partition(".")
+            have = getattr(self, group, None)
+            if name:
+                have = have and have.get(name) is not None
+            if not have:
+                return role
+        return None
+
+
+def verilog_ethernet(dut, **overrides):
+    """verilog-ethernet's ``eth_mac_phy_10g`` (and this repository's example DUT, which
+    keeps its port names): AXI-stream ``tx_axis``/``rx_axis`` (tuser bit 0 bad frame),
+    ``serdes_*``, ``rx_block_lock``, ``rx_high_ber``, ``rx_status``, the pulses
+    ``rx_error_bad_frame`` and ``rx_error_bad_fcs``; ``cfg_ifg`` 12, ``cfg_tx_enable`` and
+    ``cfg_rx_enable`` 1. Link fault and counters: none (give them in ``overrides``)."""
+    settings = dict(
+        status={"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber", "link_up": "rx_status"},
+        pulses={"bad_frame": "rx_error_bad_frame", "bad_fcs": "rx_error_bad_fcs"},
+        inputs={"cfg_ifg": 12, "cfg_tx_enable": 1, "cfg_rx_enable": 1},
+    )
+    settings.update(overrides)
+    return Adapter(dut, **settings)
+
+
+def taxi(dut, **overrides):
+    """taxi's ``taxi_eth_mac_phy_10g`` in its cocotb wrapper (``test_taxi_eth_mac_phy_10g.sv``):
+    the interfaces ``s_axis_tx`` and ``m_axis_rx`` (tuser bit 0 bad frame), ``serdes_*``
+    with their valids held high, ``rx_block_lock``, ``rx_high_ber``, ``rx_status``, the
+    statistics pulses ``stat_rx_pkt_bad`` and ``stat_rx_err_bad_fcs``; ``stat_clk`` and
+    ``stat_rst`` with the others."""
+    settings = dict(
+        clocks=("rx_clk", "tx_clk", "stat_clk"),
+        resets=("rx_rst", "tx_rst", "stat_rst"),
+        rx_axis="m_axis_rx.",
+        tx_axis="s_axis_tx.",
+        status={"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber", "link_up": "rx_status"},
+        pulses={"bad_frame": "stat_rx_pkt_bad", "bad_fcs": "stat_rx_err_bad_fcs"},
+        inputs={"serdes_rx_data_valid": 1, "serdes_rx_hdr_valid": 1, "cfg_tx_enable": 1,
+                "cfg_rx_enable": 1, "cfg_tx_ifg": 12},
+    )
+    settings.update(overrides)
+    return Adapter(dut, **settings)
+
+
+def example_dut(dut, **overrides):
+    """examples/conformance/rtl/conf_dut.v: verilog-ethernet's names plus the link fault
+    outputs and the counters."""
+    settings = dict(
+        status={"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber", "link_up": "rx_status",
+                "local_fault": "rx_local_fault", "remote_fault": "rx_remote_fault"},
+        pulses={"bad_frame": "rx_error_bad_frame", "bad_fcs": "rx_error_bad_fcs"},
+        counters={"errored_blocks": "rx_errored_blocks", "frames_good": "rx_frames_good",
+                  "frames_bad": "rx_frames_bad", "fcs_errors": "rx_fcs_errors"},
+    )
+    settings.update(overrides)
+    return Adapter(dut, **settings)

@@ -1,0 +1,219 @@
+"""Drives a DUT through its adapter one clock at a time and records everything it says.
+
+A receive run feeds the line to the DUT's serdes input (honouring its bit slip requests) and
+the same line bits to the model's receiver (``RxModel``, block lock of its own); a transmit
+run feeds frames to the DUT's AXI-stream input and records its serdes output. Both record
+the DUT's frames with their bad flag, its pulses, status levels (as changes) and counters.
+"""
+
+from .. import _baser
+from ._line import IDLE, M58, Cursor, scramble
+
+from cocotb.triggers import RisingEdge
+
+
+class Observed:
+    """What one run saw: the DUT's and (receive runs) the model's."""
+
+    def __init__(self):
+        self.clocks = 0
+        self.dut_frames = []  # (octets, bad, clock)
+        self.pulses = {}  # role -> count
+        self.status = {}  # role -> [(clock, value)] changes, first the value at the start
+        self.counters = {}  # role -> (before, after)
+        self.model_frames = []  # RxFrame
+        self.model_status = {}  # role -> [(clock, value)]
+        self.tx_blocks = []  # (header, payload) from the DUT's serdes output
+        self.model_final = {}  # the model receiver's status at the end
+        self.notes = []
+
+
+def _int(sig):
+    try:
+        return int(sig.value)
+    except ValueError:  # x or z
+        return 0
+
+
+class Bench:
+    def __init__(self, adapter):
+        self.a = adapter
+        self.clock = adapter.clocks[0]
+        self.started = False
+
+    def start_clocks(self):
+        import cocotb
+        from cocotb.clock import Clock
+
+        for clk in self.a.clocks:
+            try:
+                clock = Clock(clk, self.a.period_ns, unit="ns")  # cocotb 2
+            except TypeError:
+                clock = Clock(clk, self.a.period_ns, units="ns")  # cocotb 1.9
+            cocotb.start_soon(clock.start())
+        self.started = True
+
+    async def reset(self):
+        """Holds the DUT in reset for 8 clocks with the serdes input idle, then releases it."""
+        if not self.started:
+            self.start_clocks()
+        a = self.a
+        for sig, value in a.inputs.items():
+            sig.value = value
+        if a.tx_axis is not None:
+            a.tx_axis["tvalid"].value = 0
+        idle = scramble([IDLE])[0]
+        if a.serdes_rx is not None:
+            a.serdes_rx[0].value = idle[1]
+            a.serdes_rx[1].value = idle[0]
+        level = 0 if a.reset_active_low else 1
+        for r in a.resets:
+            r.value = level
+        for _ in range(8):
+            await RisingEdge(self.clock)
+        for r in a.resets:
+            r.value = 1 - level
+        await RisingEdge(self.clock)
+
+    def _sample(self, obs, axis_state):
+        """One clock's outputs: AXI-stream beats, pulses, status changes."""
+        a = self.a
+        ax = a.rx_axis
+        if ax is not None and ax["tvalid"] is not None and _int(ax["tvalid"]):
+            data = _int(ax["tdata"])
+            keep = _int(ax["tkeep"]) if ax["tkeep"] is not None else 0xFF
+            axis_state.extend((data >> (8 * k)) & 0xFF for k in range(8) if keep >> k & 1)
+            if ax["tlast"] is None or _int(ax["tlast"]):
+                bad = bool(ax["tuser"] is not None and _int(ax["tuser"]) >> a.rx_bad_bit & 1)
+                obs.dut_frames.append((bytes(axis_state), bad, obs.clocks))
+                del axis_state[:]
+        for role, sig in a.pulses.items():
+            if _int(sig):
+                obs.pulses[role] = obs.pulses.get(role, 0) + 1
+        for role, sig in a.status.items():
+            value = bool(_int(sig))
+            trace = obs.status.setdefault(role, [])
+            if not trace or trace[-1][1] != value:
+                trace.append((obs.clocks, value))
+
+    def _counters(self, obs, at_end):
+        for role, sig in self.a.counters.items():
+            before = obs.counters.get(role, (None, None))[0]
+            obs.counters[role] = (before, _int(sig)) if at_end else (_int(sig), None)
+
+    async def run_rx(self, blocks, slips, tail=64):
+        """The line into the DUT's serdes input and the model's receiver, until ``tail``
+        blocks are left; then ``tail`` more clocks of the DUT's output."""
+        a = self.a
+        obs = Observed()
+        line = scramble(blocks)
+        dut_line, model_line = Cursor(line, slips), Cursor(line, slips)
+        model = _baser.RxModel(input="units", max_frame_length=a.max_frame_length)
+        axis_state = []
+        slip = False
+        self._counters(obs, False)
+        while model_line.left() > tail:
+            header, data = dut_line.take(slip)
+            a.serdes_rx[0].value = data
+            a.serdes_rx[1].value = header
+            await RisingEdge(self.clock)
+            obs.clocks += 1
+            slip = a.bitslip is not None and bool(_int(a.bitslip))
+            got = model.push(*model_line.take())
+            if got:
+                obs.model_frames.extend(got)
+            self._model_status(obs, model.status)
+            self._sample(obs, axis_state)
+        for _ in range(tail - 8):
+            if dut_line.left() < 2:
+                break
+            header, data = dut_line.take(slip)
+            a.serdes_rx[0].value = data
+            a.serdes_rx[1].value = header
+            await RisingEdge(self.clock)
+            obs.clocks += 1
+            slip = a.bitslip is not None and bool(_int(a.bitslip))
+            self._sample(obs, axis_state)
+        obs.model_final = model.status
+        _, last = model.finish()
+        obs.model_frames.extend(last or [])
+        self._counters(obs, True)
+        return obs
+
+    def _model_status(self, obs, status):
+        fault = status["link_fault"]
+        values = {
+            "block_lock": status["block_lock"],
+            "hi_ber": status["hi_ber"],
+            "link_up": status["block_lock"] and not status["hi_ber"],
+            "local_fault": "Local" in str(fault),
+            "remote_fault": "Remote" in str(fault),
+        }
+        for role, value in values.items():
+            trace = obs.model_status.setdefault(role, [])
+            if not trace or trace[-1][1] != value:
+                trace.append((obs.clocks, value))
+
+    async def run_tx(self, frames, aborts=(), settle=200, lead=200):
+        """Frames into the DUT's AXI-stream input (all queued at once, after ``lead`` clocks
+        in which the receiver locks to an idle line: an RS holds frames off while it
+        receives Local Fault; ``aborts``: the indices sent with the abort bit on their last
+        beat), the DUT's serdes output recorded until, every beat taken, no data block has
+        come out for ``settle`` clocks. The serdes input carries idles throughout."""
+        a = self.a
+        ax = a.tx_axis
+        obs = Observed()
+        idles = _idle_line()
+        for _ in range(lead):
+            if a.serdes_rx is not None:
+                header, payload = next(idles)
+                a.serdes_rx[0].value = payload
+                a.serdes_rx[1].value = header
+            await RisingEdge(self.clock)
+        beats = []
+        for i, frame in enumerate(frames):
+            for off in range(0, len(frame), 8):
+                chunk = frame[off : off + 8]
+                last = off + 8 >= len(frame)
+                user = (1 << a.tx_abort_bit) if last and i in aborts else 0
+                beats.append((int.from_bytes(chunk, "little"), (1 << len(chunk)) - 1, last, user))
+        axis_state = []
+        k = 0
+        after = 0
+        while after < settle:
+            if a.serdes_rx is not None:
+                header, payload = next(idles)
+                a.serdes_rx[0].value = payload
+                a.serdes_rx[1].value = header
+            if k < len(beats):
+                data, keep, last, user = beats[k]
+                ax["tdata"].value = data
+                ax["tkeep"].value = keep
+                ax["tlast"].value = int(last)
+                if ax["tuser"] is not None:
+                    ax["tuser"].value = user
+                ax["tvalid"].value = 1
+            else:
+                ax["tvalid"].value = 0
+            await RisingEdge(self.clock)
+            obs.clocks += 1
+            if k < len(beats) and (ax["tready"] is None or _int(ax["tready"])):
+                k += 1
+            obs.tx_blocks.append((_int(a.serdes_tx[1]), _int(a.serdes_tx[0])))
+            # done once every beat is taken and no data block has left for `settle` clocks
+            after = 0 if k < len(beats) or obs.tx_blocks[-1][0] == 2 else after + 1
+            self._sample(obs, axis_state)
+        ax["tvalid"].value = 0
+        return obs
+
+
+def _idle_line():
+    """Scrambled idle blocks, without end."""
+    state = M58
+    while True:
+        chunk = scramble([IDLE] * 256, state)
+        state = chunk[-1][1] >> 6
+        yield from chunk
+
+
+__all__ = ["Bench", "Observed"]
