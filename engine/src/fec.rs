@@ -14,6 +14,7 @@
 //! interface (`tx_cwm_flag` to the MAC/PCS, which then holds its data); [`FecEncoder::stalls`]
 //! counts the block times the source was held, and the reports say so.
 
+use crate::case::Case;
 use crate::rx::{
     FrameCounts, FrameRef, LinkStatus, PcsSummary, RxChain, RxInput, RxOptions, RxSink,
 };
@@ -21,7 +22,7 @@ use fec_core::{base_r, rs};
 use pcs_core::decode::RxEvent;
 use pcs_core::gearbox::PartialWord;
 use pcs_core::{Block, XgmiiWord};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The line rate: 10GBASE-R (Clause 49) or 25GBASE-R (Clause 107, the Clause 49 PCS at
 /// 2.5 times the rate).
@@ -83,7 +84,7 @@ impl std::str::FromStr for Rate {
 }
 
 /// Which FEC sits below the PCS.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Fec {
     /// No FEC: the PCS's blocks go to the line through the gearbox.
@@ -264,6 +265,19 @@ impl FecEncoder {
                 }
             }
         }
+    }
+
+    /// The scrambled idle blocks that finish the FEC block or codeword being filled, after the
+    /// line block `last` (the scrambler goes on from it: its state is the last 58 scrambled
+    /// bits, `last.payload >> 6`), as a transmitter sends them when its source ends.
+    pub fn idle_fill(&self, last: Block) -> Vec<Block> {
+        let mut s = pcs_core::scramble::Scrambler::new(last.payload >> 6);
+        (0..self.blocks_to_boundary())
+            .map(|_| Block {
+                sync: Block::IDLE.sync,
+                payload: s.scramble(Block::IDLE.payload),
+            })
+            .collect()
     }
 
     /// The last serial bits when the stream ends inside a word (an RS codeword is 82.5 words).
@@ -455,6 +469,10 @@ pub struct Uncorrectable {
     /// whose `/S/` was in it is not received at all, so it is not here (`check`, which knows
     /// the expected frames, names it missing).
     pub frames: Vec<u64>,
+    /// The expected frames it hit (`check`: those received from it, and those missing whose
+    /// `/S/` lay between the received frames around it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_frames: Option<Vec<u64>>,
 }
 
 /// What the FEC decoder saw: the `fec` object of the decode and check reports.
@@ -500,6 +518,209 @@ impl FecSummary {
             && self.lock.losses == 0
             && self.uncorrected_codewords == 0
     }
+
+    /// The counters as (name, value) pairs (`fec.codewords`, ...): the JUnit suite's
+    /// properties.
+    pub fn properties(&self) -> Vec<(String, String)> {
+        let mut p = vec![
+            ("fec.kind", self.kind.name().to_string()),
+            (
+                "fec.lock.acquired_at_bit",
+                self.lock
+                    .acquired_at_bit
+                    .map_or("never".into(), |b| b.to_string()),
+            ),
+            ("fec.lock.losses", self.lock.losses.to_string()),
+            ("fec.codewords", self.codewords.to_string()),
+            (
+                "fec.corrected_codewords",
+                self.corrected_codewords.to_string(),
+            ),
+            (
+                "fec.uncorrected_codewords",
+                self.uncorrected_codewords.to_string(),
+            ),
+            ("fec.corrected_bits", self.corrected_bits.to_string()),
+        ];
+        let optional = [
+            ("fec.corrected_symbols", self.corrected_symbols),
+            ("fec.hi_ser_episodes", self.hi_ser_episodes),
+            ("fec.markers", self.markers),
+        ];
+        p.extend(
+            optional
+                .iter()
+                .filter_map(|(k, v)| v.map(|v| (*k, v.to_string()))),
+        );
+        p.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    }
+}
+
+/// What a FEC receiver must report of a stream whose faults were planned (`baser gen --fec`,
+/// the `fec` object of its `expected.json`; `check --outcomes` judges the DUT's by it).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExpectedFec {
+    /// `fc` or `rs`.
+    pub kind: Fec,
+    /// FEC blocks or codewords on the line.
+    pub codewords_on_line: u64,
+    /// The faults put on the line, one per FEC block or codeword hit.
+    pub faults: Vec<PlannedFecFault>,
+    /// FEC blocks or codewords the decoder corrects.
+    pub corrected_codewords: u64,
+    /// Symbols it corrects (RS-FEC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrected_symbols: Option<u64>,
+    /// Bits it corrects.
+    pub corrected_bits: u64,
+    /// FEC blocks or codewords it cannot correct.
+    pub uncorrected_codewords: u64,
+    /// Those, each with the expected frames with a block in it.
+    pub uncorrectable: Vec<ExpectedUncorrectable>,
+}
+
+/// A fault on one FEC block or codeword of the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedFecFault {
+    /// The FEC block or codeword (0: the first on the line).
+    pub codeword: u64,
+    /// Its first line bit.
+    pub bit: u64,
+    /// RS-FEC: symbols with bit 0 flipped; Clause 74: the length of a burst of flipped bits.
+    pub size: u32,
+    /// Within the code's power (at most 7 symbols; a burst of at most 11 bits).
+    pub correctable: bool,
+}
+
+/// An uncorrectable FEC block or codeword the stimulus holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExpectedUncorrectable {
+    /// Its first line bit (what a receiver reports as `bit`).
+    pub bit: u64,
+    /// The expected frames with a block in it (their records in `frames.pcap`).
+    pub frames: Vec<u64>,
+}
+
+/// A list of numbers in words (`40, 41`, or `none`).
+fn list(v: &[u64]) -> String {
+    if v.is_empty() {
+        return "none".into();
+    }
+    v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// One uncorrectable unit in words, with the frames it hit.
+pub fn describe_uncorrectable(kind: Fec, u: &Uncorrectable) -> String {
+    let frames = match &u.expected_frames {
+        Some(e) => format!("expected frames hit: {}", list(e)),
+        None => format!("received frames hit: {}", list(&u.frames)),
+    };
+    format!(
+        "{} {} (line bit {}, PCS blocks {}..{}): {frames}",
+        kind.unit(),
+        u.index,
+        u.bit,
+        u.first_block,
+        u.first_block + u64::from(u.blocks)
+    )
+}
+
+/// The FEC's checks of a run (group `fec`): lock acquired, never lost, no hi_ser (RS-FEC),
+/// and no uncorrectable FEC block or codeword (each one a failure naming the frames it hit);
+/// with the counters a stimulus planned, the uncorrectable ones and the corrections must be
+/// those.
+pub fn fec_cases(f: &FecSummary, expected: Option<&ExpectedFec>) -> Vec<Case> {
+    let case = |name: &str, ok: bool, msg: String, detail: Option<String>| {
+        if ok {
+            Case::pass("fec", name)
+        } else {
+            Case::fail("fec", name, msg, detail)
+        }
+    };
+    let unit = f.kind.unit();
+    let mut cases = vec![
+        case(
+            "FEC lock acquired",
+            f.lock.acquired_at_bit.is_some(),
+            format!(
+                "{} lock never acquired ({} line bits received)",
+                f.kind.clause(),
+                f.bits_before_lock
+            ),
+            None,
+        ),
+        case(
+            "no FEC lock loss",
+            f.lock.losses == 0,
+            format!("{} lock lost {} time(s)", f.kind.clause(), f.lock.losses),
+            None,
+        ),
+    ];
+    if let Some(h) = f.hi_ser_episodes {
+        cases.push(case(
+            "no hi_ser",
+            h == 0,
+            format!("hi_ser rose {h} time(s) (more than 417 symbol errors in 8192 codewords)"),
+            None,
+        ));
+    }
+    let detail = (!f.uncorrectable.is_empty()).then(|| {
+        let mut d: Vec<String> = f
+            .uncorrectable
+            .iter()
+            .map(|u| describe_uncorrectable(f.kind, u))
+            .collect();
+        let more = f
+            .uncorrected_codewords
+            .saturating_sub(f.uncorrectable.len() as u64);
+        if more > 0 {
+            d.push(format!("... {more} more (raise --max-report)"));
+        }
+        d.join("\n")
+    });
+    let Some(e) = expected else {
+        let first = f.uncorrectable.first().map_or(String::new(), |u| {
+            format!(": {}", describe_uncorrectable(f.kind, u))
+        });
+        cases.push(case(
+            &format!("no uncorrectable {unit}s"),
+            f.uncorrected_codewords == 0,
+            format!("{} uncorrectable {unit}(s){first}", f.uncorrected_codewords),
+            detail,
+        ));
+        return cases;
+    };
+    let got: Vec<u64> = f.uncorrectable.iter().map(|u| u.bit).collect();
+    let want: Vec<u64> = e.uncorrectable.iter().map(|u| u.bit).collect();
+    cases.push(case(
+        &format!("uncorrectable {unit}s as planned"),
+        f.uncorrected_codewords == e.uncorrected_codewords && got == want,
+        format!(
+            "{} uncorrectable {unit}(s) at line bits [{}] where the stimulus planned {} at [{}]",
+            f.uncorrected_codewords,
+            list(&got),
+            e.uncorrected_codewords,
+            list(&want)
+        ),
+        detail,
+    ));
+    let counts = |c: u64, s: Option<u64>, b: u64| {
+        let s = s.map_or(String::new(), |s| format!("{s} symbols, "));
+        format!("{c} {unit}s ({s}{b} bits)")
+    };
+    cases.push(case(
+        "corrections as planned",
+        f.corrected_codewords == e.corrected_codewords
+            && (e.corrected_symbols.is_none() || f.corrected_symbols == e.corrected_symbols)
+            && f.corrected_bits == e.corrected_bits,
+        format!(
+            "corrected {} where the stimulus planned {}",
+            counts(f.corrected_codewords, f.corrected_symbols, f.corrected_bits),
+            counts(e.corrected_codewords, e.corrected_symbols, e.corrected_bits)
+        ),
+        None,
+    ));
+    cases
 }
 
 /// The receive FEC: serial bytes in, decoded line blocks out.
@@ -641,6 +862,7 @@ fn fc_record(
             first_block: *blocks_out,
             blocks: n,
             frames: Vec::new(),
+            expected_frames: None,
         });
     }
     summary.codewords += 1;
@@ -704,6 +926,7 @@ fn rs_event(
                     first_block: *blocks_out,
                     blocks: n,
                     frames: Vec::new(),
+                    expected_frames: None,
                 });
             }
             summary.codewords += 1;

@@ -4,6 +4,7 @@
 //! say the same of the same stream; the doors only print and write them.
 
 use crate::case::Case;
+use crate::fec::{ExpectedFec, FecSummary, Uncorrectable};
 use crate::judge::{self, Comparison, Status};
 use crate::outcome;
 use crate::pcs_check::BlockComparison;
@@ -38,6 +39,14 @@ pub struct FrameCheckReport {
     /// Frames judged by an expected outcome (`--outcomes`).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub outcomes: Vec<outcome::OutcomeVerdict>,
+    /// What the FEC below the PCS saw (a stream checked with `--fec`), each uncorrectable
+    /// FEC block or codeword with the expected frames it hit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fec: Option<FecSummary>,
+    /// The FEC counters the stimulus planned (the `fec` object of `baser gen`'s
+    /// expected.json), which the FEC's checks then judge by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fec_expected: Option<ExpectedFec>,
 }
 
 impl FrameCheckReport {
@@ -45,6 +54,60 @@ impl FrameCheckReport {
     pub fn failed(&self) -> bool {
         self.verdict == "fail"
     }
+
+    /// Adds what the FEC below the PCS saw: each uncorrectable FEC block or codeword names
+    /// the expected frames it hit, and the FEC's checks join `cases` (lock, its loss, hi_ser,
+    /// and the uncorrectable ones: none, or those `expected` planned, with the corrections it
+    /// planned); the verdict follows.
+    pub fn add_fec(
+        &mut self,
+        cases: &mut Vec<Case>,
+        mut fec: FecSummary,
+        expected: Option<ExpectedFec>,
+    ) {
+        for u in &mut fec.uncorrectable {
+            u.expected_frames = Some(expected_frames_hit(u, &self.frames));
+        }
+        cases.extend(crate::fec::fec_cases(&fec, expected.as_ref()));
+        if cases.iter().any(Case::failed) {
+            self.verdict = "fail";
+        }
+        self.fec = Some(fec);
+        self.fec_expected = expected;
+    }
+}
+
+/// The expected frames an uncorrectable unit hit: those paired with a received frame it hit,
+/// and the missing ones whose `/S/` lay between the received frames around it (a frame whose
+/// `/S/` was in it is not received at all).
+fn expected_frames_hit(u: &Uncorrectable, frames: &[judge::FrameResult]) -> Vec<u64> {
+    let end = u.first_block + u64::from(u.blocks);
+    let mut hit = Vec::new();
+    for (i, f) in frames.iter().enumerate() {
+        let named = match (f.status, f.received_index) {
+            (Status::Missing, _) => {
+                // The received frames before and after it in the expected order.
+                let before = frames
+                    .get(..i)
+                    .unwrap_or_default()
+                    .iter()
+                    .rev()
+                    .find_map(|g| g.start_block);
+                let after = frames
+                    .get(i + 1..)
+                    .unwrap_or_default()
+                    .iter()
+                    .find_map(|g| g.start_block);
+                before.is_none_or(|b| b < end) && after.is_none_or(|a| a >= u.first_block)
+            }
+            (_, Some(r)) => u.frames.contains(&r),
+            (_, None) => false,
+        };
+        if named {
+            hit.push(f.expected_index);
+        }
+    }
+    hit
 }
 
 /// Counts of a frame check.
@@ -122,6 +185,8 @@ pub fn frame_check(i: FrameCheckInput<'_>) -> (FrameCheckReport, Vec<Case>) {
         pcs: i.pcs,
         blocks: i.blocks,
         outcomes: i.outcomes,
+        fec: None,
+        fec_expected: None,
     };
     (report, cases)
 }

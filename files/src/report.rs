@@ -13,8 +13,23 @@ pub use baser_engine::case::{Case, Outcome};
 /// # Errors
 /// The file cannot be written.
 pub fn write_junit(path: &Path, suite: &str, cases: &[Case]) -> std::io::Result<()> {
+    write_junit_with(path, suite, cases, &[])
+}
+
+/// As [`write_junit`], the suite with `properties` (name, value: the run's counters, as the
+/// FEC's `fec.corrected_codewords`).
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write_junit_with(
+    path: &Path,
+    suite: &str,
+    cases: &[Case],
+    properties: &[(String, String)],
+) -> std::io::Result<()> {
     use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
     let mut ts = TestSuite::new(suite);
+    ts.add_properties(properties.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     for c in cases {
         let status = match (&c.outcome, &c.message) {
             (Outcome::Pass, _) => TestCaseStatus::success(),

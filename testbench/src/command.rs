@@ -226,11 +226,26 @@ impl Reports {
         json: &T,
         cases: &[Case],
     ) -> Result<(), Error> {
+        self.write_with(suite, json, cases, &[])
+    }
+
+    /// As [`Reports::write`], the JUnit suite with `properties` (name, value).
+    ///
+    /// # Errors
+    /// A report file cannot be written.
+    pub fn write_with<T: serde::Serialize>(
+        &self,
+        suite: &str,
+        json: &T,
+        cases: &[Case],
+        properties: &[(String, String)],
+    ) -> Result<(), Error> {
         if let Some(p) = &self.json {
             report::write_json(p, json).map_err(|e| Error::Output(p.clone(), e))?;
         }
         if let Some(p) = &self.junit {
-            report::write_junit(p, suite, cases).map_err(|e| Error::Output(p.clone(), e))?;
+            report::write_junit_with(p, suite, cases, properties)
+                .map_err(|e| Error::Output(p.clone(), e))?;
         }
         Ok(())
     }
@@ -465,5 +480,69 @@ impl FecArgs {
         };
         f.rs.marker_period_codewords = self.rs_marker_period;
         f
+    }
+}
+
+/// The line rate and the FEC as a receiver takes them (`decode`, `check`, `coverage`,
+/// `convert`): [`FecArgs`] and how RS-FEC lock is made.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct FecRxArgs {
+    /// Line rate and FEC.
+    #[command(flatten)]
+    pub line: FecArgs,
+    /// RS-FEC markers that make lock: 1 (a dump is decoded from its first marker) or 2 (a
+    /// receiver confirms it one period later, the stream before is not decoded).
+    #[arg(long, default_value_t = 1)]
+    pub rs_lock_markers: u8,
+}
+
+impl Default for FecRxArgs {
+    fn default() -> Self {
+        Self {
+            line: FecArgs::default(),
+            rs_lock_markers: 1,
+        }
+    }
+}
+
+impl FecRxArgs {
+    /// The FEC's settings, refused when the rate lacks the FEC or the standard refuses them.
+    ///
+    /// # Errors
+    /// Why, in words.
+    pub fn options(&self) -> Result<FecOptions, Error> {
+        let mut fec = self.line.options();
+        fec.rs.lock_markers = self.rs_lock_markers;
+        fec.check(self.line.rate).map_err(Error::Usage)?;
+        Ok(fec)
+    }
+
+    /// A FEC is given.
+    pub fn is_on(&self) -> bool {
+        self.line.fec != Fec::None
+    }
+}
+
+/// Refuses a stream below which no FEC can be decoded: only a `.bits` line carries FEC blocks
+/// or codewords; a `.b66` is the PCS's blocks above the FEC.
+///
+/// # Errors
+/// [`Error::Usage`] naming the file and saying what to do.
+pub fn refuse_fec_kind(path: &Path, kind: Kind) -> Result<(), Error> {
+    match kind {
+        Kind::Bits => Ok(()),
+        Kind::B66 => Err(Error::Usage(format!(
+            "{}: a .b66 stream is the PCS's blocks above the FEC (what `encode --b66` writes \
+             before the FEC encoder, what a DUT dumps at its PCS-FEC interface), so it holds no \
+             FEC blocks or codewords: give it without --fec (and with --rate 25g at 25G); \
+             --fec reads the .bits line below the FEC (`convert LINE.bits PCS.b66 --fec ...` \
+             turns one into the other)",
+            path.display()
+        ))),
+        k => Err(Error::Usage(format!(
+            "{}: --fec reads a .bits line (the FEC's blocks are bits on the line, not a .{} file)",
+            path.display(),
+            k.name()
+        ))),
     }
 }

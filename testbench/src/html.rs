@@ -1000,6 +1000,9 @@ pub fn frames_page(p: &FramesPage<'_>) -> String {
         ],
     );
     write_pcs_summary(&mut s, &doc.pcs);
+    if let Some(f) = &doc.fec {
+        write_fec(&mut s, f, doc.fec_expected.as_ref());
+    }
     if let Some(b) = &doc.blocks {
         let _ = writeln!(
             s,
@@ -1025,6 +1028,88 @@ pub fn frames_page(p: &FramesPage<'_>) -> String {
     }
     page_end(&mut s);
     s
+}
+
+/// The FEC section: its counters, and each uncorrectable FEC block or codeword with the
+/// frames it hit.
+fn write_fec(
+    s: &mut String,
+    f: &baser_engine::fec::FecSummary,
+    expected: Option<&baser_engine::fec::ExpectedFec>,
+) {
+    let unit = f.kind.unit();
+    let _ = writeln!(
+        s,
+        "<section id=\"fec\"><h2>FEC</h2><p>{} below the PCS.</p>",
+        Esc(f.clause)
+    );
+    let mut rows = vec![
+        (
+            "lock at bit",
+            f.lock
+                .acquired_at_bit
+                .map_or("never".into(), |b| b.to_string()),
+        ),
+        ("lock losses", f.lock.losses.to_string()),
+        ("bits before lock", f.bits_before_lock.to_string()),
+        ("decoded", f.codewords.to_string()),
+        ("corrected", f.corrected_codewords.to_string()),
+        ("uncorrectable", f.uncorrected_codewords.to_string()),
+    ];
+    if let Some(n) = f.corrected_symbols {
+        rows.push(("symbols corrected", n.to_string()));
+    }
+    rows.push(("bits corrected", f.corrected_bits.to_string()));
+    if let Some(n) = f.hi_ser_episodes {
+        rows.push(("hi_ser", n.to_string()));
+    }
+    if let Some(n) = f.markers {
+        rows.push(("markers", n.to_string()));
+    }
+    counts(s, &rows);
+    if let Some(e) = expected {
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">The stimulus planned {} corrected and {} uncorrectable {unit}s \
+             ({} faults on {} {unit}s on the line).</p>",
+            e.corrected_codewords,
+            e.uncorrected_codewords,
+            e.faults.len(),
+            e.codewords_on_line
+        );
+    }
+    if !f.uncorrectable.is_empty() {
+        let _ = writeln!(
+            s,
+            "<table class=\"list\" id=\"fec-uncorrectable\"><thead><tr><th>{unit}</th>\
+             <th>line bit</th><th>PCS blocks</th><th>expected frames hit</th></tr></thead><tbody>"
+        );
+        for u in f.uncorrectable.iter().take(MAX_ROWS) {
+            let frames: Vec<String> = u
+                .expected_frames
+                .as_deref()
+                .unwrap_or(&u.frames)
+                .iter()
+                .map(u64::to_string)
+                .collect();
+            let _ = writeln!(
+                s,
+                "<tr class=\"fail\"><td>{}</td><td>{}</td><td>{}..{}</td><td>{}</td></tr>",
+                u.index,
+                u.bit,
+                u.first_block,
+                u.first_block + u64::from(u.blocks),
+                Esc(&if frames.is_empty() {
+                    "none".to_string()
+                } else {
+                    frames.join(", ")
+                })
+            );
+        }
+        let _ = writeln!(s, "</tbody></table>");
+        left_out(s, f.uncorrectable.len(), "uncorrectable");
+    }
+    let _ = writeln!(s, "</section>");
 }
 
 fn write_pcs_summary(s: &mut String, p: &PcsSummary) {

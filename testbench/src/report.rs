@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-pub use baser_files::report::{write_json, write_junit, Case, Outcome};
+pub use baser_files::report::{write_json, write_junit, write_junit_with, Case, Outcome};
 
 /// Writes the human summary of the failing cases: at most `limit` of them, with detail.
 pub fn write_failures(out: &mut impl Write, cases: &[Case], limit: usize) -> std::io::Result<()> {

@@ -5,6 +5,7 @@
 //! decoded before lock) or offline (a first pass finds the block boundary; the second decodes
 //! from the first whole block with lock held: what a transmit dump is checked with).
 
+use baser_engine::fec::{FecOptions, FecRxChain, FecSummary};
 use baser_engine::rx::{FrameCounts, LockFinder, PcsSummary, RxChain, RxInput, RxOptions, RxSink};
 use baser_files::b66::{B66Reader, Scrambling};
 use baser_files::xgmii::XgmiiReader;
@@ -94,6 +95,60 @@ pub fn decode_prefix<K: RxSink>(
         })
     };
     decode_source(kind, &open, path, opt, view, false, sink, &|_| {})
+}
+
+/// What a decode below a FEC returns.
+pub type FecDecoded<K> = (PcsSummary, FrameCounts, K, FecSummary);
+
+/// Decodes the `.bits` line at `path` through the RX chain below the FEC of `fec` (the FEC
+/// locks from any bit offset; the PCS gets the blocks of what it decoded while locked):
+/// at most `max_bytes` of it (all: `u64::MAX`), with `faults` put on the line first (then it
+/// is read whole). `progress` is told the bytes read so far.
+///
+/// # Errors
+/// The input cannot be read, a fault or a FEC setting is refused (the message names it), or
+/// the sink failed.
+pub fn decode_fec<K: RxSink>(
+    path: &Path,
+    opt: &RxOptions,
+    fec: &FecOptions,
+    faults: &[baser_engine::inject::Fault],
+    max_bytes: u64,
+    sink: K,
+    progress: &dyn Fn(u64),
+) -> Result<FecDecoded<K>, crate::command::Error> {
+    use crate::command::Error;
+    let mut chain = FecRxChain::new(opt, fec, sink).map_err(Error::Usage)?;
+    let file = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
+    let mut file = file.take(max_bytes);
+    let mut total = 0u64;
+    if faults.is_empty() {
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = match file.read(&mut buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(InputError::io(path, &e).into()),
+            };
+            if n == 0 {
+                break;
+            }
+            chain.push_bytes(buf.get(..n).unwrap_or_default());
+            total += n as u64;
+            progress(total);
+        }
+    } else {
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(|e| InputError::io(path, &e))?;
+        baser_engine::inject::corrupt_line(&mut bytes, faults).map_err(Error::Usage)?;
+        chain.push_bytes(&bytes);
+        total = bytes.len() as u64;
+    }
+    if total == 0 {
+        return Err(InputError::file(path, "0-byte .bits file: no bits to decode").into());
+    }
+    chain.finish().map_err(Error::Sink)
 }
 
 /// A text file's first `left` lines.

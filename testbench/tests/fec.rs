@@ -309,3 +309,406 @@ fn a_fec_the_rate_lacks_and_block_faults_below_the_fec_are_refused_by_name() {
     assert!(text.contains("Consortium"), "{text}");
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// `baser encode FRAMES --rate 25g --fec rs --bits LINE` with `--inject` faults.
+fn rs_line(frames_pcap: &Path, line: &Path, faults: &[String]) {
+    let mut args: Vec<String> = [
+        "encode",
+        s(frames_pcap),
+        "--rate",
+        "25g",
+        "--fec",
+        "rs",
+        "--bits",
+        s(line),
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    for f in faults {
+        args.push("--inject".into());
+        args.push(f.clone());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, _, text) = run(&args, None);
+    assert_eq!(code, 0, "{text}");
+}
+
+/// The received frames of a clean decode (`decode -v`): index, `/S/` block and lane, octets
+/// after the SFD.
+fn placements(line: &Path, fec: &[&str]) -> Vec<(u64, u64, u64, u64)> {
+    let mut args = vec!["decode", "-v", s(line)];
+    args.extend_from_slice(fec);
+    let (_, _, text) = run(&args, None);
+    text.lines()
+        .filter_map(|l| {
+            let l = l.trim().strip_prefix("frame ")?;
+            let (i, rest) = l.split_once(": block ")?;
+            let (b, rest) = rest.split_once(" lane ")?;
+            let (lane, rest) = rest.split_once(", ")?;
+            let (n, _) = rest.split_once(" octets")?;
+            Some((
+                i.parse().ok()?,
+                b.parse().ok()?,
+                lane.parse().ok()?,
+                n.parse().ok()?,
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn check_passes_on_a_clean_rs_line_and_on_7_symbols_a_codeword_with_the_counters() {
+    let d = dir("check-rs");
+    let (frames_pcap, _) = pcap(&d, 120);
+    let line = d.join("line.bits");
+    rs_line(&frames_pcap, &line, &[]);
+    let codewords = std::fs::metadata(&line).unwrap().len() * 8 / 5280;
+    let json = d.join("c.json");
+    let junit = d.join("c.xml");
+    let check = |line: &Path| {
+        run(
+            &[
+                "check",
+                "--frames",
+                s(&frames_pcap),
+                "--dut",
+                s(line),
+                "--rate",
+                "25g",
+                "--fec",
+                "rs",
+                "--junit",
+                s(&junit),
+            ],
+            Some(&json),
+        )
+    };
+    let (code, doc, text) = check(&line);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(doc["verdict"], "pass");
+    assert_eq!(doc["fec"]["kind"], "rs");
+    assert_eq!(doc["fec"]["codewords"], codewords);
+    assert_eq!(doc["fec"]["uncorrected_codewords"], 0);
+    assert!(
+        text.contains("fec: rs (Clause 108 RS-FEC): lock at bit 0"),
+        "{text}"
+    );
+    // 7 symbols in every third codeword: still a pass, the counters say what was corrected
+    // (in every codeword they would be 7 x 160 = 1120 symbol errors, more than hi_ser's 417
+    // in 8192 codewords: a failure of its own).
+    let hurt = d.join("hurt.bits");
+    let hit: Vec<u64> = (0..codewords).step_by(3).collect();
+    let faults: Vec<String> = hit.iter().map(|c| format!("symbols:{c}:7")).collect();
+    rs_line(&frames_pcap, &hurt, &faults);
+    let (code, doc, text) = check(&hurt);
+    assert_eq!(code, 0, "{text}");
+    let n = hit.len() as u64;
+    assert_eq!(doc["fec"]["corrected_codewords"], n);
+    assert_eq!(doc["fec"]["corrected_symbols"], 7 * n);
+    let every: Vec<String> = (0..codewords).map(|c| format!("symbols:{c}:7")).collect();
+    rs_line(&frames_pcap, &hurt, &every);
+    let (code, _, text) = check(&hurt);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("FAIL fec: no hi_ser: hi_ser rose 1 time(s)"),
+        "{text}"
+    );
+    rs_line(&frames_pcap, &hurt, &faults);
+    let (code, _, text) = check(&hurt);
+    assert_eq!(code, 0, "{text}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(&format!(
+            r#"<property name="fec.corrected_symbols" value="{}"/>"#,
+            7 * n
+        )),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(r#"<testcase name="no uncorrectable codewords" classname="baser.fec"/>"#),
+        "{xml}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn check_fails_naming_exactly_the_expected_frames_of_an_8_symbol_codeword() {
+    let d = dir("check-rs8");
+    let (frames_pcap, _) = pcap(&d, 120);
+    let clean = d.join("clean.bits");
+    rs_line(&frames_pcap, &clean, &[]);
+    let json = d.join("c.json");
+    let junit = d.join("c.xml");
+    let html = d.join("c.html");
+    for cw in [4u64, 9, 17] {
+        let line = d.join(format!("line{cw}.bits"));
+        rs_line(&frames_pcap, &line, &[format!("symbols:{cw}:8")]);
+        let (code, doc, text) = run(
+            &[
+                "check",
+                "--frames",
+                s(&frames_pcap),
+                "--dut",
+                s(&line),
+                "--rate",
+                "25g",
+                "--fec",
+                "rs",
+                "--junit",
+                s(&junit),
+                "--html",
+                s(&html),
+            ],
+            Some(&json),
+        );
+        assert_eq!(code, 1, "{text}");
+        let u = &doc["fec"]["uncorrectable"][0];
+        assert_eq!(u["index"], cw);
+        let (first, end) = (
+            u["first_block"].as_u64().unwrap(),
+            u["first_block"].as_u64().unwrap() + u["blocks"].as_u64().unwrap(),
+        );
+        // The frames with a block from their /S/ to their /T/ in the codeword, from a clean
+        // decode of the same frames.
+        let want: Vec<u64> = placements(&clean, &["--rate", "25g", "--fec", "rs"])
+            .into_iter()
+            .filter(|&(_, b, lane, n)| b < end && (b * 8 + lane + 8 + n) / 8 >= first)
+            .map(|(i, ..)| i)
+            .collect();
+        assert!(!want.is_empty());
+        let named: Vec<u64> = u["expected_frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(named, want, "codeword {cw}: {text}");
+        // Every other expected frame passed; the named ones did not.
+        let failed: Vec<u64> = doc["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["status"] != "matched" || f["class"] != "ok")
+            .map(|f| f["expected_index"].as_u64().unwrap())
+            .collect();
+        assert!(
+            failed.iter().all(|f| want.contains(f)),
+            "{failed:?} vs {want:?}"
+        );
+        let list: Vec<String> = want.iter().map(u64::to_string).collect();
+        let named_in = format!("expected frames hit: {}", list.join(", "));
+        assert!(text.contains(&named_in), "{text}");
+        let xml = std::fs::read_to_string(&junit).unwrap();
+        assert!(
+            xml.contains(r#"<testcase name="no uncorrectable codewords" classname="baser.fec">"#)
+                && xml.contains(&named_in),
+            "{xml}"
+        );
+        let page = std::fs::read_to_string(&html).unwrap();
+        assert!(page.contains(r#"<section id="fec">"#), "{page}");
+        assert!(page.contains(r#"id="fec-uncorrectable""#), "{page}");
+    }
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn check_with_fec_explains_a_b66_dut_is_the_pcs_side_and_checks_a_clause_74_line_off_its_boundary()
+{
+    let d = dir("check-b66");
+    let (frames_pcap, _) = pcap(&d, 40);
+    let (line, b66) = (d.join("line.bits"), d.join("pcs.b66"));
+    let (code, _, text) = run(
+        &[
+            "encode",
+            s(&frames_pcap),
+            "--fec",
+            "fc",
+            "--bits",
+            s(&line),
+            "--b66",
+            s(&b66),
+            "--idle-blocks",
+            "600",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{text}");
+    for extra in [&[][..], &["--blocks"][..]] {
+        let mut args = vec![
+            "check",
+            "--frames",
+            s(&frames_pcap),
+            "--dut",
+            s(&b66),
+            "--fec",
+            "fc",
+        ];
+        args.extend_from_slice(extra);
+        let (code, _, text) = run(&args, None);
+        assert_eq!(code, 2, "{text}");
+        assert!(
+            text.contains("pcs.b66: a .b66 stream is the PCS's blocks above the FEC"),
+            "{text}"
+        );
+        assert!(!text.contains("panicked"), "{text}");
+    }
+    // The .b66 checks without --fec; the line with it, from 5 bits off the boundary, with
+    // --blocks through the FEC.
+    let (code, _, text) = run(
+        &["check", "--frames", s(&frames_pcap), "--dut", s(&b66)],
+        None,
+    );
+    assert_eq!(code, 0, "{text}");
+    let bytes = std::fs::read(&line).unwrap();
+    let mut shifted = vec![0u8; bytes.len() + 1];
+    for bit in 0..bytes.len() * 8 {
+        if bytes[bit / 8] >> (bit % 8) & 1 == 1 {
+            shifted[(bit + 5) / 8] |= 1 << ((bit + 5) % 8);
+        }
+    }
+    std::fs::write(&line, &shifted).unwrap();
+    let json = d.join("c.json");
+    let (code, doc, text) = run(
+        &[
+            "check",
+            "--frames",
+            s(&frames_pcap),
+            "--dut",
+            s(&line),
+            "--fec",
+            "fc",
+            "--blocks",
+        ],
+        Some(&json),
+    );
+    assert_eq!(code, 0, "{text}");
+    // Lock where n = 2 good FEC blocks follow the slips, on the boundary 5 bits in.
+    assert_eq!(
+        doc["fec"]["lock"]["acquired_at_bit"].as_u64().unwrap() % 2112,
+        5
+    );
+    assert_eq!(doc["blocks"]["divergent"], 0);
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// The block lines of a `.b66` file (its comments left out).
+fn block_lines(p: &Path) -> Vec<String> {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn convert_round_trips_fec_lines_and_their_pcs_blocks_bit_exactly() {
+    let d = dir("convert");
+    let (frames_pcap, frames) = pcap(&d, 80);
+    for (fec, rate, skipped) in [("rs", "25g", 0usize), ("fc", "10g", 32)] {
+        let (line, b66) = (d.join("line.bits"), d.join("pcs.b66"));
+        let (code, _, text) = run(
+            &[
+                "encode",
+                s(&frames_pcap),
+                "--rate",
+                rate,
+                "--fec",
+                fec,
+                "--bits",
+                s(&line),
+                "--b66",
+                s(&b66),
+            ],
+            None,
+        );
+        assert_eq!(code, 0, "{text}");
+        // The PCS's blocks to the line: the encoder's line, bit for bit.
+        let line2 = d.join("line2.bits");
+        let (code, _, text) = run(
+            &["convert", s(&b66), s(&line2), "--rate", rate, "--fec", fec],
+            None,
+        );
+        assert_eq!(code, 0, "{text}");
+        assert_eq!(
+            std::fs::read(&line2).unwrap(),
+            std::fs::read(&line).unwrap(),
+            "{fec}"
+        );
+        // The line to the PCS's blocks: the encoder's blocks from lock on (Clause 74 tests its
+        // first FEC block, n = 2), every FEC block or codeword accounted for.
+        let got = d.join("got.b66");
+        let (code, _, text) = run(
+            &["convert", s(&line), s(&got), "--rate", rate, "--fec", fec],
+            None,
+        );
+        assert_eq!(code, 0, "{text}");
+        let want = block_lines(&b66);
+        assert_eq!(block_lines(&got), want[skipped..], "{fec}");
+        let bits = std::fs::metadata(&line).unwrap().len() * 8;
+        let unit = if fec == "rs" { 5280 } else { 2112 };
+        let decoded = (bits - skipped as u64 / 32 * 2112) / unit;
+        assert!(
+            text.contains(&format!(
+                "the {bits} line bits are {} before lock (not converted), {decoded} ",
+                skipped as u64 / 32 * 2112
+            )) && text.contains(&format!(
+                "and {} in no decoded",
+                bits - skipped as u64 / 32 * 2112 - decoded * unit
+            )),
+            "{text}"
+        );
+    }
+    // An RS-FEC line to a Clause 74 one (--out-fec), and its frames back from it.
+    let (line, fc) = (d.join("rs.bits"), d.join("fc.bits"));
+    rs_line(&frames_pcap, &line, &["symbols:6:8".to_string()]);
+    let (code, _, text) = run(
+        &[
+            "convert",
+            s(&line),
+            s(&fc),
+            "--rate",
+            "25g",
+            "--fec",
+            "rs",
+            "--out-fec",
+            "fc",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("(0 corrected, 1 uncorrectable: their blocks carry sync header 3"),
+        "{text}"
+    );
+    assert!(text.contains("the last finished with"), "{text}");
+    let got = d.join("got.pcap");
+    let (code, _, text) = run(&["decode", s(&fc), "--fec", "fc", "--pcap", s(&got)], None);
+    // Clause 74 keeps one sync bit per block: the marked headers become data or control
+    // again, and the frames the codeword held come back corrupted, the others intact.
+    assert_eq!(code, 1, "{text}");
+    let back = frames_of(&got);
+    let intact = back.iter().filter(|f| frames.contains(f)).count();
+    assert!(
+        intact < frames.len() && intact + 3 >= frames.len(),
+        "{text}"
+    );
+    // No FEC on either side: refused, naming both files.
+    let (code, _, text) = run(
+        &[
+            "convert",
+            s(&d.join("pcs.b66")),
+            s(&d.join("x.xgmii")),
+            "--fec",
+            "fc",
+        ],
+        None,
+    );
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("pcs.b66 nor") && text.contains("the PCS's blocks above the FEC"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}

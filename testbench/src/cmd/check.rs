@@ -2,12 +2,15 @@
 //! frame (`--frames`) or bit exact at the PCS (`--xgmii`).
 
 use crate::cmd::decode::DecodeSinks;
-use crate::command::{self, kind_of, progress_bar, Error, Kind, Output, Reports, Verdict};
+use crate::command::{
+    self, kind_of, progress_bar, Error, FecRxArgs, Kind, Output, Reports, Verdict,
+};
 use crate::html::{self, DutWindow, LaneTable};
 use crate::pcs_check::{self, PcsCheckReport};
 use crate::report::{self, Case};
 use crate::stream;
 use baser_engine::coverage::{Collector, Coverage};
+use baser_engine::fec::{ExpectedFec, FecOptions, FecSummary};
 use baser_engine::frame_check::{frame_check, FrameCheckInput, FrameCheckReport};
 use baser_engine::judge::{self, Expected};
 use baser_engine::options::BerTimer;
@@ -133,20 +136,22 @@ pub struct FrameCheckArgs {
     pub coverage: Option<PathBuf>,
     /// The BER monitor's timer.
     pub ber_timer: BerTimer,
+    /// The line rate and the FEC below the PCS (a `.bits` DUT line).
+    pub fec: FecRxArgs,
 }
 
-/// The outcomes of an `expected.json` of `baser gen`: each frame's `outcome`, and the
-/// receiver's largest frame they assume.
-fn outcomes_of_expectation(
-    p: &std::path::Path,
-    text: &str,
-) -> Result<
-    (
-        std::collections::BTreeMap<u64, outcome::Outcome>,
-        Option<u16>,
-    ),
-    Error,
-> {
+/// What an expected-outcome file says: each frame's outcome, the receiver's largest frame it
+/// assumes, and the FEC counters its stimulus planned.
+#[derive(Default)]
+struct Expectations {
+    outcomes: Option<OutcomeMap>,
+    max_frame_length: Option<u16>,
+    fec: Option<ExpectedFec>,
+}
+
+/// The outcomes of an `expected.json` of `baser gen`: each frame's `outcome`, the
+/// receiver's largest frame they assume, and its `fec` counters.
+fn outcomes_of_expectation(p: &std::path::Path, text: &str) -> Result<Expectations, Error> {
     let bad = |line: u64, m: String| Error::Input(baser_files::InputError::line(p, line, m));
     let doc: serde_json::Value =
         serde_json::from_str(text).map_err(|e| bad(e.line() as u64, e.to_string()))?;
@@ -173,7 +178,18 @@ fn outcomes_of_expectation(
     let limit = doc["max_frame_length"]
         .as_u64()
         .and_then(|v| u16::try_from(v).ok());
-    Ok((out, limit))
+    let fec = match doc.get("fec") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(v) => Some(
+            serde_json::from_value(v.clone())
+                .map_err(|e| bad(1, format!("`fec`: {e} (the fec object of baser gen)")))?,
+        ),
+    };
+    Ok(Expectations {
+        outcomes: Some(out),
+        max_frame_length: limit,
+        fec,
+    })
 }
 
 /// `baser check --frames … --dut …`.
@@ -188,6 +204,10 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
             a.dut.display()
         )));
     }
+    let fec = a.fec.options()?;
+    if a.fec.is_on() {
+        command::refuse_fec_kind(&a.dut, kind)?;
+    }
     let expected: Vec<Expected> = FrameReader::open(&a.frames, a.fcs_included)?
         .map(|f| {
             f.map(|f| Expected {
@@ -197,7 +217,11 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         })
         .collect::<Result<_, _>>()?;
     // Expected outcomes (the expected.json of `baser gen` also names the limit it assumed).
-    let (wanted, gen_limit) = expected_outcomes(a, expected.len())?;
+    let Expectations {
+        outcomes: wanted,
+        max_frame_length: gen_limit,
+        fec: fec_expected,
+    } = expected_outcomes(a, expected.len())?;
     // One rule with decode: 1518 octets (1522 tagged) unless --max-frame-length says
     // otherwise; without it, a longer expected frame raises the limit to its length (the test
     // expects it delivered).
@@ -214,6 +238,8 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         max_events: reports.max_report.max(20),
         strict_start: a.strict_start,
         ber_timer: a.ber_timer,
+        rate: a.fec.line.rate,
+        fec,
         ..Options::default()
     }
     .rx();
@@ -231,9 +257,15 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
             .map(|_| Collector::new(&a.dut.display().to_string(), a.ifg)),
         ..DecodeSinks::none()
     };
+    let dut = DutStream {
+        path: &a.dut,
+        kind,
+        opt: &opt,
+        view,
+        fec: a.fec.is_on().then_some(fec),
+    };
     let bar = progress_bar(&a.dut, out);
-    let (pcs, counts, mut sinks) =
-        stream::decode_kind(kind.name(), &a.dut, &opt, view, sinks, &|n| bar.set(n))?;
+    let (pcs, counts, mut sinks, fec_summary) = dut.decode(u64::MAX, sinks, &|n| bar.set(n))?;
     bar.done();
     let mut pcs = pcs;
     if kind == Kind::B66 {
@@ -254,11 +286,11 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         None => Vec::new(),
     };
     let block_cmp = if a.blocks && kind != Kind::Xgmii {
-        Some(compare_blocks(a, kind, &opt, view, &cmp, &expected, out)?)
+        Some(compare_blocks(a, &dut, &cmp, &expected, out)?)
     } else {
         None
     };
-    let (doc, cases) = frame_check(FrameCheckInput {
+    let (mut doc, mut cases) = frame_check(FrameCheckInput {
         expected_name: a.frames.display().to_string(),
         dut_name: a.dut.display().to_string(),
         profile: a.profile,
@@ -269,18 +301,21 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         blocks: block_cmp,
         outcomes,
     });
+    if let Some(f) = fec_summary {
+        doc.add_fec(&mut cases, f, fec_expected);
+    }
     let failed = doc.failed();
     if !out.quiet {
         print_frame_check(a, &doc, &cases, expected.len(), reports, out);
     }
-    reports.write("baser check --frames", &doc, &cases)?;
+    let properties = doc.fec.as_ref().map(FecSummary::properties);
+    reports.write_with(
+        "baser check --frames",
+        &doc,
+        &cases,
+        properties.as_deref().unwrap_or_default(),
+    )?;
     if let Some(p) = &reports.html {
-        let dut = DutStream {
-            path: &a.dut,
-            kind,
-            opt: &opt,
-            view,
-        };
         write_html(p, &doc, &cases, &expected, &dut, coverage.as_ref())?;
     }
     Ok(if failed { Verdict::Fail } else { Verdict::Pass })
@@ -291,41 +326,49 @@ type OutcomeMap = std::collections::BTreeMap<u64, outcome::Outcome>;
 
 /// The expected outcomes `--outcomes` names (a file of `baser gen`'s, or a list), and the
 /// frame length limit that file assumed.
-fn expected_outcomes(
-    a: &FrameCheckArgs,
-    expected_len: usize,
-) -> Result<(Option<OutcomeMap>, Option<u16>), Error> {
-    Ok(match &a.outcomes {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| Error::Input(baser_files::InputError::io(p, &e)))?;
-            let (o, limit) = if text.trim_start().starts_with('{') {
-                outcomes_of_expectation(p, &text)?
-            } else {
-                let o = outcome::parse_outcomes(&text)
-                    .map_err(|(line, m)| Error::Input(baser_files::InputError::line(p, line, m)))?;
-                (o, None)
-            };
-            if let Some(i) = o.keys().find(|&&i| i >= expected_len as u64) {
-                return Err(Error::Usage(format!(
-                    "{}: frame {i}: the expected capture has {} frames",
-                    p.display(),
-                    expected_len
-                )));
-            }
-            (Some(o), limit)
+fn expected_outcomes(a: &FrameCheckArgs, expected_len: usize) -> Result<Expectations, Error> {
+    let Some(p) = &a.outcomes else {
+        return Ok(Expectations::default());
+    };
+    let text =
+        std::fs::read_to_string(p).map_err(|e| Error::Input(baser_files::InputError::io(p, &e)))?;
+    let e = if text.trim_start().starts_with('{') {
+        outcomes_of_expectation(p, &text)?
+    } else {
+        let o = outcome::parse_outcomes(&text)
+            .map_err(|(line, m)| Error::Input(baser_files::InputError::line(p, line, m)))?;
+        Expectations {
+            outcomes: Some(o),
+            ..Expectations::default()
         }
-        None => (None, None),
-    })
+    };
+    let o = e.outcomes.as_ref();
+    if let Some(i) = o.and_then(|o| o.keys().find(|&&i| i >= expected_len as u64)) {
+        return Err(Error::Usage(format!(
+            "{}: frame {i}: the expected capture has {} frames",
+            p.display(),
+            expected_len
+        )));
+    }
+    if let Some(f) = &e.fec {
+        if f.kind != a.fec.line.fec {
+            return Err(Error::Usage(format!(
+                "{}: its stimulus has a {} line (--fec {}), the check was given --fec {}",
+                p.display(),
+                f.kind.clause(),
+                f.kind,
+                a.fec.line.fec
+            )));
+        }
+    }
+    Ok(e)
 }
 
 /// `--blocks`: a second decode of the DUT's stream, its frames compared with the model's
 /// block by block as they come (no stream is kept).
 fn compare_blocks(
     a: &FrameCheckArgs,
-    kind: Kind,
-    opt: &RxOptions,
-    view: stream::SerialView,
+    dut: &DutStream<'_>,
     cmp: &judge::Comparison,
     expected: &[Expected],
     out: Output,
@@ -334,7 +377,7 @@ fn compare_blocks(
     let pairs = cmp.start_pairs();
     let sink = FrameBlocks::new(&frames, a.profile, a.ifg, Some(&pairs));
     let bar = progress_bar(&a.dut, out);
-    let (_, _, sink) = stream::decode_kind(kind.name(), &a.dut, opt, view, sink, &|n| bar.set(n))?;
+    let (_, _, sink, _) = dut.decode(u64::MAX, sink, &|n| bar.set(n))?;
     bar.done();
     sink.finish().map_err(|(i, m)| {
         Error::Usage(format!(
@@ -392,6 +435,17 @@ fn print_frame_check(
     for h in &pcs.hints {
         println!("  hint: {h}");
     }
+    if let Some(f) = &doc.fec {
+        println!("  {}", crate::cmd::decode::fec_line(f));
+        if let Some(e) = &doc.fec_expected {
+            println!(
+                "  fec: the stimulus planned {} corrected and {} uncorrectable {}s (--outcomes)",
+                e.corrected_codewords,
+                e.uncorrected_codewords,
+                f.kind.unit()
+            );
+        }
+    }
     if let Some(b) = block_cmp {
         println!(
             "  blocks: {} model frames vs {} DUT frames ({} and {} without a partner), {} blocks compared in place, {} differ",
@@ -438,6 +492,49 @@ struct DutStream<'a> {
     kind: Kind,
     opt: &'a RxOptions,
     view: stream::SerialView,
+    /// The FEC below the PCS (a `.bits` line).
+    fec: Option<FecOptions>,
+}
+
+impl DutStream<'_> {
+    /// Decodes the stream (through its FEC, when it has one) into `sink`: its first `records`
+    /// blocks (all: `u64::MAX`; every stage is causal, so their transfers are the whole
+    /// stream's).
+    fn decode<K: baser_engine::rx::RxSink>(
+        &self,
+        records: u64,
+        sink: K,
+        progress: &dyn Fn(u64),
+    ) -> Result<
+        (
+            baser_engine::rx::PcsSummary,
+            baser_engine::rx::FrameCounts,
+            K,
+            Option<FecSummary>,
+        ),
+        Error,
+    > {
+        let whole = records == u64::MAX;
+        if let Some(fec) = &self.fec {
+            // A FEC line carries 66 line bits per block (the transcoding pays for the parity),
+            // and an RS-FEC marker codeword's room: a codeword more is plenty.
+            let bytes = if whole {
+                u64::MAX
+            } else {
+                records.saturating_add(2 * 80).saturating_mul(66) / 8
+            };
+            let (pcs, counts, sink, f) =
+                stream::decode_fec(self.path, self.opt, fec, &[], bytes, sink, progress)?;
+            return Ok((pcs, counts, sink, Some(f)));
+        }
+        let name = self.kind.name();
+        let (pcs, counts, sink) = if whole {
+            stream::decode_kind(name, self.path, self.opt, self.view, sink, progress)?
+        } else {
+            stream::decode_prefix(name, self.path, records, self.opt, self.view, sink)?
+        };
+        Ok((pcs, counts, sink, None))
+    }
 }
 
 /// Blocks shown before and after a divergence in the HTML report's lane tables.
@@ -467,14 +564,7 @@ fn lane_tables(
     }
     let window = DutWindow::around(&blocks, AROUND);
     // Every stage is causal: a prefix well past the window decodes to the same transfers.
-    let (_, _, window) = stream::decode_prefix(
-        dut.kind.name(),
-        dut.path,
-        window.end().saturating_add(1024),
-        dut.opt,
-        dut.view,
-        window,
-    )?;
+    let (_, _, window, _) = dut.decode(window.end().saturating_add(1024), window, &|_| {})?;
     let near = |b: u64| window.within(b.saturating_sub(AROUND)..=b.saturating_add(AROUND));
     let mut tables = Vec::new();
     if let Some((f, e, d, block, start)) = corrupted {
@@ -579,6 +669,10 @@ pub struct CheckArgs {
     /// timeline, frames; with --coverage the coverage too).
     #[arg(long)]
     pub html: Option<PathBuf>,
+    /// Line rate and FEC: with --fec the DUT's .bits line is decoded through the FEC first
+    /// (lock from any bit offset), and the FEC's counters join the checks.
+    #[command(flatten)]
+    pub fec: FecRxArgs,
 }
 
 /// `baser check`.
@@ -608,6 +702,14 @@ pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
     };
     match (a.frames, a.xgmii) {
         (None, Some(xgmii)) => {
+            if a.fec.is_on() {
+                return Err(Error::Usage(format!(
+                    "{}: --xgmii checks the PCS's blocks bit for bit, above the FEC (a .b66 \
+                     stream holds no FEC): give it without --fec, or turn a FEC'd line into \
+                     its blocks first (`baser convert LINE.bits PCS.b66 --fec ...`)",
+                    a.dut.display()
+                )));
+            }
             if command::kind_of(&a.dut, a.dut_format)? != Kind::B66 {
                 return Err(Error::Usage(format!(
                     "{}: --xgmii checks a .b66 DUT stream",
@@ -641,6 +743,7 @@ pub fn check(a: CheckArgs, out: Output) -> Result<Verdict, Error> {
                 receiver_view: a.receiver_view,
                 coverage: a.coverage,
                 ber_timer: a.ber_timer,
+                fec: a.fec,
             };
             check_frames(&opt, &reports, out)
         }

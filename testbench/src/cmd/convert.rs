@@ -10,10 +10,17 @@
 //!
 //! The `.b66` written carries `# scrambled` or `# unscrambled` and `# scrambler_state=`: the
 //! state when it is known (given by the input, `--seed`, or an encode), else `auto`.
+//!
+//! With `--fec` a `.bits` side is a FEC'd line (Clause 74 or Clause 108): a FEC'd input is
+//! decoded by the FEC (lock from any bit offset; the blocks of the FEC blocks or codewords
+//! decoded while locked are converted, and every one is accounted for); a `.bits` output is
+//! encoded by it (the last one finished with idle blocks). `--out-fec` gives the output's FEC
+//! when both sides are `.bits`.
 
-use crate::command::{self, create, io_err, kind_of, Error, Kind, Output, Verdict};
+use crate::command::{self, create, io_err, kind_of, Error, FecRxArgs, Kind, Output, Verdict};
 use crate::outfile::OutFile;
 use crate::stream;
+use baser_engine::fec::{Fec, FecDecoder, FecEncoder, FecOptions, FecSummary};
 use baser_engine::rx::{LockFinder, RxOptions, RxSink};
 use baser_engine::Profile;
 use baser_files::b66::{B66Header, B66Reader, B66Writer, Scrambling};
@@ -24,9 +31,12 @@ use pcs_core::gearbox::RxGearbox;
 use pcs_core::pcs::PcsTx;
 use pcs_core::scramble::{Descrambler, Scrambler, DEFAULT_STATE};
 use pcs_core::{Block, XgmiiWord};
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// Options of `baser convert`.
 #[derive(clap::Args, Debug)]
@@ -51,7 +61,17 @@ pub struct ConvertArgs {
     /// Compatibility profile (encoder and decoder knobs).
     #[arg(long, value_parser = command::profile_parser(), default_value_t = Profile::Ieee)]
     pub profile: Profile,
+    /// Line rate and the FEC of the .bits side (with .bits on both sides: the input's).
+    #[command(flatten)]
+    pub fec: FecRxArgs,
+    /// The FEC of a .bits output when the input is .bits too: none, fc or rs.
+    #[arg(long)]
+    pub out_fec: Option<Fec>,
 }
+
+/// What the FEC of a FEC'd input saw, filled when its blocks run out: the summary and the
+/// line bits read.
+type FecSeen = Rc<RefCell<Option<(FecSummary, u64)>>>;
 
 /// Line blocks and what is known of the scrambler before the first one.
 struct Line {
@@ -62,6 +82,8 @@ struct Line {
     unscrambled: bool,
     /// Bits skipped before the first whole block (a .bits input).
     skipped_bits: Option<u64>,
+    /// A FEC'd input: what its FEC saw.
+    fec: Option<FecSeen>,
 }
 
 /// `baser convert`.
@@ -95,16 +117,32 @@ pub fn convert(a: &ConvertArgs, out: Output) -> Result<Verdict, Error> {
             "--unscrambled is for a .b66 output (a .bits stream is always scrambled)".into(),
         ));
     }
+    let (fec_in, fec_out) = fec_sides(a, from, to)?;
     let mut note = String::new();
+    let mut fec_notes = Vec::new();
     match to {
-        Kind::Xgmii => to_xgmii(a, from)?,
+        Kind::Xgmii => {
+            if let Some(seen) = to_xgmii(a, from, fec_in.as_ref())? {
+                fec_notes.push(accounting(&a.input, &seen)?);
+            }
+        }
         _ => {
-            let line = line_blocks(a, from)?;
+            let line = match &fec_in {
+                Some(f) => fec_line_blocks(a, f)?,
+                None => line_blocks(a, from)?,
+            };
             if let Some(n) = line.skipped_bits {
                 note = format!(" (blocks from bit {n} of the input)");
             }
-            let n = write_blocks(a, to, line)?;
-            note = format!("{n} blocks{note}");
+            let seen = line.fec.clone();
+            let n = write_blocks(a, to, line, fec_out.as_ref())?;
+            note = format!("{} blocks{note}", n.blocks);
+            if let Some(seen) = seen.and_then(|s| s.borrow_mut().take()) {
+                fec_notes.push(accounting(&a.input, &seen)?);
+            }
+            if let Some(f) = &fec_out {
+                fec_notes.push(written_note(f, &n));
+            }
         }
     }
     if !out.quiet {
@@ -117,8 +155,170 @@ pub fn convert(a: &ConvertArgs, out: Output) -> Result<Verdict, Error> {
             if note.is_empty() { "" } else { ": " },
             note
         );
+        for n in fec_notes {
+            println!("  {n}");
+        }
     }
     Ok(Verdict::Pass)
+}
+
+/// The FEC of the input line and of the output line: `--fec` is the FEC of the `.bits` side
+/// (with `.bits` on both, the input's), `--out-fec` the output's.
+fn fec_sides(
+    a: &ConvertArgs,
+    from: Kind,
+    to: Kind,
+) -> Result<(Option<FecOptions>, Option<FecOptions>), Error> {
+    let given = a.fec.is_on().then(|| a.fec.options()).transpose()?;
+    let out = match a.out_fec {
+        Some(kind) => {
+            let mut o = a.fec.line.options();
+            o.kind = kind;
+            o.check(a.fec.line.rate).map_err(Error::Usage)?;
+            (kind != Fec::None).then_some(o)
+        }
+        None => None,
+    };
+    let refuse = |m: String| Err(Error::Usage(m));
+    match (from, to) {
+        (Kind::Bits, Kind::Bits) => Ok((given, out)),
+        (_, Kind::Bits) if given.is_some() && a.out_fec.is_some() => {
+            refuse("--fec and --out-fec both name the output's FEC: give one".into())
+        }
+        (_, Kind::Bits) => Ok((None, out.or(given))),
+        _ if a.out_fec.is_some() => refuse(format!(
+            "{}: --out-fec is for a .bits output",
+            a.output.display()
+        )),
+        (Kind::Bits, _) => Ok((given, None)),
+        _ if given.is_some() => refuse(format!(
+            "--fec is for a .bits line, and neither {} nor {} is one (a .b66 stream is the \
+             PCS's blocks above the FEC, and holds no FEC blocks or codewords)",
+            a.input.display(),
+            a.output.display()
+        )),
+        _ => Ok((None, None)),
+    }
+}
+
+/// A FEC'd `.bits` input as the line blocks its FEC decodes while locked.
+fn fec_line_blocks(a: &ConvertArgs, fec: &FecOptions) -> Result<Line, Error> {
+    let decoder = FecDecoder::new(fec, 20)
+        .map_err(Error::Usage)?
+        .ok_or_else(|| Error::Usage("no FEC".into()))?;
+    let seen: FecSeen = Rc::default();
+    Ok(Line {
+        blocks: Box::new(FecBlocks {
+            file: open(&a.input)?,
+            path: a.input.clone(),
+            decoder,
+            queue: VecDeque::new(),
+            bytes: 0,
+            seen: Some(seen.clone()),
+        }),
+        state: None,
+        unscrambled: false,
+        skipped_bits: None,
+        fec: Some(seen),
+    })
+}
+
+/// The blocks a FEC decodes from a `.bits` file, read in pieces.
+struct FecBlocks {
+    file: BufReader<File>,
+    path: PathBuf,
+    decoder: FecDecoder,
+    queue: VecDeque<Block>,
+    bytes: u64,
+    /// Where the summary goes when the file ends (taken then).
+    seen: Option<FecSeen>,
+}
+
+impl Iterator for FecBlocks {
+    type Item = Result<Block, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut chunk = [0u8; 1 << 14];
+        loop {
+            if let Some(b) = self.queue.pop_front() {
+                return Some(Ok(b));
+            }
+            let n = match self.file.read(&mut chunk) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Some(Err(InputError::io(&self.path, &e))),
+            };
+            if n == 0 {
+                let seen = self.seen.take()?;
+                *seen.borrow_mut() = Some((self.decoder.summary().clone(), self.bytes * 8));
+                return None;
+            }
+            self.bytes += n as u64;
+            let queue = &mut self.queue;
+            self.decoder
+                .push_bytes(chunk.get(..n).unwrap_or_default(), |b| queue.extend(b));
+        }
+    }
+}
+
+/// What became of every FEC block or codeword of a FEC'd input, in words; no lock at all is
+/// an error naming the file.
+fn accounting(path: &Path, (f, line_bits): &(FecSummary, u64)) -> Result<String, Error> {
+    let unit = f.kind.unit();
+    let Some(at) = f.lock.acquired_at_bit else {
+        return Err(Error::Input(InputError::file(
+            path,
+            format!(
+                "{} lock never acquired in {line_bits} line bits: no {unit} to convert (check --rate, --fec and --rs-marker-period)",
+                f.kind.clause()
+            ),
+        )));
+    };
+    let unit_bits = match f.kind {
+        Fec::Rs => fec_core::rs::CODEWORD_BITS as u64,
+        _ => fec_core::base_r::FEC_BLOCK_BITS as u64,
+    };
+    let decoded_bits = f.codewords * unit_bits;
+    let rest = line_bits.saturating_sub(f.bits_before_lock + decoded_bits);
+    Ok(format!(
+        "--fec {} ({}): lock at line bit {at}; the {line_bits} line bits are {} before lock (not converted), {} {unit}s decoded ({} corrected, {} uncorrectable{}), and {rest} in no decoded {unit} ({})",
+        f.kind,
+        f.clause,
+        f.bits_before_lock,
+        f.codewords,
+        f.corrected_codewords,
+        f.uncorrected_codewords,
+        if f.uncorrected_codewords > 0 && f.kind == Fec::Rs {
+            ": their blocks carry sync header 3, the error indication"
+        } else {
+            ""
+        },
+        if f.lock.losses > 0 {
+            format!("after the last whole {unit}, and while lock was lost {} time(s)", f.lock.losses)
+        } else {
+            format!("after the last whole {unit}")
+        }
+    ))
+}
+
+/// What a FEC'd output holds, in words.
+fn written_note(f: &FecOptions, n: &Written) -> String {
+    let markers = if f.kind == Fec::Rs {
+        format!(
+            ", {} marker codeword(s) (period {})",
+            n.markers, f.rs.marker_period_codewords
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "--fec {} ({}): {} {}s written{markers}; the last finished with {} idle blocks",
+        f.kind.name(),
+        f.kind.clause(),
+        n.codewords,
+        f.kind.unit(),
+        n.idle_fill
+    )
 }
 
 fn open(p: &Path) -> Result<BufReader<File>, InputError> {
@@ -144,6 +344,7 @@ fn line_blocks(a: &ConvertArgs, from: Kind) -> Result<Line, Error> {
                 unscrambled,
                 blocks: Box::new(r),
                 skipped_bits: None,
+                fec: None,
             }
         }
         Kind::Bits => {
@@ -172,6 +373,7 @@ fn line_blocks(a: &ConvertArgs, from: Kind) -> Result<Line, Error> {
                 state: None,
                 unscrambled: false,
                 skipped_bits: Some(offset),
+                fec: None,
             }
         }
         _ => {
@@ -184,6 +386,7 @@ fn line_blocks(a: &ConvertArgs, from: Kind) -> Result<Line, Error> {
                 state: Some(seed),
                 unscrambled: false,
                 skipped_bits: None,
+                fec: None,
             }
         }
     })
@@ -237,8 +440,26 @@ impl Iterator for BitsBlocks {
     }
 }
 
-/// Writes the blocks as `.b66` or `.bits`; returns how many.
-fn write_blocks(a: &ConvertArgs, to: Kind, line: Line) -> Result<u64, Error> {
+/// What was written.
+#[derive(Default)]
+struct Written {
+    /// Blocks of the input.
+    blocks: u64,
+    /// Idle blocks that finished the last FEC block or codeword (a FEC'd output).
+    idle_fill: u64,
+    /// FEC blocks or codewords written (a FEC'd output).
+    codewords: u64,
+    /// RS-FEC marker codewords among them.
+    markers: u64,
+}
+
+/// Writes the blocks as `.b66` or `.bits` (through the FEC of `fec`, when given).
+fn write_blocks(
+    a: &ConvertArgs,
+    to: Kind,
+    line: Line,
+    fec: Option<&FecOptions>,
+) -> Result<Written, Error> {
     let p = &a.output;
     let mut n = 0u64;
     // Scrambled blocks for the output: the input's, or the input's scrambled.
@@ -252,8 +473,11 @@ fn write_blocks(a: &ConvertArgs, to: Kind, line: Line) -> Result<u64, Error> {
         },
         None => b,
     };
-    match to {
-        Kind::Bits => {
+    match (to, fec) {
+        (Kind::Bits, Some(fec)) => {
+            return write_fec_line(p, fec, line.blocks.map(|b| b.map(to_line)))
+        }
+        (Kind::Bits, None) => {
             let mut w = BitsWriter::new(create(p)?);
             for b in line.blocks {
                 w.write(to_line(b?)).map_err(io_err(p))?;
@@ -261,7 +485,7 @@ fn write_blocks(a: &ConvertArgs, to: Kind, line: Line) -> Result<u64, Error> {
             }
             w.finish(None).map_err(io_err(p))?;
         }
-        _ => {
+        (_, _) => {
             let header = B66Header {
                 scrambling: if a.unscrambled {
                     Scrambling::Unscrambled
@@ -295,7 +519,53 @@ fn write_blocks(a: &ConvertArgs, to: Kind, line: Line) -> Result<u64, Error> {
             w.finish().map_err(io_err(p))?;
         }
     }
-    Ok(n)
+    Ok(Written {
+        blocks: n,
+        ..Written::default()
+    })
+}
+
+/// Writes line blocks through the FEC encoder of `fec` as a `.bits` line, the last FEC block
+/// or codeword finished with idle blocks.
+fn write_fec_line(
+    p: &Path,
+    fec: &FecOptions,
+    blocks: impl Iterator<Item = Result<Block, InputError>>,
+) -> Result<Written, Error> {
+    let mut enc = FecEncoder::new(fec)
+        .map_err(Error::Usage)?
+        .ok_or_else(|| Error::Usage("no FEC".into()))?;
+    let mut w = BitsWriter::new(create(p)?);
+    let (mut piece, mut words) = (Vec::with_capacity(4096), Vec::new());
+    let mut written = Written::default();
+    let mut last = None;
+    let mut put = |piece: &mut Vec<Block>, enc: &mut FecEncoder| {
+        enc.push_blocks(piece, &mut words);
+        piece.clear();
+        let r = w.write_words(&words).map_err(io_err(p));
+        words.clear();
+        r
+    };
+    for b in blocks {
+        let b = b?;
+        piece.push(b);
+        last = Some(b);
+        written.blocks += 1;
+        if piece.len() == 4096 {
+            put(&mut piece, &mut enc)?;
+        }
+    }
+    put(&mut piece, &mut enc)?;
+    // The end: idle blocks finish the last FEC block or codeword.
+    if let Some(l) = last {
+        piece = enc.idle_fill(l);
+        written.idle_fill = piece.len() as u64;
+        put(&mut piece, &mut enc)?;
+    }
+    written.codewords = enc.codewords();
+    written.markers = enc.markers();
+    w.finish(enc.tail()).map_err(io_err(p))?;
+    Ok(written)
 }
 
 /// Writes the decoded transfers of each block.
@@ -313,8 +583,13 @@ impl RxSink for XgmiiSink {
 }
 
 /// Any stream to `.xgmii`: the receive chain (a `.bits` input offline, from its first whole
-/// block; line i of the output is block i).
-fn to_xgmii(a: &ConvertArgs, from: Kind) -> Result<(), Error> {
+/// block; line i of the output is block i; a FEC'd one below its FEC, from lock). Returns what
+/// the FEC saw and the line bits.
+fn to_xgmii(
+    a: &ConvertArgs,
+    from: Kind,
+    fec: Option<&FecOptions>,
+) -> Result<Option<(FecSummary, u64)>, Error> {
     let p = &a.output;
     let made = format!("converted by baser from {}", a.input.display());
     let w = XgmiiWriter::new(create(p)?, &[&made]).map_err(io_err(p))?;
@@ -324,13 +599,20 @@ fn to_xgmii(a: &ConvertArgs, from: Kind) -> Result<(), Error> {
             w.write(word?).map_err(io_err(p))?;
         }
         w.finish().map_err(io_err(p))?;
-        return Ok(());
+        return Ok(None);
     }
     let opt = RxOptions {
         profile: a.profile,
         max_events: 0,
         ..RxOptions::default()
     };
+    if let Some(fec) = fec {
+        let (_, _, sink, seen) =
+            stream::decode_fec(&a.input, &opt, fec, &[], u64::MAX, XgmiiSink(w), &|_| {})?;
+        sink.0.finish().map_err(io_err(p))?;
+        let bits = std::fs::metadata(&a.input).map_or(0, |m| m.len() * 8);
+        return Ok(Some((seen, bits)));
+    }
     let (_, _, sink) = stream::decode_kind(
         from.name(),
         &a.input,
@@ -340,5 +622,5 @@ fn to_xgmii(a: &ConvertArgs, from: Kind) -> Result<(), Error> {
         &|_| {},
     )?;
     sink.0.finish().map_err(io_err(p))?;
-    Ok(())
+    Ok(None)
 }

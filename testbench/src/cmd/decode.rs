@@ -1,14 +1,14 @@
 //! `baser decode`: a stream file through the engine's RX chain, with a summary.
 
 use crate::command::{
-    self, create, kind_of, named, progress_bar, Error, FecArgs, Kind, Output, Verdict,
+    self, create, kind_of, named, progress_bar, Error, FecRxArgs, Kind, Output, Verdict,
 };
 use crate::outfile::OutFile;
 use crate::report;
 use crate::stream;
 use baser_engine::coverage::Collector;
 use baser_engine::decode_report::DecodeReport;
-use baser_engine::fec::{Fec, FecOptions, FecRxChain, FecSummary};
+use baser_engine::fec::{Fec, FecSummary};
 use baser_engine::inject::{Fault, FaultChannel};
 use baser_engine::judge::Comparer;
 use baser_engine::options::BerTimer;
@@ -73,11 +73,7 @@ pub struct DecodeArgs {
     pub coverage: Option<PathBuf>,
     /// Line rate and FEC.
     #[command(flatten)]
-    pub line: FecArgs,
-    /// RS-FEC markers that make lock: 1 (a dump is decoded from its first marker) or 2 (a
-    /// receiver confirms it one period later, the stream before is not decoded).
-    #[arg(long, default_value_t = 1)]
-    pub rs_lock_markers: u8,
+    pub fec: FecRxArgs,
 }
 
 /// Writes decoded transfers and frames to files, and keeps what a check needs.
@@ -239,11 +235,10 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
         max_events: a.max_report,
         strict_start: a.strict_start,
         ber_timer: a.ber_timer,
-        rate: a.line.rate,
-        fec: fec_options(a),
+        rate: a.fec.line.rate,
+        fec: a.fec.options()?,
         ..Options::default()
     };
-    let fec = opt.fec;
     let opt = opt.rx();
     let view = if a.offline {
         stream::SerialView::Offline
@@ -252,9 +247,8 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
     };
     let bar = progress_bar(&a.input, out);
     let mut fec_summary = None;
-    let (pcs, counts, mut sinks) = if a.line.fec != Fec::None {
-        let (pcs, counts, sinks, summary) =
-            decode_fec(a, kind, &opt, &fec, sinks, &|n| bar.set(n))?;
+    let (pcs, counts, mut sinks) = if a.fec.line.fec != Fec::None {
+        let (pcs, counts, sinks, summary) = decode_fec(a, kind, &opt, sinks, &|n| bar.set(n))?;
         fec_summary = Some(summary);
         (pcs, counts, sinks)
     } else if a.inject.is_empty() {
@@ -295,7 +289,12 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
         report::write_json(p, &doc).map_err(|e| Error::Output(p.clone(), e))?;
     }
     if !out.quiet {
-        print_pcs_summary(&a.input, &pcs, a.max_report, a.ber_timer.at(a.line.rate));
+        print_pcs_summary(
+            &a.input,
+            &pcs,
+            a.max_report,
+            a.ber_timer.at(a.fec.line.rate),
+        );
         if let Some(f) = &fec_summary {
             print_fec_summary(f, a.max_report);
         }
@@ -489,59 +488,22 @@ fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize, ber_timer: BerTim
     }
 }
 
-/// The FEC's settings from the flags.
-fn fec_options(a: &DecodeArgs) -> FecOptions {
-    let mut fec = a.line.options();
-    fec.rs.lock_markers = a.rs_lock_markers;
-    fec
-}
-
 /// A `.bits` stream through the RX chain below a FEC (the FEC locks from any bit offset);
 /// `--inject` puts its bit faults on the line before the FEC.
 fn decode_fec(
     a: &DecodeArgs,
     kind: Kind,
     opt: &baser_engine::rx::RxOptions,
-    fec: &FecOptions,
     sinks: DecodeSinks,
     progress: &dyn Fn(u64),
 ) -> Result<(PcsSummary, FrameCounts, DecodeSinks, FecSummary), Error> {
-    if kind != Kind::Bits {
-        return Err(Error::Usage(format!(
-            "{}: --fec decodes a .bits line (the FEC's blocks are bits on the line, not a .{} file)",
-            a.input.display(),
-            kind.name()
-        )));
-    }
-    fec.check(a.line.rate).map_err(Error::Usage)?;
-    let mut chain = FecRxChain::new(opt, fec, sinks).map_err(Error::Usage)?;
-    if a.inject.is_empty() {
-        use std::io::Read;
-        let mut file = File::open(&a.input).map_err(|e| InputError::io(&a.input, &e))?;
-        let mut buf = vec![0u8; 1 << 20];
-        let mut read = 0u64;
-        loop {
-            let n = file
-                .read(&mut buf)
-                .map_err(|e| InputError::io(&a.input, &e))?;
-            if n == 0 {
-                break;
-            }
-            chain.push_bytes(buf.get(..n).unwrap_or_default());
-            read += n as u64;
-            progress(read);
-        }
-    } else {
-        let mut bytes = std::fs::read(&a.input).map_err(|e| InputError::io(&a.input, &e))?;
-        baser_engine::inject::corrupt_line(&mut bytes, &a.inject).map_err(Error::Usage)?;
-        chain.push_bytes(&bytes);
-    }
-    let (pcs, counts, sinks, summary) = chain.finish().map_err(Error::Sink)?;
-    Ok((pcs, counts, sinks, summary))
+    command::refuse_fec_kind(&a.input, kind)?;
+    let fec = a.fec.options()?;
+    stream::decode_fec(&a.input, opt, &fec, &a.inject, u64::MAX, sinks, progress)
 }
 
-/// The FEC's lines of the text summary.
-fn print_fec_summary(f: &FecSummary, max_report: usize) {
+/// The FEC's counts in one line (decode's and check's text summaries).
+pub fn fec_line(f: &FecSummary) -> String {
     let unit = f.kind.unit();
     let lock = match f.lock.acquired_at_bit {
         Some(b) => format!("lock at bit {b}, {} loss(es)", f.lock.losses),
@@ -550,8 +512,8 @@ fn print_fec_summary(f: &FecSummary, max_report: usize) {
     let symbols = f
         .corrected_symbols
         .map_or(String::new(), |s| format!("{s} symbols, "));
-    println!(
-        "  fec: {} ({}): {lock}; {} {unit}s, {} corrected ({symbols}{} bits), {} uncorrectable{}",
+    format!(
+        "fec: {} ({}): {lock}; {} {unit}s, {} corrected ({symbols}{} bits), {} uncorrectable{}",
         f.kind,
         f.clause,
         f.codewords,
@@ -561,7 +523,13 @@ fn print_fec_summary(f: &FecSummary, max_report: usize) {
         f.hi_ser_episodes
             .filter(|&h| h > 0)
             .map_or(String::new(), |h| format!(", hi_ser {h} time(s)"))
-    );
+    )
+}
+
+/// The FEC's lines of the text summary.
+fn print_fec_summary(f: &FecSummary, max_report: usize) {
+    let unit = f.kind.unit();
+    println!("  {}", fec_line(f));
     for u in f.uncorrectable.iter().take(max_report) {
         let frames: Vec<String> = u.frames.iter().map(u64::to_string).collect();
         println!(
