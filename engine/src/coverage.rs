@@ -311,6 +311,56 @@ impl Coverage {
         }
     }
 
+    /// Adds the bins of the FEC below the PCS (group `fec_fc` or `fec_rs`, so that runs of
+    /// the two FECs merge apart): lock acquired and lost, FEC blocks or codewords clean,
+    /// corrected and uncorrectable; for RS-FEC also markers, hi_ser and the two bypass modes
+    /// (1.200.0, 1.200.1) a run decoded with.
+    pub fn add_fec(&mut self, f: &crate::fec::FecSummary, opt: &crate::fec::FecOptions) {
+        let unit = f.kind.unit();
+        let clean = f
+            .codewords
+            .saturating_sub(f.corrected_codewords + f.uncorrected_codewords);
+        let mut bins = vec![
+            (
+                "lock acquired".to_string(),
+                u64::from(f.lock.acquired_at_bit.is_some()),
+            ),
+            ("lock lost".to_string(), f.lock.losses),
+            (format!("{unit} clean"), clean),
+            (format!("{unit} corrected"), f.corrected_codewords),
+            (format!("{unit} uncorrectable"), f.uncorrected_codewords),
+        ];
+        if f.kind == crate::fec::Fec::Rs {
+            let with = |on: bool| if on { f.codewords } else { 0 };
+            bins.extend([
+                ("marker codeword".to_string(), f.markers.unwrap_or(0)),
+                ("hi_ser".to_string(), f.hi_ser_episodes.unwrap_or(0)),
+                (
+                    "bypass correction (1.200.0)".to_string(),
+                    with(opt.rs.bypass_correction),
+                ),
+                (
+                    "bypass indication (1.200.1)".to_string(),
+                    with(opt.rs.bypass_indication),
+                ),
+            ]);
+        }
+        let name = format!("fec_{}", f.kind.name());
+        let what = format!("{} below the PCS: lock, {unit}s by outcome", f.clause);
+        let one = Coverage {
+            runs: Vec::new(),
+            groups: vec![Group {
+                name,
+                what,
+                bins: bins
+                    .into_iter()
+                    .map(|(name, hits)| Bin { name, hits })
+                    .collect(),
+            }],
+        };
+        self.merge(&one);
+    }
+
     fn hit(&mut self, group: usize, bin: usize) {
         if let Some(b) = self.groups.get_mut(group).and_then(|g| g.bins.get_mut(bin)) {
             b.hits += 1;

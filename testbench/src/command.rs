@@ -494,6 +494,13 @@ pub struct FecRxArgs {
     /// receiver confirms it one period later, the stream before is not decoded).
     #[arg(long, default_value_t = 1)]
     pub rs_lock_markers: u8,
+    /// RS-FEC bypass correction (1.200.0): the decoder detects but does not correct.
+    #[arg(long)]
+    pub rs_bypass_correction: bool,
+    /// RS-FEC bypass error indication (1.200.1): an uncorrectable codeword's blocks reach the
+    /// PCS unmarked (not with bypass correction: the standard refuses both).
+    #[arg(long)]
+    pub rs_bypass_indication: bool,
 }
 
 impl Default for FecRxArgs {
@@ -501,6 +508,8 @@ impl Default for FecRxArgs {
         Self {
             line: FecArgs::default(),
             rs_lock_markers: 1,
+            rs_bypass_correction: false,
+            rs_bypass_indication: false,
         }
     }
 }
@@ -513,6 +522,15 @@ impl FecRxArgs {
     pub fn options(&self) -> Result<FecOptions, Error> {
         let mut fec = self.line.options();
         fec.rs.lock_markers = self.rs_lock_markers;
+        fec.rs.bypass_correction = self.rs_bypass_correction;
+        fec.rs.bypass_indication = self.rs_bypass_indication;
+        let rs_only = self.rs_bypass_correction || self.rs_bypass_indication;
+        if rs_only && fec.kind != Fec::Rs {
+            return Err(Error::Usage(
+                "--rs-bypass-correction and --rs-bypass-indication are RS-FEC settings: add --fec rs (and --rate 25g)"
+                    .into(),
+            ));
+        }
         fec.check(self.line.rate).map_err(Error::Usage)?;
         Ok(fec)
     }

@@ -712,3 +712,90 @@ fn convert_round_trips_fec_lines_and_their_pcs_blocks_bit_exactly() {
     );
     std::fs::remove_dir_all(&d).ok();
 }
+
+#[test]
+fn coverage_with_fec_counts_lock_and_codewords_by_outcome_and_merges_the_two_fecs_apart() {
+    let d = dir("coverage");
+    let (frames_pcap, _) = pcap(&d, 60);
+    let line = d.join("rs.bits");
+    rs_line(
+        &frames_pcap,
+        &line,
+        &["symbols:3:8".to_string(), "symbols:5:7".to_string()],
+    );
+    let json = d.join("cov.json");
+    let (code, doc, text) = run(
+        &["coverage", s(&line), "--rate", "25g", "--fec", "rs"],
+        Some(&json),
+    );
+    assert_eq!(code, 0, "{text}");
+    let group = |doc: &serde_json::Value, name: &str| -> Vec<(String, u64)> {
+        doc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["name"] == name)
+            .unwrap_or_else(|| panic!("no group {name}: {doc}"))["bins"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                (
+                    b["name"].as_str().unwrap().to_string(),
+                    b["hits"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let rs = group(&doc, "fec_rs");
+    let hits = |bins: &[(String, u64)], n: &str| bins.iter().find(|b| b.0 == n).unwrap().1;
+    assert_eq!(hits(&rs, "lock acquired"), 1);
+    assert_eq!(hits(&rs, "codeword corrected"), 1);
+    assert_eq!(hits(&rs, "codeword uncorrectable"), 1);
+    assert_eq!(hits(&rs, "marker codeword"), 1);
+    assert_eq!(hits(&rs, "bypass correction (1.200.0)"), 0);
+    // A Clause 74 run merged in: its own group; bypass correction hit by a run decoded so.
+    let fc = d.join("fc.bits");
+    let (code, _, text) = run(
+        &["encode", s(&frames_pcap), "--fec", "fc", "--bits", s(&fc)],
+        None,
+    );
+    assert_eq!(code, 0, "{text}");
+    let fc_json = d.join("fc.json");
+    let (code, _, text) = run(&["coverage", s(&fc), "--fec", "fc"], Some(&fc_json));
+    assert_eq!(code, 0, "{text}");
+    let bypass = d.join("bypass.json");
+    let (code, _, text) = run(
+        &[
+            "coverage",
+            s(&line),
+            "--rate",
+            "25g",
+            "--fec",
+            "rs",
+            "--rs-bypass-correction",
+        ],
+        Some(&bypass),
+    );
+    assert_eq!(code, 0, "{text}");
+    let (code, doc, text) = run(
+        &["coverage", s(&json), s(&fc_json), s(&bypass)],
+        Some(&d.join("all.json")),
+    );
+    assert_eq!(code, 0, "{text}");
+    let rs = group(&doc, "fec_rs");
+    assert!(hits(&rs, "bypass correction (1.200.0)") > 0);
+    assert_eq!(
+        hits(&rs, "codeword corrected"),
+        1,
+        "bypassed: detected, not corrected"
+    );
+    assert!(hits(&group(&doc, "fec_fc"), "FEC block clean") > 0);
+    let (code, _, text) = run(
+        &["coverage", s(&fc), "--fec", "fc", "--rs-bypass-correction"],
+        None,
+    );
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("RS-FEC settings"), "{text}");
+    std::fs::remove_dir_all(&d).ok();
+}

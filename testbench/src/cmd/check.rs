@@ -272,7 +272,13 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
         pcs.hints
             .extend(stream::swapped_headers_hint(&a.dut, &opt, &pcs)?);
     }
-    let coverage = sinks.coverage.take().map(|c| c.finish(&pcs));
+    let coverage = sinks.coverage.take().map(|c| {
+        let mut c = c.finish(&pcs);
+        if let Some(f) = &fec_summary {
+            c.add_fec(f, &fec);
+        }
+        c
+    });
     if let (Some(p), Some(c)) = (&a.coverage, &coverage) {
         report::write_json(p, c).map_err(|e| Error::Output(p.clone(), e))?;
     }

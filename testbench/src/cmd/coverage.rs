@@ -2,10 +2,13 @@
 //! regression: a table with the holes, and JSON.
 
 use crate::cmd::decode::DecodeSinks;
-use crate::command::{self, kind_of, max_frame, progress_bar, Error, Kind, Output, Verdict};
+use crate::command::{
+    self, kind_of, max_frame, progress_bar, Error, FecRxArgs, Kind, Output, Verdict,
+};
 use crate::report;
 use crate::stream;
 use baser_engine::coverage::{Collector, Coverage};
+use baser_engine::fec::{FecOptions, FecSummary};
 use baser_engine::rx::{PcsSummary, RxOptions};
 use baser_engine::Profile;
 use baser_files::InputError;
@@ -43,14 +46,28 @@ pub struct CoverageArgs {
     /// A .bits input is decoded offline (boundary found first) instead of as a receiver sees it.
     #[arg(long)]
     pub offline: bool,
+    /// Line rate and FEC: with --fec the .bits inputs are FEC'd lines, decoded through the FEC,
+    /// and its bins (lock, FEC blocks or codewords by outcome, RS-FEC markers, hi_ser, bypass
+    /// modes) join the plan.
+    #[command(flatten)]
+    pub fec: FecRxArgs,
 }
 
-/// Writes a collector's coverage as JSON.
+/// Writes a collector's coverage as JSON, with the FEC's bins when the stream had one.
 ///
 /// # Errors
 /// The file cannot be written.
-pub fn write(path: &Path, c: Collector, pcs: &PcsSummary) -> Result<(), Error> {
-    report::write_json(path, &c.finish(pcs)).map_err(|e| Error::Output(path.to_path_buf(), e))
+pub fn write(
+    path: &Path,
+    c: Collector,
+    pcs: &PcsSummary,
+    fec: Option<(&FecSummary, &FecOptions)>,
+) -> Result<(), Error> {
+    let mut cov = c.finish(pcs);
+    if let Some((f, opt)) = fec {
+        cov.add_fec(f, opt);
+    }
+    report::write_json(path, &cov).map_err(|e| Error::Output(path.to_path_buf(), e))
 }
 
 /// Reads a coverage file.
@@ -77,14 +94,19 @@ fn measure(path: &Path, a: &CoverageArgs, out: Output) -> Result<Coverage, Error
             path.display()
         )));
     }
-    let opt = RxOptions {
+    let opt = baser_engine::Options {
         profile: a.profile,
+        max_frame_length: Some(a.max_frame_length),
+        max_events: 20,
+        rate: a.fec.line.rate,
+        ..baser_engine::Options::default()
+    }
+    .rx();
+    let opt = RxOptions {
         mac: RxConfig {
             max_frame_length: max_frame(a.max_frame_length),
         },
-        max_events: 20,
-        strict_start: false,
-        ber_timer: Default::default(),
+        ..opt
     };
     let view = if a.offline {
         stream::SerialView::Offline
@@ -96,6 +118,20 @@ fn measure(path: &Path, a: &CoverageArgs, out: Output) -> Result<Coverage, Error
         ..DecodeSinks::none()
     };
     let bar = progress_bar(path, out);
+    if a.fec.is_on() {
+        command::refuse_fec_kind(path, kind)?;
+        let fec = a.fec.options()?;
+        let (pcs, _, mut sinks, f) =
+            stream::decode_fec(path, &opt, &fec, &[], u64::MAX, sinks, &|n| bar.set(n))?;
+        bar.done();
+        let mut c = sinks
+            .coverage
+            .take()
+            .map(|c| c.finish(&pcs))
+            .unwrap_or_default();
+        c.add_fec(&f, &fec);
+        return Ok(c);
+    }
     let (pcs, _, mut sinks) =
         stream::decode_kind(kind.name(), path, &opt, view, sinks, &|n| bar.set(n))?;
     bar.done();

@@ -265,7 +265,8 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
             .extend(stream::swapped_headers_hint(&a.input, &opt, &pcs)?);
     }
     if let (Some(p), Some(c)) = (&a.coverage, sinks.coverage.take()) {
-        crate::cmd::coverage::write(p, c, &pcs)?;
+        let fec = a.fec.options()?;
+        crate::cmd::coverage::write(p, c, &pcs, fec_summary.as_ref().map(|f| (f, &fec)))?;
     }
     if let Some((p, w)) = sinks.xgmii.take() {
         w.finish().map_err(|e| Error::Output(p, e))?;
