@@ -1447,11 +1447,17 @@ pub unsafe extern "C" fn baser_check_push_blocks(
     guard(code32, || {
         // SAFETY: the caller's contract.
         let (c, h, p) = unsafe { (handle(c)?, array(header, n)?, array(payload, n)?) };
+        // Every header checked first (nothing is pushed when one is bad), then the blocks
+        // made without a check each.
+        if let Some(&bad) = h.iter().find(|&&h| h > 3) {
+            block(bad, 0)?;
+        }
         let mut blocks = std::mem::take(&mut c.blocks);
         blocks.clear();
-        for (&h, &p) in h.iter().zip(p) {
-            blocks.push(block(h, p)?);
-        }
+        blocks.extend(h.iter().zip(p).map(|(&h, &p)| Block {
+            sync: SyncHeader::from_bits(h),
+            payload: p,
+        }));
         let r = c.live.push_blocks(&blocks);
         c.blocks = blocks;
         Ok(new_count(r?))
