@@ -15,11 +15,25 @@ import time
 
 from . import _judge
 from ._adapter import Adapter, example_dut, taxi, verilog_ethernet
-from ._cases import CASES, LEAD, Case
+from ._cases import BER_WINDOW_BLOCKS, CASES, LEAD, Case
 from ._report import write_html, write_junit
 
 __all__ = ["Adapter", "CASES", "Case", "Result", "example_dut", "load_waivers", "run",
-           "taxi", "verilog_ethernet"]
+           "taxi", "verilog_ethernet", "waivers"]
+
+WAIVERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "waivers")
+
+
+def waivers(name):
+    """The path of the waiver file shipped for a ready adapter's RTL: ``"verilog-ethernet"``
+    or ``"taxi"`` (each waiver names the case and the RTL's documented deviation from IEEE
+    802.3 that makes it fail): ``run(dut, verilog_ethernet(dut),
+    waivers=waivers("verilog-ethernet"))``."""
+    path = os.path.join(WAIVERS, f"{name}.txt")
+    if not os.path.exists(path):
+        known = sorted(f[:-4] for f in os.listdir(WAIVERS) if f.endswith(".txt"))
+        raise ValueError(f"no waiver file `{name}`: expected one of {known}")
+    return path
 
 
 class Result:
@@ -115,9 +129,13 @@ async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, l
     results = []
     for case in chosen:
         lacking = adapter.has(case.needs)
-        if lacking:
-            results.append(Result(case, "skipped", [], 0.0, reason=f"the adapter has no {lacking}"))
-            say(f"{case.name:24} skipped: the adapter has no {lacking}")
+        why = f"the adapter has no {lacking}" if lacking else None
+        if not why and case.standard_ber_timer and adapter.ber_window_blocks != BER_WINDOW_BLOCKS:
+            why = (f"the DUT's BER timer is {adapter.ber_window_blocks} blocks, the model's the "
+                   f"standard's 125 us ({BER_WINDOW_BLOCKS} blocks): build the DUT with it")
+        if why:
+            results.append(Result(case, "skipped", [], 0.0, reason=why))
+            say(f"{case.name:24} skipped: {why}")
             continue
         start = time.monotonic()
         await bench.reset()

@@ -115,36 +115,78 @@ class Adapter:
 
 
 def verilog_ethernet(dut, **overrides):
-    """verilog-ethernet's ``eth_mac_phy_10g`` (and this repository's example DUT, which
-    keeps its port names): AXI-stream ``tx_axis``/``rx_axis`` (tuser bit 0 bad frame),
-    ``serdes_*``, ``rx_block_lock``, ``rx_high_ber``, ``rx_status``, the pulses
-    ``rx_error_bad_frame`` and ``rx_error_bad_fcs``; ``cfg_ifg`` 12, ``cfg_tx_enable`` and
-    ``cfg_rx_enable`` 1. Link fault and counters: none (give them in ``overrides``)."""
-    settings = dict(
-        status={"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber", "link_up": "rx_status"},
-        pulses={"bad_frame": "rx_error_bad_frame", "bad_fcs": "rx_error_bad_fcs"},
-        inputs={"cfg_ifg": 12, "cfg_tx_enable": 1, "cfg_rx_enable": 1},
-    )
+    """verilog-ethernet's ``eth_mac_phy_10g`` (MAC+PHY) or ``eth_phy_10g`` (PHY-only: XGMII
+    out, told apart by its ``xgmii_rxd``), 64-bit serdes with bit slip. MAC+PHY: AXI-stream
+    ``tx_axis``/``rx_axis`` (tuser bit 0 bad frame), the pulses ``rx_error_bad_frame`` and
+    ``rx_error_bad_fcs``, ``cfg_ifg`` 12, ``cfg_tx_enable`` and ``cfg_rx_enable`` 1. Both:
+    status ``rx_block_lock`` and ``rx_high_ber``, ``cfg_*_prbs31_enable`` 0. The PHY-only
+    top runs the cases that judge block lock and hi_ber only; the rest are skipped.
+
+    ``rx_status`` is not link status: verilog-ethernet's watchdog raises it after 16 clean
+    125 us windows (2 ms) with a control header seen in each, so it is not mapped
+    (``link_up`` none). No link fault outputs and no counters.
+
+    Checked on eth_mac_phy_10g and eth_phy_10g (default parameters) under Icarus 11: see
+    docs/conformance.md, "Checked on", and the waivers in
+    ``baser.conformance.waivers("verilog-ethernet")``."""
+    status = {"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber"}
+    prbs = {"cfg_tx_prbs31_enable": 0, "cfg_rx_prbs31_enable": 0}
+    if _has(dut, "xgmii_rxd"):  # eth_phy_10g: no MAC
+        settings = dict(rx_axis=None, tx_axis=None, status=status, inputs=prbs)
+    else:
+        settings = dict(
+            status=status,
+            pulses={"bad_frame": "rx_error_bad_frame", "bad_fcs": "rx_error_bad_fcs"},
+            inputs={"cfg_ifg": 12, "cfg_tx_enable": 1, "cfg_rx_enable": 1, **prbs},
+        )
     settings.update(overrides)
     return Adapter(dut, **settings)
 
 
+def _has(dut, name):
+    try:
+        getattr(dut, name)
+    except AttributeError:
+        return False
+    return True
+
+
 def taxi(dut, **overrides):
-    """taxi's ``taxi_eth_mac_phy_10g`` in its cocotb wrapper (``test_taxi_eth_mac_phy_10g.sv``):
-    the interfaces ``s_axis_tx`` and ``m_axis_rx`` (tuser bit 0 bad frame), ``serdes_*``
-    with their valids held high, ``rx_block_lock``, ``rx_high_ber``, ``rx_status``, the
-    statistics pulses ``stat_rx_pkt_bad`` and ``stat_rx_err_bad_fcs``; ``stat_clk`` and
-    ``stat_rst`` with the others."""
-    settings = dict(
-        clocks=("rx_clk", "tx_clk", "stat_clk"),
-        resets=("rx_rst", "tx_rst", "stat_rst"),
-        rx_axis="m_axis_rx.",
-        tx_axis="s_axis_tx.",
-        status={"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber", "link_up": "rx_status"},
-        pulses={"bad_frame": "stat_rx_pkt_bad", "bad_fcs": "stat_rx_err_bad_fcs"},
-        inputs={"serdes_rx_data_valid": 1, "serdes_rx_hdr_valid": 1, "cfg_tx_enable": 1,
-                "cfg_rx_enable": 1, "cfg_tx_ifg": 12},
-    )
+    """taxi's ``taxi_eth_mac_phy_10g`` in its cocotb wrapper (``test_taxi_eth_mac_phy_10g.sv``,
+    MAC+PHY), or ``taxi_eth_phy_10g`` (PHY-only: XGMII out, told apart by its ``xgmii_rxd``),
+    64-bit serdes (no gearbox interface: ``TX_GBX_IF_EN`` 0) with bit slip and the serdes
+    valids held high. MAC+PHY: clocks and resets ``rx_``, ``tx_``, ``stat_``; the interfaces
+    ``s_axis_tx`` and ``m_axis_rx`` (tuser bit 0 bad frame); the statistics pulses
+    ``stat_rx_pkt_bad`` and ``stat_rx_err_bad_fcs``; ``cfg_tx_ifg`` 12, padding on to 60
+    octets (``cfg_tx_min_pkt_len`` 59, as taxi's bench), ``cfg_tx_max_pkt_len`` 9217,
+    ``cfg_rx_max_pkt_len`` 1517 (``max_frame_length`` - 1), USXGMII autonegotiation off
+    (``an_en`` 0). Both: status ``rx_block_lock`` and ``rx_high_ber``.
+
+    ``rx_status`` is not link status (taxi's watchdog, as verilog-ethernet's, raises it
+    after 16 clean 125 us windows), so it is not mapped. No link fault outputs; counters
+    none (the statistics are on ``m_axis_stat``).
+
+    Checked on taxi_eth_mac_phy_10g and taxi_eth_phy_10g under Verilator 5.048: see
+    docs/conformance.md, "Checked on", and ``baser.conformance.waivers("taxi")``."""
+    status = {"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber"}
+    common = {"serdes_rx_data_valid": 1, "serdes_rx_hdr_valid": 1,
+              "cfg_tx_prbs31_enable": 0, "cfg_rx_prbs31_enable": 0}
+    if _has(dut, "xgmii_rxd"):  # taxi_eth_phy_10g: no MAC
+        settings = dict(rx_axis=None, tx_axis=None, status=status,
+                        inputs={"xgmii_txd": 0x0707070707070707, "xgmii_txc": 0xFF, **common})
+    else:
+        max_len = overrides.get("max_frame_length", 1518)
+        settings = dict(
+            clocks=("rx_clk", "tx_clk", "stat_clk"),
+            resets=("rx_rst", "tx_rst", "stat_rst"),
+            rx_axis="m_axis_rx.",
+            tx_axis="s_axis_tx.",
+            status=status,
+            pulses={"bad_frame": "stat_rx_pkt_bad", "bad_fcs": "stat_rx_err_bad_fcs"},
+            inputs={"cfg_tx_enable": 1, "cfg_rx_enable": 1, "cfg_tx_ifg": 12,
+                    "cfg_tx_pad_en": 1, "cfg_tx_min_pkt_len": 59, "cfg_tx_max_pkt_len": 9217,
+                    "cfg_rx_max_pkt_len": max_len - 1, "an_en": 0, **common},
+        )
     settings.update(overrides)
     return Adapter(dut, **settings)
 
