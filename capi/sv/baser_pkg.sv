@@ -198,13 +198,54 @@ package baser_pkg;
         $finish;
     endfunction
 
+    // ------------------------------------------------------------------ frames
+    // What the TX models and the checkers share: the handle, and handing a frame over.
+    virtual class baser_handle;
+        chandle h;
+        protected longint unsigned pk[BASER_BATCH];
+
+        // Hands frame over to the frame being built (the TX model's or, with expected, the
+        // checker's): eight octets a word (octet 0 in bits 7:0), BASER_BATCH words a DPI call.
+        // From a copy emptied from the front: Verilator 5.006 reads a queue element by index
+        // at about twice the cost of pop_front() (and this is a method, not a package
+        // function: it inlines those, and drops a ref argument's queue on the way).
+        protected function void hand_over(const ref byte unsigned frame[$], input bit expected);
+            byte unsigned q[$] = frame;
+            while (q.size() != 0) begin
+                int n = q.size();
+                int r;
+                if (n > 8 * BASER_BATCH) n = 8 * BASER_BATCH;
+                for (int k = 0; 8 * k < n; k++) begin
+                    longint unsigned w = 0;
+                    if (8 * k + 8 <= n) begin
+                        // (one octet a statement: the pops in the order of the octets)
+                        w = longint'(q.pop_front());
+                        w |= longint'(q.pop_front()) << 8;
+                        w |= longint'(q.pop_front()) << 16;
+                        w |= longint'(q.pop_front()) << 24;
+                        w |= longint'(q.pop_front()) << 32;
+                        w |= longint'(q.pop_front()) << 40;
+                        w |= longint'(q.pop_front()) << 48;
+                        w |= longint'(q.pop_front()) << 56;
+                    end else
+                        for (int j = 0; 8 * k + j < n; j++) w |= longint'(q.pop_front()) << (8 * j);
+                    pk[k] = w;
+                end
+                // (if/else, not ?: : Verilator 5.006 calls both imports of a ?: of DPI calls)
+                if (expected) r = baser_check_expect_octets(h, pk, n);
+                else r = baser_tx_octets(h, pk, n);
+                if (r < 0)
+                    die($sformatf("%s: %s", expected ? "baser_check_expect_octets" : "baser_tx_octets",
+                                  baser_last_error()));
+            end
+        endfunction
+    endclass
+
     // ------------------------------------------------------------------ TX models
     // What the TX model and the serdes source share: the handle, the frames.
-    virtual class baser_source;
-        chandle h;
+    virtual class baser_source extends baser_handle;
         string  options;
         longint sent = 0;         // frames given
-        protected longint unsigned pk[BASER_BATCH];
 
         // options: space-separated key=value: profile=ieee|verilog-ethernet ifg=12
         // dic=on|off|strict|reset-on-idle pad=1 seed=0x<58-bit scrambler state>
@@ -220,26 +261,7 @@ package baser_pkg;
         // (0, 1, 2, ... in the order given).
         function longint send(const ref byte unsigned frame[$], input int fcs_included = 0);
             longint id;
-            int n = frame.size();
-            int k = 0;
-            // eight octets a word (octet 0 in bits 7:0), BASER_BATCH words a DPI call
-            for (int i = 0; i < n; i += 8) begin
-                longint unsigned w = 0;
-                if (i + 8 <= n)
-                    w = {frame[i + 7], frame[i + 6], frame[i + 5], frame[i + 4],
-                         frame[i + 3], frame[i + 2], frame[i + 1], frame[i]};
-                else
-                    for (int j = 0; i + j < n; j++)
-                        w |= longint'(frame[i + j]) << (8 * j);
-                pk[k] = w;
-                k++;
-                if (k == BASER_BATCH || i + 8 >= n) begin
-                    int last = (i + 8 < n) ? i + 8 : n;
-                    if (baser_tx_octets(h, pk, last - (i + 8 - 8 * k)) < 0)
-                        die($sformatf("baser_tx_octets: %s", baser_last_error()));
-                    k = 0;
-                end
-            end
+            hand_over(frame, 0);
             id = baser_tx_send_built(h, fcs_included);
             if (id < 0)
                 die($sformatf("baser_tx_send_built: %s", baser_last_error()));
@@ -446,8 +468,7 @@ package baser_pkg;
 
     // ------------------------------------------------------------------ checkers
     // What the line checker and the frame monitor share: the handle, the batch, the reports.
-    virtual class baser_judge;
-        chandle h;
+    virtual class baser_judge extends baser_handle;
         string  options;
         string  who;              // the class name in messages
         string  unit;             // "block" or "beat"
@@ -460,15 +481,13 @@ package baser_pkg;
         longint seen = 0;         // divergences looked at
         longint pushed = 0;       // units pushed so far (the index of the next one)
         protected int tpos = 0;   // pushed % TIMES
-        protected longint unsigned pk[BASER_BATCH];
         protected bit timed = 1;  // units are clocks (serial words are not blocks)
         protected bit finished = 0;
         protected int nq = 0;
         // the time of each unit pushed, for the last TIMES of them
         localparam int TIMES = 4096;
         localparam longint TIMES_L = 4096;
-        // (times in thousandths of the time unit: Verilator 5.006 cannot keep an array of real
-        // in a class)
+        // ($realtobits of each: Verilator 5.006 cannot keep an array of real in a class)
         protected longint times[TIMES];
 
         // the TX model (or serdes source) whose frames are expected (null: none)
@@ -496,40 +515,16 @@ package baser_pkg;
         // must deliver them. Give it before the DUT sends it. Returns its expected index.
         function longint expect_frame(const ref byte unsigned frame[$], input int fcs_included = 0);
             longint idx;
-            build(frame);
+            hand_over(frame, 1);
             idx = baser_check_expect_built(h, fcs_included);
             if (idx < 0)
                 die($sformatf("baser_check_expect_built: %s", baser_last_error()));
             return idx;
         endfunction
 
-        // The frame being built: eight octets a word, BASER_BATCH words a DPI call.
-        protected function void build(const ref byte unsigned frame[$]);
-            int n = frame.size();
-            int k = 0;
-            for (int i = 0; i < n; i += 8) begin
-                longint unsigned w = 0;
-                if (i + 8 <= n)
-                    w = {frame[i + 7], frame[i + 6], frame[i + 5], frame[i + 4],
-                         frame[i + 3], frame[i + 2], frame[i + 1], frame[i]};
-                else
-                    for (int j = 0; i + j < n; j++)
-                        w |= longint'(frame[i + j]) << (8 * j);
-                pk[k] = w;
-                k++;
-                if (k == BASER_BATCH || i + 8 >= n) begin
-                    int last = (i + 8 < n) ? i + 8 : n;
-                    if (baser_check_expect_octets(h, pk, last - (i + 8 - 8 * k)) < 0)
-                        die($sformatf("baser_check_expect_octets: %s", baser_last_error()));
-                    k = 0;
-                end
-            end
-        endfunction
-
         // Notes the time of the unit being pushed; true when the batch is full.
         protected function bit stamp();
-            realtime now = $realtime;     // (a real first: Verilator 5.006 rounds $realtime * x)
-            times[tpos] = longint'(now * 1000.0);
+            times[tpos] = $realtobits($realtime);
             tpos = (tpos + 1) & (TIMES - 1);
             pushed++;
             nq++;
@@ -539,7 +534,7 @@ package baser_pkg;
         // " (time T)" of unit u, when it is among the last TIMES pushed.
         function string time_of(longint u);
             if (!timed || u < 0 || u >= pushed || pushed - u > TIMES_L) return "";
-            return $sformatf(" (time %0t)", real'(times[int'(u % TIMES_L)]) / 1000.0);
+            return $sformatf(" (time %0t)", $bitstoreal(times[int'(u % TIMES_L)]));
         endfunction
 
         // Reports the divergences found since the last report.
@@ -695,7 +690,7 @@ package baser_pkg;
         function int frame(const ref byte unsigned octets[$], input bit error = 0);
             int n;
             void'(flush());
-            build(octets);
+            hand_over(octets, 1);
             void'(stamp());
             nq = 0;
             n = baser_check_push_built(h, int'(error));
