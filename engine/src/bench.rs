@@ -332,6 +332,162 @@ impl Chain {
     }
 }
 
+/// A 25G chain with a FEC below the PCS, as `baser bench --fec` times it: the TX chain with
+/// the FEC encoder, or the RX chain below the FEC decoder on a line it made (error-free, or
+/// with a bit error rate).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FecChain {
+    /// `tx` or `rx`.
+    pub chain: Chain,
+    /// `fc` or `rs`.
+    pub fec: crate::fec::Fec,
+    /// Line bit error rate (RX; 0: error-free).
+    pub ber: f64,
+}
+
+impl FecChain {
+    /// The rows `baser bench --fec` measures: both FECs' encoders and error-free receivers,
+    /// and the Clause 74 receiver at a 1e-5 bit error rate.
+    pub const ROWS: [Self; 5] = {
+        use crate::fec::Fec;
+        [
+            Self {
+                chain: Chain::Tx,
+                fec: Fec::Fc,
+                ber: 0.0,
+            },
+            Self {
+                chain: Chain::Tx,
+                fec: Fec::Rs,
+                ber: 0.0,
+            },
+            Self {
+                chain: Chain::Rx,
+                fec: Fec::Fc,
+                ber: 0.0,
+            },
+            Self {
+                chain: Chain::Rx,
+                fec: Fec::Rs,
+                ber: 0.0,
+            },
+            Self {
+                chain: Chain::Rx,
+                fec: Fec::Fc,
+                ber: 1e-5,
+            },
+        ]
+    };
+
+    /// The row's name, e.g. `rx fc ber 1e-5`.
+    pub fn name(self) -> &'static str {
+        use crate::fec::Fec;
+        match (self.chain, self.fec, self.ber > 0.0) {
+            (Chain::Tx, Fec::Rs, _) => "tx rs",
+            (Chain::Tx, _, _) => "tx fc",
+            (Chain::Rx, Fec::Rs, false) => "rx rs",
+            (Chain::Rx, Fec::Rs, true) => "rx rs ber",
+            (Chain::Rx, _, false) => "rx fc",
+            (Chain::Rx, _, true) => "rx fc ber 1e-5",
+        }
+    }
+
+    fn options(self) -> crate::Options {
+        crate::Options {
+            rate: crate::fec::Rate::G25,
+            fec: crate::fec::FecOptions {
+                kind: self.fec,
+                ..crate::fec::FecOptions::default()
+            },
+            ..crate::Options::default()
+        }
+    }
+
+    /// The line the TX chain makes of `frames`, whole FEC blocks (Clause 74: 32 blocks) or
+    /// whole marker periods (RS-FEC: 81,916 blocks), so that it can be received again and
+    /// again as one stream; with the row's bit errors.
+    fn line(self, frames: &[Vec<u8>]) -> Vec<u8> {
+        let opt = self.options();
+        let enc = crate::fec::FecEncoder::new(&opt.fec).ok().flatten();
+        let mut c = TxChain::with_fec(&opt.tx(), SerialSink::default(), enc);
+        for f in frames {
+            let _ = c.frame(f, None);
+        }
+        c.idle(4);
+        let per = match self.fec {
+            crate::fec::Fec::Rs => {
+                let p = u64::from(opt.fec.rs.marker_period_codewords);
+                fec_core::rs::BLOCKS_PER_MARKER_CODEWORD as u64
+                    + (p - 1) * fec_core::rs::BLOCKS_PER_CODEWORD as u64
+            }
+            _ => fec_core::base_r::BLOCKS_PER_FEC_BLOCK as u64,
+        };
+        let n = c.blocks();
+        c.idle((per - n % per) % per);
+        let words = c.end().map(|(s, _)| s.words).unwrap_or_default();
+        let mut bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        if self.ber > 0.0 {
+            let _ = crate::inject::corrupt_line(
+                &mut bytes,
+                &[crate::inject::Fault::Ber(self.ber, 0x5eed)],
+            );
+        }
+        bytes
+    }
+
+    /// Times the row over `mix`: line bits per second as 66 bits per PCS block.
+    pub fn measure(self, mix: Mix, time: Duration, runs: usize) -> Measurement {
+        let frames = traffic(mix, 2000);
+        let opt = self.options();
+        let (gbps, lo, hi) = match self.chain {
+            Chain::Tx => {
+                let tx = TxOptions {
+                    idle_blocks: 0,
+                    ..opt.tx()
+                };
+                let enc = crate::fec::FecEncoder::new(&opt.fec).ok().flatten();
+                let mut chain = TxChain::with_fec(&tx, FoldSink::default(), enc);
+                let r = measure(time, runs, || {
+                    let before = chain.blocks();
+                    for f in &frames {
+                        let _ = chain.frame(f, None);
+                    }
+                    (chain.blocks() - before) * 66
+                });
+                std::hint::black_box(&chain);
+                r
+            }
+            Chain::Rx => {
+                let line = self.line(&frames);
+                let blocks = line.len() as u64 * 8 / 66;
+                let Ok(mut chain) = crate::fec::FecRxChain::new(&opt.rx(), &opt.fec, ()) else {
+                    return Measurement::of(self.name(), mix, (0.0, 0.0, 0.0));
+                };
+                let r = measure(time, runs, || {
+                    chain.push_bytes(&line);
+                    blocks * 66
+                });
+                std::hint::black_box(&chain);
+                r
+            }
+        };
+        Measurement::of(self.name(), mix, (gbps, lo, hi))
+    }
+}
+
+impl Measurement {
+    fn of(chain: &'static str, mix: Mix, (gbps, lo, hi): (f64, f64, f64)) -> Self {
+        Self {
+            chain,
+            mix: mix.name(),
+            gbps,
+            spread: (lo, hi),
+            x_10g: gbps * 1e9 / LINE_RATE_10G,
+            x_25g: gbps * 1e9 / LINE_RATE_25G,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,6 +506,39 @@ mod tests {
             rx.run(&stream);
             assert_eq!(rx.frames(), (100, 0), "{mix:?}");
         }
+    }
+
+    #[test]
+    fn the_fec_rows_lines_are_received_again_and_again_without_losing_lock() {
+        let frames = traffic(Mix::Uniform, 300);
+        for row in FecChain::ROWS {
+            if row.chain == Chain::Tx {
+                continue;
+            }
+            let line = row.line(&frames);
+            let opt = row.options();
+            let mut rx = crate::fec::FecRxChain::new(&opt.rx(), &opt.fec, Vec::new()).unwrap();
+            rx.push_bytes(&line);
+            rx.push_bytes(&line);
+            let (_, _, got, f) = rx.finish().unwrap();
+            assert_eq!(f.lock.losses, 0, "{}: {f:?}", row.name());
+            let ok = got.iter().filter(|r| r.class.is_ok()).count();
+            if row.ber == 0.0 {
+                assert_eq!((f.corrected_codewords, f.uncorrected_codewords), (0, 0));
+                // Clause 74 tests its first FEC block before lock (the first pass's first
+                // frame may be cut); RS-FEC confirms lock on the second pass's marker (a
+                // receiver's two markers), so its first pass is not decoded.
+                let passes = if row.fec == crate::fec::Fec::Rs { 1 } else { 2 };
+                assert!(ok + 1 >= passes * frames.len(), "{}: {ok}", row.name());
+            } else {
+                assert!(f.corrected_codewords > 0, "{}: {f:?}", row.name());
+            }
+        }
+        let names: Vec<&str> = FecChain::ROWS.iter().map(|r| r.name()).collect();
+        assert_eq!(
+            names,
+            ["tx fc", "tx rs", "rx fc", "rx rs", "rx fc ber 1e-5"]
+        );
     }
 
     #[test]

@@ -37,6 +37,11 @@ pub struct BenchArgs {
     /// (bench/instructions.sh).
     #[arg(long)]
     pub reps: Option<usize>,
+    /// Also the 25G chains with a FEC below the PCS: the Clause 74 and RS-FEC encoders, their
+    /// receivers on an error-free line, and the Clause 74 receiver at a 1e-5 bit error rate
+    /// (as multiples of the 25.78125 Gb/s line rate).
+    #[arg(long)]
+    pub fec: bool,
 }
 
 /// One measurement of a command, end to end with its files.
@@ -301,6 +306,35 @@ fn run_commands(
     Ok(rows)
 }
 
+/// The 25G chains with a FEC (`--fec`), each printed as it is measured.
+fn fec_rows(
+    mixes: &[baser_engine::bench::Mix],
+    time: std::time::Duration,
+    runs: usize,
+    out: Output,
+) -> Vec<baser_engine::bench::Measurement> {
+    use baser_engine::bench::FecChain;
+    if !out.quiet {
+        println!(
+            "  the 25G chains with a FEC below the PCS (x 25G: of the 25.78125 Gb/s line rate):"
+        );
+    }
+    let mut rows = Vec::new();
+    for &mix in mixes {
+        for row in FecChain::ROWS {
+            let m = row.measure(mix, time, runs);
+            if !out.quiet {
+                println!(
+                    "  {:<15} {:<18} {:>9.2} {:>7.2} .. {:<7.2} {:>8.2} {:>8.2}",
+                    m.chain, m.mix, m.gbps, m.spread.0, m.spread.1, m.x_10g, m.x_25g
+                );
+            }
+            rows.push(m);
+        }
+    }
+    rows
+}
+
 /// `baser bench`: TX and RX chain throughput as multiples of the line rate.
 ///
 /// # Errors
@@ -358,6 +392,11 @@ pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
             all.push(m);
         }
     }
+    let fec = if a.fec {
+        fec_rows(&mixes, time, a.runs, out)
+    } else {
+        Vec::new()
+    };
     let mut cli = Vec::new();
     if a.cli_frames > 0 {
         let dir = a.dir.clone().unwrap_or_else(std::env::temp_dir);
@@ -417,12 +456,15 @@ pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
             memcpy_gbs: f64,
             line_rate_gbps: f64,
             measurements: &'a [baser_engine::bench::Measurement],
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            fec: &'a [baser_engine::bench::Measurement],
             commands: &'a [CliMeasurement],
         }
         let doc = Doc {
             memcpy_gbs: memcpy,
             line_rate_gbps: 10.3125,
             measurements: &all,
+            fec: &fec,
             commands: &cli,
         };
         report::write_json(p, &doc).map_err(|e| Error::Output(p.clone(), e))?;
