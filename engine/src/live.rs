@@ -164,6 +164,18 @@ pub struct LiveTx {
     fec: Option<Box<FecLine>>,
     /// Clocks of the FEC's line handed out.
     fec_clocks: u64,
+    /// Marks of the blocks the FEC took and not handed out yet: a clock hands out at most one
+    /// of each kind (the FEC takes two blocks in a clock at times, and its first codeword's
+    /// at once).
+    fec_marks: Box<FecMarks>,
+}
+
+/// Marks of blocks a FEC took from the source, each handed out with a clock of its line.
+#[derive(Default)]
+struct FecMarks {
+    starts: VecDeque<(u64, u8)>,
+    sfds: VecDeque<u64>,
+    ends: VecDeque<u64>,
 }
 
 impl LiveTx {
@@ -197,6 +209,7 @@ impl LiveTx {
             unit_left: 0,
             fec: None,
             fec_clocks: 0,
+            fec_marks: Box::default(),
         }
     }
 
@@ -362,15 +375,22 @@ impl LiveTx {
 
     /// One clock of the FEC's line: 66 bits, with the events of the blocks taken in it.
     fn fec_clock(&mut self, fec: &mut FecLine, slot: &mut TxClock) -> Result<(), TxError> {
-        let mut marks = TxClock::default();
         let bits = fec.bits(66, || {
             let mut c = TxClock::default();
             self.pcs_clocks(std::slice::from_mut(&mut c))?;
-            marks.start = marks.start.or(c.start);
-            marks.sfd = marks.sfd.or(c.sfd);
-            marks.end = marks.end.or(c.end);
+            let m = &mut self.fec_marks;
+            m.starts.extend(c.start);
+            m.sfds.extend(c.sfd);
+            m.ends.extend(c.end);
             Ok(c.line)
         })?;
+        let m = &mut self.fec_marks;
+        let marks = TxClock {
+            start: m.starts.pop_front(),
+            sfd: m.sfds.pop_front(),
+            end: m.ends.pop_front(),
+            ..TxClock::default()
+        };
         let unit = Block {
             sync: pcs_core::SyncHeader::from_bits((bits & 3) as u8),
             payload: (bits >> 2) as u64,
@@ -1205,6 +1225,20 @@ pub struct LiveCheck {
 }
 
 impl LiveCheck {
+    /// Puts a FEC below the PCS of a checker of a serial line, before its first clock
+    /// ([`LiveRx::set_fec`]).
+    ///
+    /// # Errors
+    /// As [`LiveRx::set_fec`].
+    pub fn set_fec(&mut self, opt: &RxOptions, rate: Rate, fec: &FecOptions) -> Result<(), String> {
+        self.rx.set_fec(opt, rate, fec)
+    }
+
+    /// The receiver it runs (its PCS summary, counts, status and FEC).
+    pub fn receiver(&self) -> &LiveRx {
+        &self.rx
+    }
+
     /// A checker out of reset; `names` are the expected frames' and the DUT's names in the
     /// reports.
     pub fn new(opt: &RxOptions, input: RxInput, names: (String, String)) -> Self {

@@ -842,9 +842,11 @@ mod tests {
         );
         rx.set_fec(Rate::G25, fec).unwrap();
         let mut got = Vec::new();
+        let mut ends = 0;
         let mut last: u128 = 0;
         for _ in 0..(2 * 1024 * 80 + 4000) {
             let c = tx.clock().unwrap();
+            ends += c.marks.iter().filter(|m| m.mark == Mark::End).count();
             let u = u128::from(c.line.sync.to_bits()) | u128::from(c.line.payload) << 2;
             let moved = if skip == 0 {
                 u
@@ -862,6 +864,8 @@ mod tests {
             }
         }
         let held = tx.fec().unwrap().held();
+        // Every frame's marks are handed out, if a clock later when the FEC took two blocks.
+        assert_eq!(ends, frames.len());
         (got, rx.fec().unwrap().clone(), held)
     }
 
