@@ -1226,7 +1226,7 @@ pub struct LiveCheck {
 
 impl LiveCheck {
     /// Puts a FEC below the PCS of a checker of a serial line, before its first clock
-    /// ([`LiveRx::set_fec`]).
+    /// ([`LiveRx::set_fec`]); [`LiveCheck::finish`] then adds the FEC's checks and summary.
     ///
     /// # Errors
     /// As [`LiveRx::set_fec`].
@@ -1835,7 +1835,7 @@ impl LiveCheck {
                     first_difference: None,
                 });
         cmp.frames = settled.chain(cmp.frames).collect();
-        Ok(frame_check(FrameCheckInput {
+        let (mut report, mut cases) = frame_check(FrameCheckInput {
             expected_name: self.names.0.clone(),
             dut_name: self.names.1.clone(),
             profile: self.profile,
@@ -1845,7 +1845,12 @@ impl LiveCheck {
             cmp,
             blocks: None,
             outcomes: Vec::new(),
-        }))
+        });
+        // Below a FEC: its checks (lock, no uncorrectable unit) join the verdict.
+        if let Some(f) = self.rx.fec() {
+            report.add_fec(&mut cases, f.clone(), None);
+        }
+        Ok((report, cases))
     }
 }
 
