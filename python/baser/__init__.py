@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 
-class Encoded(NamedTuple):
+class _Encoded(NamedTuple):
     """What :func:`encode` returns; index i of words, blocks and unscrambled is block i."""
 
     xgmii: list
@@ -64,6 +64,15 @@ class Encoded(NamedTuple):
     """The serial stream, bit 0 of byte 0 first (the last byte zero padded)."""
     starts: list
     """Per frame, ``(block, lane)`` of its ``/S/``."""
+
+
+class Encoded(_Encoded):
+    """What :func:`encode` returns; index i of words, blocks and unscrambled is block i. It
+    unpacks as the five fields; ``fec`` is ``None`` or, with a FEC, a dict of ``codewords``
+    (FEC blocks or codewords on the line), ``markers`` (RS-FEC marker codewords) and
+    ``stalls`` (block times the PCS source was held for them)."""
+
+    fec = None
 
 
 def _frames(frames):
@@ -81,26 +90,38 @@ def encode(
     seed=None,
     idle_blocks=128,
     fcs_included=False,
+    rate="10g",
+    fec="none",
+    rs_marker_period=1024,
 ):
     """Frames (bytes from DA to the end of the payload, no FCS) through the TX chain, as
     ``baser encode`` does: ``idle_blocks`` idles first, the MAC (preamble, pad, FCS, IFG with
     the deficit idle count), the PCS encoder and the scrambler, and at the end the gap owed
     and two idles. ``seed``: the scrambler state before the first block (58 bits); ``dic_mode``
     ``"strict"``, ``"reset-on-idle"`` or ``"off"`` overrides the profile's; ``fcs_included``:
-    each frame ends with its FCS and is sent as it is."""
-    return Encoded(
-        *_baser.encode(
-            _frames(frames),
-            profile=profile,
-            ifg=ifg,
-            dic=dic,
-            dic_mode=dic_mode,
-            pad=pad,
-            seed=seed,
-            idle_blocks=idle_blocks,
-            fcs_included=fcs_included,
-        )
+    each frame ends with its FCS and is sent as it is. ``rate`` ``"10g"`` or ``"25g"``;
+    ``fec`` ``"none"``, ``"fc"`` (Clause 74) or ``"rs"`` (Clause 108, 25G only; its marker
+    every ``rs_marker_period`` codewords): ``bits`` is then the FEC's line, ``blocks`` the
+    PCS's blocks above it (idles finish the last FEC block or codeword), and ``fec`` its
+    counts."""
+    *fields, counts = _baser.encode(
+        _frames(frames),
+        profile=profile,
+        ifg=ifg,
+        dic=dic,
+        dic_mode=dic_mode,
+        pad=pad,
+        seed=seed,
+        idle_blocks=idle_blocks,
+        fcs_included=fcs_included,
+        rate=rate,
+        fec=fec,
+        rs_marker_period=rs_marker_period,
     )
+    e = Encoded(*fields)
+    if counts is not None:
+        e.fec = dict(zip(("codewords", "markers", "stalls"), counts))
+    return e
 
 
 def _kind(stream, kind):
@@ -133,6 +154,9 @@ def decode(
     scrambled=True,
     scrambler_state=None,
     name="<stream>",
+    rate="10g",
+    fec="none",
+    rs_marker_period=1024,
 ):
     """A stream through the RX chain, as ``baser decode`` does.
 
@@ -146,6 +170,11 @@ def decode(
     Returns the ``baser decode --json`` document (``input``, ``profile``, ``verdict``,
     ``pcs``, ``frames``) with ``received``: one dict per received frame (``index``,
     ``class``, ``len``, ``fcs_ok``, ``start``, ``gap_octets``, and ``data``: DA through FCS).
+
+    ``rate`` (``"10g"``, ``"25g"``: the BER monitor's 16 in 125 us or 97 in 2 ms) and ``fec``
+    (``"fc"``, ``"rs"``, with ``rs_marker_period``): a ``"bits"`` stream is the FEC's line,
+    locked from any bit offset (RS-FEC on its first marker); the document then has ``fec``
+    (lock, codewords, corrected and uncorrected ones, symbols: docs/fec.md).
     """
     kind = _kind(stream, kind)
     doc, data = _baser.decode(
@@ -159,6 +188,9 @@ def decode(
         scrambled=scrambled,
         scrambler_state=scrambler_state,
         name=name,
+        rate=rate,
+        fec=fec,
+        rs_marker_period=rs_marker_period,
     )
     doc = json.loads(doc)
     for f, d in zip(doc["received"], data):
@@ -183,12 +215,17 @@ def check(
     scrambler_state=None,
     expected_name="<expected>",
     dut_name="<dut>",
+    rate="10g",
+    fec="none",
+    rs_marker_period=1024,
 ):
     """Expected frames (DA to the end of the payload, no FCS unless ``fcs_included``) against
     what a DUT produced, as ``baser check --frames`` does; returns its ``--json`` document as
     a dict (``verdict`` is ``"pass"`` or ``"fail"``). ``dut`` and ``kind`` as in
     :func:`decode`; a serial stream is read offline unless ``receiver_view``; ``blocks``
-    also compares the DUT's blocks with the model's encoding, bit for bit (``--blocks``)."""
+    also compares the DUT's blocks with the model's encoding, bit for bit (``--blocks``).
+    ``rate``, ``fec`` and ``rs_marker_period`` as in :func:`decode` (the document then has
+    ``fec``)."""
     kind = _kind(dut, kind)
     doc = _baser.check(
         _frames(expected),
@@ -206,6 +243,9 @@ def check(
         scrambler_state=scrambler_state,
         expected_name=expected_name,
         dut_name=dut_name,
+        rate=rate,
+        fec=fec,
+        rs_marker_period=rs_marker_period,
     )
     return json.loads(doc)
 

@@ -27,7 +27,17 @@ def encode(
     seed: Optional[int] = None,
     idle_blocks: int = 128,
     fcs_included: bool = False,
-) -> Tuple[List[Pair], List[Pair], List[Pair], bytes, List[Tuple[int, int]]]: ...
+    rate: str = "10g",
+    fec: str = "none",
+    rs_marker_period: int = 1024,
+) -> Tuple[
+    List[Pair],
+    List[Pair],
+    List[Pair],
+    bytes,
+    List[Tuple[int, int]],
+    Optional[Tuple[int, int, int]],
+]: ...
 def decode(
     stream: Union[bytes, Sequence[Pair]],
     kind: str,
@@ -40,6 +50,9 @@ def decode(
     scrambled: bool = True,
     scrambler_state: Optional[int] = None,
     name: str = "<stream>",
+    rate: str = "10g",
+    fec: str = "none",
+    rs_marker_period: int = 1024,
 ) -> Tuple[str, List[bytes]]: ...
 def check(
     expected: Sequence[bytes],
@@ -58,6 +71,9 @@ def check(
     scrambler_state: Optional[int] = None,
     expected_name: str = "<expected>",
     dut_name: str = "<dut>",
+    rate: str = "10g",
+    fec: str = "none",
+    rs_marker_period: int = 1024,
 ) -> str: ...
 def read_pcap(path: _Path, fcs_included: bool = False) -> List[bytes]: ...
 def write_pcap(path: _Path, frames: Sequence[bytes]) -> None: ...
@@ -86,7 +102,11 @@ class TxModel:
         lane4_starts: bool = False,
         inject: Sequence[str] = ...,
         replication: int = 0,
-    ) -> None: ...
+        rate: str = "10g",
+        fec: str = "none",
+        rs_marker_period: int = 1024,
+    ) -> None:
+        """With ``fec`` ``"fc"`` or ``"rs"``: each :meth:`next` is 66 bits of the FEC's line."""
     def configure(
         self,
         *,
@@ -119,6 +139,11 @@ class TxModel:
     def scrambler_state(self) -> int: ...
     @property
     def unstarted(self) -> int: ...
+    @property
+    def rate(self) -> str: ...
+    @property
+    def fec(self) -> Optional[dict]:
+        """``kind``, ``codewords``, ``blocks``, ``held``; ``None`` without a FEC."""
     bit_offset: int
 
 class RxFrame:
@@ -156,6 +181,9 @@ class RxModel:
         strict_start: bool = False,
         max_events: int = 20,
         view: str = "receiver",
+        rate: str = "10g",
+        fec: str = "none",
+        rs_marker_period: int = 1024,
     ) -> None: ...
     def push(self, header: int, payload: int) -> Optional[List[RxFrame]]: ...
     def push_word(self, word: int) -> Optional[List[RxFrame]]: ...
@@ -170,6 +198,9 @@ class RxModel:
     def ordered_set_runs(self) -> Tuple[int, int]: ...
     @property
     def status(self) -> dict: ...
+    @property
+    def fec(self) -> Optional[dict]:
+        """The ``fec`` object of ``baser decode --json``; ``None`` without a FEC."""
     def finish(self) -> Tuple[str, Optional[List[RxFrame]]]: ...
 
 class Scoreboard:

@@ -31,7 +31,7 @@ class FrameSource:
 
     _lane4_starts = True  # force_offset_start applies (a 32-bit XGMII has no lane 4 start)
 
-    def _source_init(self, profile, dic_mode, seed=None, scrambled=True, reverse=False, inject=None):
+    def _source_init(self, profile, dic_mode, seed=None, scrambled=True, reverse=False, inject=None, line=None):
         self.profile = profile
         self.dic_mode = dic_mode
 
@@ -62,6 +62,7 @@ class FrameSource:
             seed=seed,
             scrambled=scrambled,
             reverse=reverse,
+            **(line or {}),
         )
         self._config = self._wanted()
         for spec in [inject] if isinstance(inject, str) else inject or ():
@@ -298,6 +299,13 @@ class FrameSink:
         block): a PCS monitor a test can poll every clock."""
         return self._model.status
 
+    @property
+    def fec(self):
+        """What the FEC below the PCS saw so far (``fec=``): the ``fec`` object of ``baser
+        decode --json`` as a dict (lock, codewords, corrected and uncorrected ones, symbols);
+        ``None`` without a FEC."""
+        return self._model.fec
+
     def get_os(self):
         """The last ordered set received and not taken yet, as ``(value, sig)``, or ``(None,
         sig)`` with the kind of the last one taken; taking it clears it."""
@@ -319,7 +327,7 @@ class FrameSink:
         """Ends reception: the frames the last blocks complete are queued, and the summary
         (the ``baser decode --json`` document: ``pcs`` has block lock, lock losses, hi_ber,
         invalid headers, errored blocks with the rule that fired, link fault; ``frames`` the
-        counts by class) is returned and kept as ``self.summary``."""
+        counts by class; with a FEC, ``fec``) is returned and kept as ``self.summary``."""
         import json
 
         if self.summary is None:

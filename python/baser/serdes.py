@@ -149,7 +149,11 @@ class BaseRSerdesSource(_OriginalsAttributes, FrameSource):
     ``dic_mode`` (``"reset-on-idle"``, the originals' and the default; ``"strict"``;
     ``None``: the profile's), ``seed`` (scrambler state before the first block), ``inject``
     (faults on the line from the first block, in ``baser encode --inject`` syntax: a string
-    or a list of them). :meth:`inject` adds one while the source runs.
+    or a list of them). :meth:`inject` adds one while the source runs. ``rate`` (``"10g"``,
+    ``"25g"``), ``fec`` (``"none"``, ``"fc"``: Clause 74, ``"rs"``: Clause 108, 25G only) and
+    ``rs_marker_period``: with a FEC each 66-bit clock carries 66 bits of the FEC's line (no
+    block boundary; the RS-FEC marker's room is made by holding the PCS source), faults are
+    bit faults (``symbols:CODEWORD:N`` too), and :attr:`fec` says what the FEC did.
     """
 
     def __init__(
@@ -172,6 +176,9 @@ class BaseRSerdesSource(_OriginalsAttributes, FrameSource):
         seed=None,
         inject=None,
         frame_times=None,
+        rate="10g",
+        fec="none",
+        rs_marker_period=1024,
         **kwargs,
     ):
         self.log = logging.getLogger(f"cocotb.{data._path}")
@@ -220,6 +227,7 @@ class BaseRSerdesSource(_OriginalsAttributes, FrameSource):
             scrambled=scramble,
             reverse=self.reverse and self._parts == 1,
             inject=inject,
+            line={"rate": rate, "fec": fec, "rs_marker_period": rs_marker_period},
         )
 
         self.data.setimmediatevalue(0)
@@ -273,6 +281,13 @@ class BaseRSerdesSource(_OriginalsAttributes, FrameSource):
         """Line bits the injected faults flipped so far (positions from the first block
         through the fault channel)."""
         return self._model.flipped
+
+    @property
+    def fec(self):
+        """What the FEC below the PCS did so far (``fec=``): a dict of ``kind``,
+        ``codewords``, ``blocks`` (PCS blocks taken) and ``held`` (block times the PCS was
+        held for the RS-FEC markers); ``None`` without a FEC."""
+        return self._model.fec
 
     def clear(self):
         if self.os is not None:  # as taxi's: clearing also ends the ordered sets
@@ -374,7 +389,10 @@ class BaseRSerdesSink(_OriginalsAttributes, FrameSink):
     Beyond the originals (keyword only): ``profile``, ``max_frame_length`` (octets with FCS;
     default 16384: jumbo frames are received as ok), ``view`` (``"offline"``, the default,
     or ``"receiver"``: frames sent before block lock are lost, as on a link; the
-    ``RxModel``'s option). Each received frame also carries
+    ``RxModel``'s option), ``rate``, ``fec`` and ``rs_marker_period`` (as the source's: the
+    FEC finds its lock from any bit offset, then the PCS decodes its blocks; the BER monitor
+    follows the rate; :attr:`fec` and the summary's ``fec`` say what it corrected). Each
+    received frame also carries
     ``baser_class`` (``"ok"``, ``"fcs_error"``, ``"runt"``, ...), ``fcs_ok`` and
     ``start_block``; :meth:`finish` gives the PCS summary, :attr:`status` the receiver now.
     """
@@ -399,6 +417,9 @@ class BaseRSerdesSink(_OriginalsAttributes, FrameSink):
         max_frame_length=16384,
         frame_times=None,
         view="offline",
+        rate="10g",
+        fec="none",
+        rs_marker_period=1024,
         **kwargs,
     ):
         self.log = logging.getLogger(f"cocotb.{data._path}")
@@ -450,6 +471,9 @@ class BaseRSerdesSink(_OriginalsAttributes, FrameSink):
                 max_frame_length=max_frame_length,
                 scrambled=scramble,
                 view=view,
+                rate=rate,
+                fec=fec,
+                rs_marker_period=rs_marker_period,
             )
         )
 

@@ -13,6 +13,7 @@
 //! on the wire (2 = data, 1 = control) and the 64-bit payload, bit 0 first (DESIGN.md).
 
 use baser_engine::decode_report::DecodeReport;
+use baser_engine::fec::{Fec, FecEncoder, FecOptions, FecRxChain, FecSummary, Rate};
 use baser_engine::frame_check::{frame_check, FrameCheckInput};
 use baser_engine::judge::{self, Expected};
 use baser_engine::live::RxView;
@@ -112,21 +113,30 @@ fn tx_options(
     Ok(opt)
 }
 
-/// The RX chain's settings from the keywords `decode`, `check` and `RxModel` share.
+/// The RX chain's settings from the keywords `decode`, `check` and `RxModel` share (the BER
+/// monitor follows the rate).
 fn rx_options(
     profile: &str,
     max_frame_length: u16,
     strict_start: bool,
     max_events: usize,
+    rate: Rate,
 ) -> PyResult<RxOptions> {
     Ok(Options {
         profile: self::profile(profile)?,
         max_frame_length: Some(max_frame_length),
         strict_start,
         max_events,
+        rate,
         ..Options::default()
     }
     .rx())
+}
+
+/// The line rate and the FEC from the keywords every entry point shares (`rate`, `fec`,
+/// `rs_marker_period`); a dump and a bench's receiver lock on the first RS-FEC marker.
+fn line(rate: &str, fec: &str, rs_marker_period: u32) -> PyResult<(Rate, FecOptions)> {
+    baser_engine::options::line(rate, fec, rs_marker_period, 1).map_err(value_err)
 }
 
 fn block(i: usize, (h, p): Pair) -> PyResult<Block> {
@@ -206,16 +216,36 @@ impl baser_engine::tx::TxSink for EncodeSink {
     }
 }
 
-/// What `encode` returns: XGMII words, line blocks, unscrambled blocks, serial bytes, starts.
-type Encoded = (Vec<Pair>, Vec<Pair>, Vec<Pair>, Vec<u8>, Vec<(u64, u8)>);
+/// What a transmit FEC put on the line: codewords (or FEC blocks), marker codewords, block
+/// times the source was held.
+type FecCounts = Option<(u64, u64, u64)>;
+
+/// What `encode` returns: XGMII words, line blocks, unscrambled blocks, serial bytes, starts,
+/// the FEC's counts.
+type Encoded = (
+    Vec<Pair>,
+    Vec<Pair>,
+    Vec<Pair>,
+    Vec<u8>,
+    Vec<(u64, u8)>,
+    FecCounts,
+);
 
 /// `encode`'s result as Python gets it (the serial bytes as `bytes`).
-type EncodedPy = (Vec<Pair>, Vec<Pair>, Vec<Pair>, Py<PyBytes>, Vec<(u64, u8)>);
+type EncodedPy = (
+    Vec<Pair>,
+    Vec<Pair>,
+    Vec<Pair>,
+    Py<PyBytes>,
+    Vec<(u64, u8)>,
+    FecCounts,
+);
 
 /// Frames through the TX chain, as `baser encode` does.
 #[pyfunction]
 #[pyo3(signature = (frames, *, profile="ieee", ifg=12, dic=true, dic_mode=None, pad=true,
-                    seed=None, idle_blocks=128, fcs_included=false))]
+                    seed=None, idle_blocks=128, fcs_included=false, rate="10g", fec="none",
+                    rs_marker_period=1024))]
 #[allow(clippy::too_many_arguments)]
 fn encode(
     py: Python<'_>,
@@ -228,7 +258,11 @@ fn encode(
     seed: Option<u64>,
     idle_blocks: u64,
     fcs_included: bool,
+    rate: &str,
+    fec: &str,
+    rs_marker_period: u32,
 ) -> PyResult<EncodedPy> {
+    let (_, fec) = line(rate, fec, rs_marker_period)?;
     let opt = tx_options(
         self::profile(profile)?,
         ifg,
@@ -239,8 +273,9 @@ fn encode(
         idle_blocks,
         StartLanes::Both,
     )?;
-    let (w, l, u, s, starts): Encoded = guard(|| {
-        let mut chain = TxChain::new(&opt, EncodeSink::default());
+    let (w, l, u, s, starts, fec): Encoded = guard(|| {
+        let encoder = FecEncoder::new(&fec).map_err(value_err)?;
+        let mut chain = TxChain::with_fec(&opt, EncodeSink::default(), encoder);
         let mut starts = Vec::with_capacity(frames.len());
         for (i, f) in frames.iter().enumerate() {
             let (body, fcs) = fcs_split(f, fcs_included)?;
@@ -249,7 +284,7 @@ fn encode(
                 .map_err(|e| value_err(format!("frame {i}: {e}")))?;
             starts.push((at.block, at.lane));
         }
-        let (sink, _) = chain
+        let (sink, totals) = chain
             .finish()
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         Ok((
@@ -258,9 +293,10 @@ fn encode(
             sink.unscrambled.into_iter().map(pair).collect(),
             sink.serial,
             starts,
+            totals.fec.map(|f| (f.codewords, f.markers, f.stalls)),
         ))
     })?;
-    Ok((w, l, u, PyBytes::new(py, &s).unbind(), starts))
+    Ok((w, l, u, PyBytes::new(py, &s).unbind(), starts, fec))
 }
 // ------------------------------------------------------------------------------- decode
 
@@ -351,7 +387,12 @@ struct Decoding {
     view: RxView,
     scrambled: bool,
     state: Option<u64>,
+    /// The FEC below the PCS (its line is the serial stream).
+    fec: FecOptions,
 }
+
+/// What a decode gives: the PCS's summary, the frame counts, what was kept, the FEC's summary.
+type Decoded = (PcsSummary, FrameCounts, Keep, Option<FecSummary>);
 
 impl Decoding {
     fn stream<'a>(&self, s: &'a Owned) -> Stream<'a> {
@@ -367,21 +408,50 @@ impl Decoding {
         }
     }
 
-    /// The stream through the engine's RX chain, with the hints of a dump that looks wrong.
-    fn run(&self, s: &Owned, keep_blocks: bool) -> PyResult<(PcsSummary, FrameCounts, Keep)> {
+    /// The stream through the engine's RX chain (below the FEC, when there is one), with the
+    /// hints of a dump that looks wrong.
+    fn run(&self, s: &Owned, keep_blocks: bool) -> PyResult<Decoded> {
         let sink = Keep {
             frames: Vec::new(),
             blocks: keep_blocks.then(Vec::new),
         };
+        if self.fec.kind != Fec::None {
+            let Owned::Bits(bits) = s else {
+                return Err(value_err(format!(
+                    "fec={}: the FEC's line is a bits stream (bytes), not {}",
+                    self.fec.kind,
+                    s.kind()
+                )));
+            };
+            let mut chain = FecRxChain::new(&self.opt, &self.fec, sink).map_err(value_err)?;
+            chain.push_bytes(bits);
+            let (pcs, counts, keep, fec) = chain
+                .finish()
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            return Ok((pcs, counts, keep, Some(fec)));
+        }
         let s = self.stream(s);
         let (mut pcs, counts, keep) =
             baser_engine::stream::decode(s, &self.opt, self.view, sink).map_err(stream_err)?;
         let hint = baser_engine::stream::hint(s, &self.opt, &pcs).map_err(stream_err)?;
         pcs.hints.extend(hint);
-        Ok((pcs, counts, keep))
+        Ok((pcs, counts, keep, None))
     }
 }
 
+impl Owned {
+    /// The stream kind's name.
+    fn kind(&self) -> &'static str {
+        match self {
+            Owned::Bits(_) => "bits",
+            Owned::Units(_) => "units",
+            Owned::B66(_) => "b66",
+            Owned::Xgmii(_) => "xgmii",
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn decoding(
     profile: &str,
     max_frame_length: u16,
@@ -390,9 +460,11 @@ fn decoding(
     offline: bool,
     scrambled: bool,
     scrambler_state: Option<u64>,
+    (rate, fec): (Rate, FecOptions),
 ) -> PyResult<Decoding> {
     Ok(Decoding {
-        opt: rx_options(profile, max_frame_length, strict_start, max_events)?,
+        fec,
+        opt: rx_options(profile, max_frame_length, strict_start, max_events, rate)?,
         view: if offline {
             RxView::Offline
         } else {
@@ -408,7 +480,7 @@ fn decoding(
 #[pyfunction]
 #[pyo3(signature = (stream, kind, *, profile="ieee", max_frame_length=1518, strict_start=false,
                     max_events=20, offline=false, scrambled=true, scrambler_state=None,
-                    name="<stream>"))]
+                    name="<stream>", rate="10g", fec="none", rs_marker_period=1024))]
 #[allow(clippy::too_many_arguments)]
 fn decode(
     py: Python<'_>,
@@ -422,6 +494,9 @@ fn decode(
     scrambled: bool,
     scrambler_state: Option<u64>,
     name: &str,
+    rate: &str,
+    fec: &str,
+    rs_marker_period: u32,
 ) -> PyResult<(String, Vec<Py<PyBytes>>)> {
     let s = self::stream(kind, stream)?;
     let d = decoding(
@@ -432,15 +507,19 @@ fn decode(
         offline,
         scrambled,
         scrambler_state,
+        line(rate, fec, rs_marker_period)?,
     )?;
     guard(|| {
-        let (pcs, counts, keep) = d.run(&s, false)?;
+        let (pcs, counts, keep, fec) = d.run(&s, false)?;
         let data = keep
             .frames
             .iter()
             .map(|f| PyBytes::new(py, &f.data).unbind())
             .collect();
         let mut report = DecodeReport::new(name.to_string(), d.opt.profile, pcs, counts);
+        if let Some(f) = fec {
+            report = report.with_fec(f);
+        }
         report.received = Some(keep.frames);
         Ok((json(&report)?, data))
     })
@@ -454,7 +533,8 @@ fn decode(
 #[pyo3(signature = (expected, dut, kind, *, profile="ieee", fcs_included=false,
                     strict_start=false, max_frame_length=None, receiver_view=false,
                     blocks=false, ifg=12, max_report=10, scrambled=true, scrambler_state=None,
-                    expected_name="<expected>", dut_name="<dut>"))]
+                    expected_name="<expected>", dut_name="<dut>", rate="10g", fec="none",
+                    rs_marker_period=1024))]
 #[allow(clippy::too_many_arguments)]
 fn check(
     expected: Vec<Vec<u8>>,
@@ -472,7 +552,11 @@ fn check(
     scrambler_state: Option<u64>,
     expected_name: &str,
     dut_name: &str,
+    rate: &str,
+    fec: &str,
+    rs_marker_period: u32,
 ) -> PyResult<String> {
+    let line = line(rate, fec, rs_marker_period)?;
     let s = self::stream(kind, dut)?;
     let expected: Vec<Expected> = expected
         .iter()
@@ -496,10 +580,11 @@ fn check(
         !receiver_view,
         scrambled,
         scrambler_state,
+        line,
     )?;
     guard(|| {
         let keep_blocks = blocks && !matches!(s, Owned::Xgmii(_));
-        let (pcs, counts, keep) = d.run(&s, keep_blocks)?;
+        let (pcs, counts, keep, fec) = d.run(&s, keep_blocks)?;
         let cmp = judge::compare(&expected, &keep.frames);
         let block_cmp = match keep.blocks {
             Some(dut_blocks) => {
@@ -512,7 +597,7 @@ fn check(
             }
             None => None,
         };
-        let (report, _) = frame_check(FrameCheckInput {
+        let (mut report, mut cases) = frame_check(FrameCheckInput {
             expected_name: expected_name.to_string(),
             dut_name: dut_name.to_string(),
             profile: d.opt.profile,
@@ -523,6 +608,10 @@ fn check(
             blocks: block_cmp,
             outcomes: Vec::new(),
         });
+        // The FEC's checks join the verdict; each uncorrectable unit names the frames it hit.
+        if let Some(f) = fec {
+            report.add_fec(&mut cases, f, None);
+        }
         json(&report)
     })
 }

@@ -169,7 +169,7 @@ impl RxModel {
     #[new]
     #[pyo3(signature = (*, input="units", profile="ieee", max_frame_length=16384,
                         scrambled=true, scrambler_state=None, strict_start=false, max_events=20,
-                        view="receiver"))]
+                        view="receiver", rate="10g", fec="none", rs_marker_period=1024))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         input: &str,
@@ -180,8 +180,12 @@ impl RxModel {
         strict_start: bool,
         max_events: usize,
         view: &str,
+        rate: &str,
+        fec: &str,
+        rs_marker_period: u32,
     ) -> PyResult<Self> {
-        let opt = rx_options(profile, max_frame_length, strict_start, max_events)?;
+        let (rate, fec) = crate::line(rate, fec, rs_marker_period)?;
+        let opt = rx_options(profile, max_frame_length, strict_start, max_events, rate)?;
         let view: RxView = view.parse().map_err(value_err)?;
         let descrambler_state = state(scrambler_state)?;
         let input = match input {
@@ -203,8 +207,18 @@ impl RxModel {
                 "a serial stream is scrambled (unscrambled input needs input=\"blocks\")",
             ));
         }
+        let mut sim = SimRx::new(&opt, input, view);
+        if fec.kind != baser_engine::fec::Fec::None {
+            if !matches!(input, SimInput::Units | SimInput::Words(_)) {
+                return Err(value_err(format!(
+                    "fec={}: the FEC's line is serial: input=\"units\" or \"words\"",
+                    fec.kind
+                )));
+            }
+            sim.set_fec(rate, &fec).map_err(value_err)?;
+        }
         Ok(Self {
-            sim: SimRx::new(&opt, input, view),
+            sim,
             profile: opt.profile,
             copies: 0,
             finished: false,
@@ -315,6 +329,19 @@ impl RxModel {
         Ok(d.into_any().unbind())
     }
 
+    /// What the FEC below the PCS saw so far (the `fec` object of `baser decode --json`: lock,
+    /// codewords, corrected and uncorrected ones, symbols, ...), as a dict; `None` without a
+    /// FEC.
+    #[getter]
+    fn fec(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let Some(f) = self.sim.fec() else {
+            return Ok(None);
+        };
+        let text = json(f)?;
+        let doc = py.import("json")?.call_method1("loads", (text,))?;
+        Ok(Some(doc.unbind()))
+    }
+
     /// Ends the stream: returns the JSON document of `baser decode --json` (PCS summary and
     /// frame counts) and the frames the last blocks completed.
     fn finish(&mut self, py: Python<'_>) -> PyResult<(String, Frames)> {
@@ -326,6 +353,9 @@ impl RxModel {
                 .finish()
                 .map_err(|e| PyRuntimeError::new_err(format!("baser: {e}")))?;
             let mut report = DecodeReport::new("<stream>".to_string(), self.profile, pcs, counts);
+            if let Some(f) = self.sim.fec() {
+                report = report.with_fec(f.clone());
+            }
             report.received = Some(Vec::new());
             Ok((json(&report)?, frames(py, &placed)))
         })

@@ -3,6 +3,7 @@
 //! what it hands out.
 
 use crate::{guard, value_err, Pair};
+use baser_engine::fec::{Fec, Rate};
 use baser_engine::inject::{Fault, FaultChannel};
 use baser_engine::sim::{Mark, Marked, SimTx};
 use baser_engine::tx::{OrderedSet, TxOptions};
@@ -89,6 +90,9 @@ pub struct TxModel {
     reverse: bool,
     /// Faults on the line (`inject`): the channel, and its bits not handed out yet.
     faults: Option<(FaultChannel, BitQueue)>,
+    /// The line rate and the FEC below the PCS.
+    rate: Rate,
+    fec: Fec,
 }
 
 impl TxModel {
@@ -119,7 +123,8 @@ impl TxModel {
     #[new]
     #[pyo3(signature = (*, profile="ieee", ifg=12, dic=true, dic_mode=None, pad=true,
                         seed=None, scrambled=true, reverse=false, lane4_starts=false,
-                        inject=Vec::new(), replication=0))]
+                        inject=Vec::new(), replication=0, rate="10g", fec="none",
+                        rs_marker_period=1024))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         profile: &str,
@@ -133,7 +138,17 @@ impl TxModel {
         lane4_starts: bool,
         inject: Vec<String>,
         replication: u32,
+        rate: &str,
+        fec: &str,
+        rs_marker_period: u32,
     ) -> PyResult<Self> {
+        let (rate, fec) = crate::line(rate, fec, rs_marker_period)?;
+        if fec.kind != Fec::None && (replication > 0 || !scrambled) {
+            return Err(value_err(format!(
+                "fec={}: the FEC's line is scrambled blocks without USXGMII rate replication (scrambled=True, replication=0)",
+                fec.kind
+            )));
+        }
         let opt = crate::tx_options(
             crate::profile(profile)?,
             ifg,
@@ -144,13 +159,19 @@ impl TxModel {
             0,
             start_lanes(lane4_starts),
         )?;
+        let sim = match fec.kind {
+            Fec::None => SimTx::new(&opt, replication),
+            _ => SimTx::with_fec(&opt, rate, &fec).map_err(value_err)?,
+        };
         let mut model = Self {
-            sim: SimTx::new(&opt, replication),
+            sim,
             scrambled,
             bit_offset: 0,
             last_unit: 0,
             reverse,
             faults: None,
+            rate,
+            fec: fec.kind,
         };
         for spec in inject {
             model.inject(&spec)?;
@@ -170,6 +191,12 @@ impl TxModel {
         lane4_starts: bool,
         replication: u32,
     ) -> PyResult<()> {
+        if self.fec != Fec::None && replication > 0 {
+            return Err(value_err(format!(
+                "replication={replication}: no USXGMII rate replication below a FEC (fec={})",
+                self.fec
+            )));
+        }
         // The settings in use (profile, padding) with the MAC's new gap and starts.
         let cur = *self.sim.options().0;
         let opt = TxOptions {
@@ -204,6 +231,17 @@ impl TxModel {
     /// block. Slips, drops and duplicates move the stream: a receiver must find lock again.
     fn inject(&mut self, spec: &str) -> PyResult<()> {
         let f = Fault::parse(spec).map_err(value_err)?;
+        if self.fec != Fec::None
+            && matches!(
+                f,
+                Fault::Header(_) | Fault::Drop(_) | Fault::Duplicate(_) | Fault::Slip(..)
+            )
+        {
+            return Err(value_err(format!(
+                "`{spec}`: below a FEC (fec={}) the line is bits, not blocks: flip:BIT, burst:BIT:LEN, ber:RATE[:SEED] or symbols:CODEWORD:N",
+                self.fec
+            )));
+        }
         let (channel, _) = self
             .faults
             .get_or_insert_with(|| (FaultChannel::new(&[]), BitQueue::default()));
@@ -293,6 +331,12 @@ impl TxModel {
     /// The next XGMII transfer (one clock of a 64-bit XGMII): `(data, ctrl, events)`, lane 0
     /// in the low octet and bit; events as [`TxModel::next`].
     fn xgmii(&mut self) -> PyResult<(u64, u8, Events)> {
+        if self.fec != Fec::None {
+            return Err(value_err(format!(
+                "xgmii(): this TxModel hands out a FEC's line (fec={}): next()",
+                self.fec
+            )));
+        }
         guard(|| {
             let c = self.clock()?;
             Ok((c.word.data, c.word.ctrl, events(&c)))
@@ -327,6 +371,28 @@ impl TxModel {
     #[getter]
     fn unstarted(&self) -> usize {
         self.sim.unstarted()
+    }
+
+    /// The line rate (`"10g"`, `"25g"`).
+    #[getter]
+    fn rate(&self) -> &'static str {
+        self.rate.name()
+    }
+
+    /// What the FEC below the PCS did so far, as a dict (`kind`, `codewords`: FEC blocks or
+    /// codewords made, `blocks`: PCS blocks taken, `held`: block times the PCS source was held
+    /// for the RS-FEC markers), or `None` without a FEC.
+    #[getter]
+    fn fec(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let Some(f) = self.sim.fec() else {
+            return Ok(None);
+        };
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("kind", self.fec.name())?;
+        d.set_item("codewords", f.codewords())?;
+        d.set_item("blocks", f.blocks())?;
+        d.set_item("held", f.held())?;
+        Ok(Some(d.into_any().unbind()))
     }
 
     /// Bits the stream is moved by (0..65): a serdes whose boundary slipped.
