@@ -3,7 +3,8 @@
 
 Two builds, each in its own sim_build/<case>/:
   good   the pipeline as written        -> test_loopback, test_bit_offset, test_lane4_starts_and_frame_times,
-                                           test_narrow_interface, test_gearbox_stalls
+                                           test_narrow_interface, test_gearbox_stalls, ...,
+                                           test_rs_fec_25g
   fault  FAULT_BLOCK=300 (one bit flip) -> test_planted_fault_is_caught
   xgmii  the pipeline as written        -> test_xgmii.py: the XGMII source and sink against
                                            cocotbext-eth's
@@ -24,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 CASES = [
     ("good", {}, "test_loopback", "test_loopback,test_bit_offset,test_lane4_starts_and_frame_times,"
      "test_narrow_interface,test_gearbox_stalls,test_injected_faults,test_serdes_ordered_sets,"
-     "test_usxgmii_replication", 8),
+     "test_usxgmii_replication,test_rs_fec_25g", 9),
     ("fault", {"FAULT_BLOCK": 300}, "test_loopback", "test_planted_fault_is_caught", 1),
     ("xgmii", {}, "test_xgmii", "test_source_equals_cocotbext,test_sink_equals_cocotbext,"
      "test_narrow_xgmii,test_ordered_sets,test_reset_abandons_the_frame_under_way", 5),

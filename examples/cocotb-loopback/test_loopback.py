@@ -26,6 +26,8 @@ test_serdes_ordered_sets: set_seq_os fills idle blocks with ordered sets; the si
 get_os_match and get_idle_match report them as taxi's sink does.
 test_usxgmii_replication: with set_xgmii_rep_count (USXGMII rate replication, 1 and 9) on
 both sides the frames come back whole and on time, stretched by the replication.
+test_rs_fec_25g: 25GBASE-R with RS-FEC (Clause 108) on both sides, the line 17 bits off:
+the frames come back whole, the symbol errors injected are corrected and counted.
 test_planted_fault_is_caught: on the build with FAULT_BLOCK (one flipped line bit), exactly
 one frame comes back with a bad FCS, and the sink names it; the Scoreboard fails the test
 with that frame's first differing octet, where on the good build it passes.
@@ -279,6 +281,27 @@ async def test_serdes_ordered_sets(dut):
     frames = payloads(random.Random(SEED + 7), n=3)
     got = await tb.run(frames)
     assert [bytes(rx.get_payload()) for rx in got] == frames
+
+
+@cocotb.test()
+async def test_rs_fec_25g(dut):
+    """25GBASE-R with Clause 108 RS-FEC on both sides (a short marker period, 16 codewords):
+    the source's line is the FEC's, the sink locks on its marker from any offset; 7 and 3
+    symbol errors injected in two codewords are corrected and counted."""
+    line = dict(rate="25g", fec="rs", rs_marker_period=16)
+    source = BaseRSerdesSource(dut.rx_data, dut.rx_hdr, dut.clk, inject=["symbols:2:7", "symbols:5:3"], **line)
+    sink = BaseRSerdesSink(dut.tx_data, dut.tx_hdr, dut.clk, **line)
+    tb = TB(dut, source, sink)
+    tb.source.bit_offset = 17
+    frames = payloads(random.Random(SEED + 20), n=6)
+    got = await tb.run(frames)
+    assert [bytes(rx.get_payload()) for rx in got] == frames
+    assert all(rx.check_fcs() and rx.baser_class == "ok" for rx in got)
+    fec = tb.sink.finish()["fec"]
+    assert fec["lock"]["losses"] == 0 and fec["uncorrected_codewords"] == 0, fec
+    assert (fec["corrected_codewords"], fec["corrected_symbols"]) == (2, 10), fec
+    held = tb.source.fec["held"]  # 4 block times a marker codeword begun
+    assert held >= 4 and held % 4 == 0, tb.source.fec
 
 
 @cocotb.test()
