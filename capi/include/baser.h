@@ -61,6 +61,22 @@
 // Link fault status now: 0 ok, 1 local fault, 2 remote fault, 3 link interruption.
 #define BASER_CNT_LINK_FAULT 7
 
+// With `fec=`: the FEC's lock (1 acquired and never lost, 0 not); without a FEC every
+// `BASER_CNT_FEC_*` counter is [`BASER_E_STATE`].
+#define BASER_CNT_FEC_LOCK 8
+
+// FEC blocks or codewords decoded while locked.
+#define BASER_CNT_FEC_CODEWORDS 9
+
+// Of those, corrected (registers 1.172/1.173, 1.202/1.203).
+#define BASER_CNT_FEC_CORRECTED 10
+
+// Of those, uncorrectable (1.174/1.175, 1.204/1.205).
+#define BASER_CNT_FEC_UNCORRECTED 11
+
+// Symbols corrected (RS-FEC; bits for Clause 74).
+#define BASER_CNT_FEC_SYMBOLS 12
+
 // Idle blocks before the first frame of a serdes source: enough for a receiver to lock from
 // any bit offset (65 slips, each after up to 60 clocks, then 64 good headers).
 #define BASER_SERDES_IDLE 4096
@@ -120,7 +136,11 @@ const char *baser_last_error(void);
 // [`BASER_SERDES_IDLE`] with `serdes=`), `scrambled=1` (0: hand out the blocks before
 // scrambling), `serdes=units|units-data-first|gearbox64|gearbox32` (a serdes source for a
 // receiver that slips: [`baser_tx_serdes`]), `offset=33` (its unit boundary before any slip,
-// 0..65 bits before the block boundary). NULL on error ([`baser_last_error`]).
+// 0..65 bits before the block boundary), `rate=10g|25g`, `fec=none|fc|rs` (Clause 74 BASE-R
+// FEC, or Clause 108 RS-FEC at 25g; its line is then the FEC's: [`baser_tx_next_word`], or
+// `serdes=units` 66 line bits a clock, the RS-FEC marker's room made by holding the PCS
+// source), `rs_marker_period=1024` (codewords). NULL on error ([`baser_last_error`] names
+// the option, e.g. `option fec=rs: RS-FEC (Clause 108) is defined for 25GBASE-R ...`).
 //
 // Limits: a frame is at most 16380 octets without its FCS (16384 with it, the MAC's
 // buffer, [`BASER_MAX_FRAME`]); longer ones are refused by the send calls.
@@ -253,7 +273,11 @@ int64_t baser_tx_pending(const struct baser_tx *tx);
 // known boundaries; serial: 32/64-bit serdes words, block lock found as a receiver does),
 // `profile=ieee`, `max_frame_length=1518`, `scrambled=1` (blocks), `descrambler_state=0x...`
 // (blocks; default: leading reset fill is skipped and the first other block trains the
-// descrambler), `strict_start=0`, `max_events=20`. NULL on error.
+// descrambler), `strict_start=0`, `max_events=20`, `rate=10g|25g` (the BER monitor: 16
+// invalid headers in 125 us, or 97 in 2 ms), `fec=none|fc|rs` with `rs_marker_period=1024`
+// (serial input: the FEC locks from any bit offset, RS-FEC on its first marker, and the PCS
+// decodes its blocks; counters [`BASER_CNT_FEC_LOCK`] ... [`BASER_CNT_FEC_SYMBOLS`], and
+// the `fec` object of the report). NULL on error.
 //
 // # Safety
 // `options` is NULL or a NUL-terminated string.
@@ -348,6 +372,13 @@ int32_t baser_rx_finish(struct baser_rx *rx, const char *json_path);
 // # Safety
 // `options` is NULL or a NUL-terminated string.
 struct baser_check *baser_check_new(const char *options);
+
+// A counter of the checker's receiver, as [`baser_rx_counter`] reads it ([`BASER_CNT_BLOCKS`]
+// ... [`BASER_CNT_FEC_SYMBOLS`]), or an error code.
+//
+// # Safety
+// `c` is a live handle.
+int64_t baser_check_counter(struct baser_check *c, int32_t which);
 
 // Releases a checker (NULL: nothing).
 //

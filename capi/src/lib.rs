@@ -20,6 +20,7 @@
 //! control bits; serdes words as 32 or 64 line bits, bit 0 first (DESIGN.md).
 #![allow(non_camel_case_types)]
 
+use baser_engine::fec::{Fec, FecOptions};
 use baser_engine::live::{
     LiveCheck, LiveError, LiveRx, LiveTx, SerdesForm, SerdesTx, SerdesWord, TxClock, UnitOrder,
 };
@@ -70,6 +71,17 @@ pub const BASER_CNT_HI_BER: i32 = 5;
 pub const BASER_CNT_BLOCK_LOCK: i32 = 6;
 /// Link fault status now: 0 ok, 1 local fault, 2 remote fault, 3 link interruption.
 pub const BASER_CNT_LINK_FAULT: i32 = 7;
+/// With `fec=`: the FEC's lock (1 acquired and never lost, 0 not); without a FEC every
+/// `BASER_CNT_FEC_*` counter is [`BASER_E_STATE`].
+pub const BASER_CNT_FEC_LOCK: i32 = 8;
+/// FEC blocks or codewords decoded while locked.
+pub const BASER_CNT_FEC_CODEWORDS: i32 = 9;
+/// Of those, corrected (registers 1.172/1.173, 1.202/1.203).
+pub const BASER_CNT_FEC_CORRECTED: i32 = 10;
+/// Of those, uncorrectable (1.174/1.175, 1.204/1.205).
+pub const BASER_CNT_FEC_UNCORRECTED: i32 = 11;
+/// Symbols corrected (RS-FEC; bits for Clause 74).
+pub const BASER_CNT_FEC_SYMBOLS: i32 = 12;
 
 // ---------------------------------------------------------------------------------- errors
 
@@ -241,6 +253,8 @@ struct Parsed {
     offset: u32,
     name: String,
     dut: String,
+    /// `fec=` (with `rs_marker_period=`): the FEC below the PCS; `rate=` is in `opt`.
+    fec: FecOptions,
 }
 
 /// Idle blocks before the first frame of a serdes source: enough for a receiver to lock from
@@ -261,6 +275,9 @@ const TX_KEYS: &[&str] = &[
     "scrambled",
     "serdes",
     "offset",
+    "rate",
+    "fec",
+    "rs_marker_period",
 ];
 const RX_KEYS: &[&str] = &[
     "profile",
@@ -270,6 +287,9 @@ const RX_KEYS: &[&str] = &[
     "descrambler_state",
     "strict_start",
     "max_events",
+    "rate",
+    "fec",
+    "rs_marker_period",
 ];
 const CHECK_KEYS: &[&str] = &[
     "profile",
@@ -283,6 +303,9 @@ const CHECK_KEYS: &[&str] = &[
     "dut",
     "fcs",
     "beat",
+    "rate",
+    "fec",
+    "rs_marker_period",
 ];
 
 fn flag(k: &str, v: &str) -> Result<bool, Fail> {
@@ -332,8 +355,14 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
         name: "expected".into(),
         dut: "dut".into(),
         scrambled: true,
+        fec: FecOptions::default(),
     };
     let (mut state, mut input, mut idle) = (None, "blocks", None);
+    let (mut rate, mut fec, mut period) = (
+        "10g",
+        "none",
+        FecOptions::default().rs.marker_period_codewords,
+    );
     for word in s.split([' ', ',', '\t', '\n']).filter(|w| !w.is_empty()) {
         let (k, v) = word
             .split_once('=')
@@ -402,6 +431,9 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
             "max_events" => p.opt.max_events = small(k, v)?,
             "name" => p.name = v.into(),
             "dut" => p.dut = v.into(),
+            "rate" => rate = v,
+            "fec" => fec = v,
+            "rs_marker_period" => period = small(k, v)?,
             _ => {
                 input = match v {
                     "blocks" | "serial" | "xgmii" => v,
@@ -430,6 +462,16 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
         (None, Some(_)) => BASER_SERDES_IDLE as u64,
         (None, None) => p.opt.idle_blocks,
     };
+    // A dump's or a bench's receiver locks on the first RS-FEC marker.
+    (p.opt.rate, p.fec) = baser_engine::options::line(rate, fec, period, 1).map_err(|e| {
+        let (key, why) = e.split_once(": ").unwrap_or(("fec", &e));
+        let value = match key {
+            "rate" => rate.to_string(),
+            "rs_marker_period" => period.to_string(),
+            _ => fec.to_string(),
+        };
+        Fail::arg(format!("option {key}={value}: {why}"))
+    })?;
     p.frames = input == "frames";
     p.input = match input {
         "serial" => RxInput::Serial,
@@ -513,7 +555,11 @@ enum Mode {
 /// [`BASER_SERDES_IDLE`] with `serdes=`), `scrambled=1` (0: hand out the blocks before
 /// scrambling), `serdes=units|units-data-first|gearbox64|gearbox32` (a serdes source for a
 /// receiver that slips: [`baser_tx_serdes`]), `offset=33` (its unit boundary before any slip,
-/// 0..65 bits before the block boundary). NULL on error ([`baser_last_error`]).
+/// 0..65 bits before the block boundary), `rate=10g|25g`, `fec=none|fc|rs` (Clause 74 BASE-R
+/// FEC, or Clause 108 RS-FEC at 25g; its line is then the FEC's: [`baser_tx_next_word`], or
+/// `serdes=units` 66 line bits a clock, the RS-FEC marker's room made by holding the PCS
+/// source), `rs_marker_period=1024` (codewords). NULL on error ([`baser_last_error`] names
+/// the option, e.g. `option fec=rs: RS-FEC (Clause 108) is defined for 25GBASE-R ...`).
 ///
 /// Limits: a frame is at most 16380 octets without its FCS (16384 with it, the MAC's
 /// buffer, [`BASER_MAX_FRAME`]); longer ones are refused by the send calls.
@@ -534,11 +580,7 @@ pub unsafe extern "C" fn baser_tx_new(options: *const c_char) -> *mut baser_tx {
             }
             let o = tx_options(&p);
             Ok(Box::into_raw(Box::new(baser_tx {
-                live: if p.scrambled {
-                    LiveTx::line_only(&o)
-                } else {
-                    LiveTx::new(&o)
-                },
+                live: tx_model(&p, &o)?,
                 scrambled: p.scrambled,
                 building: Vec::new(),
                 mode: None,
@@ -549,6 +591,33 @@ pub unsafe extern "C" fn baser_tx_new(options: *const c_char) -> *mut baser_tx {
             })))
         },
     )
+}
+
+/// The TX model of `p`: below a FEC its line is the FEC's (scrambled blocks, serdes units or
+/// words only).
+fn tx_model(p: &Parsed, o: &TxOptions) -> Result<LiveTx, Fail> {
+    if p.fec.kind == Fec::None {
+        return Ok(if p.scrambled {
+            LiveTx::line_only(o)
+        } else {
+            LiveTx::new(o)
+        });
+    }
+    let fec = p.fec.kind;
+    if !p.scrambled {
+        return Err(Fail::arg(format!(
+            "option fec={fec}: the FEC's line is scrambled (scrambled=0 is refused)"
+        )));
+    }
+    if matches!(
+        p.serdes,
+        Some(SerdesForm::Gearbox64 | SerdesForm::Gearbox32)
+    ) {
+        return Err(Fail::arg(format!(
+            "option fec={fec}: the FEC's line has no 64b/66b gearbox (serdes=units, or baser_tx_next_word)"
+        )));
+    }
+    LiveTx::with_fec(o, p.opt.rate, &p.fec).map_err(|e| Fail::arg(format!("option fec={fec}: {e}")))
 }
 
 /// Releases a TX model (NULL: nothing).
@@ -950,7 +1019,11 @@ pub struct baser_rx {
 /// known boundaries; serial: 32/64-bit serdes words, block lock found as a receiver does),
 /// `profile=ieee`, `max_frame_length=1518`, `scrambled=1` (blocks), `descrambler_state=0x...`
 /// (blocks; default: leading reset fill is skipped and the first other block trains the
-/// descrambler), `strict_start=0`, `max_events=20`. NULL on error.
+/// descrambler), `strict_start=0`, `max_events=20`, `rate=10g|25g` (the BER monitor: 16
+/// invalid headers in 125 us, or 97 in 2 ms), `fec=none|fc|rs` with `rs_marker_period=1024`
+/// (serial input: the FEC locks from any bit offset, RS-FEC on its first marker, and the PCS
+/// decodes its blocks; counters [`BASER_CNT_FEC_LOCK`] ... [`BASER_CNT_FEC_SYMBOLS`], and
+/// the `fec` object of the report). NULL on error.
 ///
 /// # Safety
 /// `options` is NULL or a NUL-terminated string.
@@ -961,8 +1034,11 @@ pub unsafe extern "C" fn baser_rx_new(options: *const c_char) -> *mut baser_rx {
         || {
             // SAFETY: the caller's contract.
             let p = parse(unsafe { text(options) }?, RX_KEYS)?;
+            let mut live = LiveRx::new(&rx_options(&p), p.input);
+            live.set_fec(&rx_options(&p), p.opt.rate, &p.fec)
+                .map_err(|e| Fail::arg(format!("option fec={}: {e}", p.fec.kind)))?;
             Ok(Box::into_raw(Box::new(baser_rx {
-                live: LiveRx::new(&rx_options(&p), p.input),
+                live,
                 profile: p.opt.profile,
                 name: p.dut,
                 class: CString::default(),
@@ -1171,7 +1247,22 @@ fn counter(live: &LiveRx, which: i32) -> Result<i64, Fail> {
             LinkFault::Fault(FaultKind::RemoteFault) => 2,
             LinkFault::Fault(FaultKind::LinkInterruption) => 3,
         },
-        w => return Err(Fail::arg(format!("counter {w}: expected 0..7"))),
+        w @ BASER_CNT_FEC_LOCK..=BASER_CNT_FEC_SYMBOLS => return fec_counter(live, w),
+        w => return Err(Fail::arg(format!("counter {w}: expected 0..12"))),
+    })
+}
+
+fn fec_counter(live: &LiveRx, which: i32) -> Result<i64, Fail> {
+    let f = live
+        .fec()
+        .ok_or_else(|| Fail::state(format!("counter {which}: this model has no FEC (fec=)")))?;
+    let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+    Ok(match which {
+        BASER_CNT_FEC_LOCK => i64::from(f.lock.acquired_at_bit.is_some() && f.lock.losses == 0),
+        BASER_CNT_FEC_CODEWORDS => n(f.codewords),
+        BASER_CNT_FEC_CORRECTED => n(f.corrected_codewords),
+        BASER_CNT_FEC_UNCORRECTED => n(f.uncorrected_codewords),
+        _ => n(f.corrected_symbols.unwrap_or(f.corrected_bits)),
     })
 }
 
@@ -1193,12 +1284,15 @@ pub unsafe extern "C" fn baser_rx_finish(rx: *mut baser_rx, json_path: *const c_
         // SAFETY: the caller's contract.
         let (rx, path) = unsafe { (handle(rx)?, text(json_path)?) };
         let (pcs, counts) = rx.live.finish()?;
-        let doc = baser_engine::decode_report::DecodeReport::new(
+        let mut doc = baser_engine::decode_report::DecodeReport::new(
             rx.name.clone(),
             rx.profile,
             pcs,
             counts,
         );
+        if let Some(f) = rx.live.fec() {
+            doc = doc.with_fec(f.clone());
+        }
         if !path.is_empty() {
             write_json(path, &doc)?;
         }
@@ -1248,11 +1342,14 @@ pub unsafe extern "C" fn baser_check_new(options: *const c_char) -> *mut baser_c
         || {
             // SAFETY: the caller's contract.
             let p = parse(unsafe { text(options) }?, CHECK_KEYS)?;
-            let live = if p.frames {
-                LiveCheck::frames(&rx_options(&p), (p.name, p.dut), p.beat)
+            let opt = rx_options(&p);
+            let mut live = if p.frames {
+                LiveCheck::frames(&opt, (p.name, p.dut), p.beat)
             } else {
-                LiveCheck::new(&rx_options(&p), p.input, (p.name, p.dut))
+                LiveCheck::new(&opt, p.input, (p.name, p.dut))
             };
+            live.set_fec(&opt, p.opt.rate, &p.fec)
+                .map_err(|e| Fail::arg(format!("option fec={}: {e}", p.fec.kind)))?;
             Ok(Box::into_raw(Box::new(baser_check {
                 live,
                 building: Vec::new(),
@@ -1270,6 +1367,20 @@ pub unsafe extern "C" fn baser_check_new(options: *const c_char) -> *mut baser_c
             })))
         },
     )
+}
+
+/// A counter of the checker's receiver, as [`baser_rx_counter`] reads it ([`BASER_CNT_BLOCKS`]
+/// ... [`BASER_CNT_FEC_SYMBOLS`]), or an error code.
+///
+/// # Safety
+/// `c` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn baser_check_counter(c: *mut baser_check, which: i32) -> i64 {
+    guard(code64, || {
+        // SAFETY: the caller's contract.
+        let c = unsafe { handle(c)? };
+        counter(c.live.receiver(), which)
+    })
 }
 
 /// Releases a checker (NULL: nothing).

@@ -4,52 +4,12 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The directory of the library cargo built for these tests (target/<profile>).
-fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable");
-    // target/<profile>/deps/c_example-<hash>
-    exe.parent()
-        .and_then(|d| d.parent())
-        .expect("target/<profile>")
-        .to_path_buf()
-}
+mod common;
 
 #[test]
 fn the_c_example_builds_with_the_header_and_passes() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    // `cargo test` builds the library as an rlib only: the static library is built here, in
-    // the same target directory and profile (quick: the crates are compiled already).
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut build = Command::new(&cargo);
-    build
-        .args(["build", "--quiet", "--manifest-path"])
-        .arg(root.join("Cargo.toml"));
-    if !cfg!(debug_assertions) {
-        build.arg("--release");
-    }
-    let target = lib_dir();
-    if let Some(t) = target.parent() {
-        build.env("CARGO_TARGET_DIR", t);
-    }
-    assert!(
-        build.status().expect("cargo build").success(),
-        "cargo build of capi/ failed"
-    );
-    let lib = target.join("libbaser.a");
-    assert!(lib.exists(), "{} was not built", lib.display());
+    let exe = common::build_c("examples/loopback.c", "loopback");
     let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let exe = out_dir.join("loopback");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let status = Command::new(&cc)
-        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I"])
-        .arg(root.join("include"))
-        .arg(root.join("examples/loopback.c"))
-        .arg(&lib)
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&exe)
-        .status()
-        .unwrap_or_else(|e| panic!("{cc}: {e} (a C compiler is needed for this test)"));
-    assert!(status.success(), "the C example does not compile");
     let (json, junit) = (out_dir.join("loopback.json"), out_dir.join("loopback.xml"));
     let out = Command::new(&exe)
         .arg(&json)
