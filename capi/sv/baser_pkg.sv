@@ -143,6 +143,7 @@ package baser_pkg;
                                                            input int n);
     import "DPI-C" function int     baser_check_push_built(input chandle c, input int error);
     import "DPI-C" function longint baser_check_divergences(input chandle c);
+    import "DPI-C" function longint baser_check_counter(input chandle c, input int which);
     import "DPI-C" function longint baser_check_divergence_block(input chandle c, input longint k);
     import "DPI-C" function longint baser_check_divergence_found_at(input chandle c, input longint k);
     import "DPI-C" function string  baser_check_divergence(input chandle c, input longint k);
@@ -184,6 +185,12 @@ package baser_pkg;
     localparam int BASER_CNT_HI_BER          = 5;  // hi_ber episodes
     localparam int BASER_CNT_BLOCK_LOCK      = 6;  // block lock now (0/1)
     localparam int BASER_CNT_LINK_FAULT      = 7;  // 0 ok, 1 local fault, 2 remote fault, 3 link interruption
+    // with fec=fc|rs (else BASER_E_STATE):
+    localparam int BASER_CNT_FEC_LOCK        = 8;  // FEC lock acquired and never lost (0/1)
+    localparam int BASER_CNT_FEC_CODEWORDS   = 9;  // FEC blocks / codewords decoded while locked
+    localparam int BASER_CNT_FEC_CORRECTED   = 10; // of those, corrected
+    localparam int BASER_CNT_FEC_UNCORRECTED = 11; // of those, uncorrectable
+    localparam int BASER_CNT_FEC_SYMBOLS     = 12; // symbols corrected (RS-FEC; bits for Clause 74)
 
     // ------------------------------------------------------------------ errors
     // A call the model refused (a bad option, a call out of order) ends the simulation with
@@ -392,7 +399,8 @@ package baser_pkg;
         string  options;
 
         // options: input=blocks|serial|xgmii profile=... max_frame_length=1518 scrambled=1
-        // descrambler_state=0x... strict_start=0 max_events=20
+        // descrambler_state=0x... strict_start=0 max_events=20 rate=10g|25g fec=none|fc|rs
+        // rs_marker_period=1024 (fec: serial input; the BASER_CNT_FEC_* counters)
         function new(string opts = "");
             options = opts;
             h = baser_rx_new(options);
@@ -597,7 +605,8 @@ package baser_pkg;
         protected int               width = 64;
 
         // options: input=blocks|serial|xgmii profile=... max_frame_length=... scrambled=1
-        // descrambler_state=0x... strict_start=0 max_events=20 name=<the expected frames' name
+        // descrambler_state=0x... strict_start=0 max_events=20 rate=10g|25g fec=none|fc|rs
+        // rs_marker_period=1024 (a FEC below a serial line) name=<the expected frames' name
         // in the reports> dut=<the DUT stream's name>. from: a TX model's handle (`tx.h`)
         // whose frames, from now on, the DUT must send (a DUT that passes the line on), as if
         // each were also given to expect_frame() (without its cost: no second hand-over).
@@ -613,6 +622,10 @@ package baser_pkg;
             qh[nq] = h8;
             qd[nq] = d;
         endfunction
+
+        // A counter of its receiver (BASER_CNT_BLOCKS .. BASER_CNT_FEC_SYMBOLS), after the
+        // clocks given so far.
+        function longint counter(int which); void'(flush()); return baser_check_counter(h, which); endfunction
 
         // One clock of the DUT's block stream. Returns the divergences found now (a batch is
         // judged when full: 0 until then).
