@@ -151,6 +151,9 @@ pub struct Expectation {
     pub outcomes_from: &'static str,
     /// Line events, in order: (block, what).
     pub events: Vec<(u64, String)>,
+    /// The FEC below the PCS and the faults planned on its line (`gen --fec`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fec: Option<crate::fec::ExpectedFec>,
 }
 
 /// A generated stream.
@@ -213,6 +216,9 @@ pub fn serial(blocks: &[Block], slips: &[(u64, i32)], bit_offset: u32) -> Vec<u8
         out
     }
 }
+
+mod fec_line;
+pub use fec_line::{fec_stimulus, FecStimulus};
 
 /// The version of the generator's scenario rules.
 pub const GENERATOR: &str = "baser-gen 1";
@@ -1229,6 +1235,7 @@ fn finish(mut b: Builder) -> Generated {
             pcs: b.pcs,
             outcomes_from: "the scenario",
             events: b.events,
+            fec: None,
         },
         words: b.words,
         line,

@@ -799,3 +799,145 @@ fn coverage_with_fec_counts_lock_and_codewords_by_outcome_and_merges_the_two_fec
     assert!(text.contains("RS-FEC settings"), "{text}");
     std::fs::remove_dir_all(&d).ok();
 }
+
+#[test]
+fn gen_fec_plans_counters_decode_finds_and_check_judges_by_them() {
+    let d = dir("gen");
+    for (fec, rate, seed) in [
+        ("rs", "25g", 7u64),
+        ("rs", "25g", 21),
+        ("fc", "10g", 7),
+        ("fc", "25g", 30),
+    ] {
+        let out = d.join(format!("{fec}{seed}"));
+        let (code, _, text) = run(
+            &[
+                "gen",
+                "--seed",
+                &seed.to_string(),
+                "--out",
+                s(&out),
+                "--items",
+                "200",
+                "--rate",
+                rate,
+                "--fec",
+                fec,
+                "--fec-errors",
+                "6",
+                "--fec-uncorrectable",
+                "1",
+            ],
+            None,
+        );
+        assert_eq!(code, 0, "{text}");
+        let expected: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("expected.json")).unwrap())
+                .unwrap();
+        let e = &expected["fec"];
+        assert_eq!(e["faults"].as_array().unwrap().len(), 7, "{e}");
+        // decode finds the counters the plan gives.
+        let line = out.join("stream.bits");
+        let (_, doc, text) = run(
+            &["decode", s(&line), "--rate", rate, "--fec", fec],
+            Some(&out.join("d.json")),
+        );
+        let f = &doc["fec"];
+        for k in [
+            "corrected_codewords",
+            "corrected_bits",
+            "uncorrected_codewords",
+        ] {
+            assert_eq!(f[k], e[k], "{fec} seed {seed} {k}: {text}");
+        }
+        if fec == "rs" {
+            assert_eq!(f["corrected_symbols"], e["corrected_symbols"], "{text}");
+            assert_eq!(f["codewords"], e["codewords_on_line"], "{text}");
+        }
+        assert_eq!(
+            f["uncorrectable"][0]["bit"], e["uncorrectable"][0]["bit"],
+            "{text}"
+        );
+        // check judges by them: every outcome met, every FEC case passed, and the frames the
+        // plan says the uncorrectable one hit are those check names.
+        let junit = out.join("c.xml");
+        let (_, doc, text) = run(
+            &[
+                "check",
+                "--frames",
+                s(&out.join("frames.pcap")),
+                "--dut",
+                s(&line),
+                "--rate",
+                rate,
+                "--fec",
+                fec,
+                "--outcomes",
+                s(&out.join("expected.json")),
+                "--junit",
+                s(&junit),
+            ],
+            Some(&out.join("c.json")),
+        );
+        let outcomes = doc["outcomes"].as_array().unwrap();
+        assert!(outcomes.iter().all(|o| o["met"] == true), "{text}");
+        let xml = std::fs::read_to_string(&junit).unwrap();
+        assert!(
+            xml.contains(&format!(
+                r#"<testcase name="uncorrectable {}s as planned" classname="baser.fec"/>"#,
+                if fec == "rs" { "codeword" } else { "FEC block" }
+            )) && xml
+                .contains(r#"<testcase name="corrections as planned" classname="baser.fec"/>"#),
+            "{xml}"
+        );
+        assert_eq!(
+            doc["fec"]["uncorrectable"][0]["expected_frames"], e["uncorrectable"][0]["frames"],
+            "{fec} seed {seed}"
+        );
+        // A check given another stimulus's counters fails them, naming both.
+        let mut other = expected.clone();
+        other["fec"]["corrected_codewords"] = serde_json::json!(99);
+        let other_path = out.join("other.json");
+        std::fs::write(&other_path, other.to_string()).unwrap();
+        let (code, _, text) = run(
+            &[
+                "check",
+                "--frames",
+                s(&out.join("frames.pcap")),
+                "--dut",
+                s(&line),
+                "--rate",
+                rate,
+                "--fec",
+                fec,
+                "--outcomes",
+                s(&other_path),
+            ],
+            None,
+        );
+        assert_eq!(code, 1, "{text}");
+        assert!(
+            text.contains("FAIL fec: corrections as planned: corrected 6 "),
+            "{text}"
+        );
+    }
+    let (code, _, text) = run(
+        &[
+            "gen",
+            "--seed",
+            "1",
+            "--out",
+            s(&d.join("x")),
+            "--rate",
+            "25g",
+            "--fec",
+            "rs",
+            "--fec-uncorrectable",
+            "2",
+        ],
+        None,
+    );
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("at most 1 with --fec rs"), "{text}");
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -1,6 +1,6 @@
 //! `baser gen`: reproducible stimulus from a seed, with the outcome the standard demands.
 
-use crate::command::{create, Error, Output, Verdict};
+use crate::command::{create, Error, FecArgs, Output, Verdict};
 use crate::report;
 use baser_engine::gen::{generate, GenOptions, Generated, Mode};
 use baser_files::b66::{B66Header, B66Writer, Scrambling};
@@ -57,6 +57,19 @@ pub struct GenArgs {
     /// With --test-pattern: line bits flipped on purpose (one in each stretch of 40 blocks).
     #[arg(long, default_value_t = 0, requires = "test_pattern")]
     pub errors: usize,
+    /// Line rate and FEC: with --fec, stream.bits is the FEC's line with faults planned on
+    /// it (stream.b66 the PCS's blocks above it), and expected.json has their `fec` counters.
+    #[command(flatten)]
+    pub line: FecArgs,
+    /// With --fec: FEC blocks or codewords given a correctable fault (RS-FEC 1 to 7 symbol
+    /// errors, Clause 74 a burst of 1 to 11 bits).
+    #[arg(long, default_value_t = 4)]
+    pub fec_errors: usize,
+    /// With --fec: FEC blocks or codewords given an uncorrectable fault (RS-FEC 8 to 12
+    /// symbols, at most 1: its 80 invalid headers are most of the 97 that raise hi_ber in 2 ms;
+    /// Clause 74 a burst of 12 or 13 bits).
+    #[arg(long, default_value_t = 0)]
+    pub fec_uncorrectable: usize,
 }
 
 /// `baser gen`.
@@ -70,6 +83,7 @@ pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
             "--bit-offset {bit_offset}: expected 0..65 bits"
         )));
     }
+    let fec = fec_settings(a)?;
     std::fs::create_dir_all(&a.out).map_err(|e| Error::Output(a.out.clone(), e))?;
     if let Some(pattern) = a.test_pattern {
         return test_pattern(a, pattern, bit_offset, out);
@@ -101,7 +115,7 @@ pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
         },
         baser_engine::gen::GENERATOR
     );
-    let g = if a.cover {
+    let mut g = if a.cover {
         let (g, starts) = baser_engine::gen::cover(&opt);
         for (c, words) in starts {
             let p = a.out.join(format!("tx-init-{c}.xgmii"));
@@ -117,7 +131,34 @@ pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
     } else {
         generate(&opt)
     };
-    write_files(&a.out, &g, &made_by, bit_offset)?;
+    let stim = match &fec {
+        Some(f) => Some(
+            baser_engine::gen::fec_stimulus(
+                &mut g,
+                a.line.rate,
+                f,
+                a.fec_errors,
+                a.fec_uncorrectable,
+                a.seed,
+            )
+            .map_err(Error::Usage)?,
+        ),
+        None => None,
+    };
+    let made_by = match &fec {
+        Some(f) => format!(
+            "{made_by} --rate {} --fec {} --fec-errors {} --fec-uncorrectable {}",
+            a.line.rate, f.kind, a.fec_errors, a.fec_uncorrectable
+        ),
+        None => made_by,
+    };
+    write_files(
+        &a.out,
+        &g,
+        &made_by,
+        bit_offset,
+        stim.as_ref().map(|s| s.line.as_slice()),
+    )?;
     if !out.quiet {
         let e = &g.expectation;
         let not_ok = e.frames.iter().filter(|f| f.outcome != "ok").count();
@@ -149,6 +190,27 @@ pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
         if !g.slips.is_empty() {
             println!("  a bit slip: the stream is stream.bits only (no stream.b66)");
         }
+        if let (Some(s), Some(f)) = (&stim, &e.fec) {
+            use baser_engine::inject::Fault;
+            let specs: Vec<String> = s
+                .faults
+                .iter()
+                .map(|f| match *f {
+                    Fault::Symbols(c, n) => format!("symbols:{c}:{n}"),
+                    Fault::Burst(b, n) => format!("burst:{b}:{n}"),
+                    ref other => format!("{other:?}"),
+                })
+                .collect();
+            println!(
+                "  --fec {}: {} {}s on the line (stream.bits); {} corrected and {} uncorrectable expected (faults: {})",
+                f.kind,
+                f.codewords_on_line,
+                f.kind.unit(),
+                f.corrected_codewords,
+                f.uncorrected_codewords,
+                specs.join(" ")
+            );
+        }
     }
     Ok(Verdict::Pass)
 }
@@ -157,8 +219,42 @@ fn output(p: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |e| Error::Output(p.to_path_buf(), e)
 }
 
-/// Writes the stream in every form, the frames and the expectation.
-fn write_files(dir: &Path, g: &Generated, made_by: &str, bit_offset: u32) -> Result<(), Error> {
+/// The FEC settings of `--fec`, refused with the stimulus kinds it does not go with.
+fn fec_settings(a: &GenArgs) -> Result<Option<baser_engine::fec::FecOptions>, Error> {
+    if a.line.fec == baser_engine::fec::Fec::None {
+        return Ok(None);
+    }
+    let clash = [
+        (a.hostile, "--hostile"),
+        (a.cover, "--cover"),
+        (a.test_pattern.is_some(), "--test-pattern"),
+        (a.bit_offset.is_some(), "--bit-offset"),
+    ];
+    if let Some((_, flag)) = clash.iter().find(|c| c.0) {
+        return Err(Error::Usage(format!(
+            "--fec makes a conforming stream with faults on the FEC's line only: not with {flag} (a FEC finds its boundary from any bit offset)"
+        )));
+    }
+    if a.line.fec == baser_engine::fec::Fec::Rs && a.fec_uncorrectable > 1 {
+        return Err(Error::Usage(format!(
+            "--fec-uncorrectable {}: at most 1 with --fec rs (each uncorrectable codeword gives the PCS 80 invalid sync headers, and 97 in 2 ms raise hi_ber)",
+            a.fec_uncorrectable
+        )));
+    }
+    let f = a.line.options();
+    f.check(a.line.rate).map_err(Error::Usage)?;
+    Ok(Some(f))
+}
+
+/// Writes the stream in every form, the frames and the expectation; `fec_line`: the FEC's
+/// line as `stream.bits`.
+fn write_files(
+    dir: &Path,
+    g: &Generated,
+    made_by: &str,
+    bit_offset: u32,
+    fec_line: Option<&[u8]>,
+) -> Result<(), Error> {
     let e = &g.expectation;
     let p = dir.join("frames.pcap");
     let mut w = FrameWriter::new(create(&p)?).map_err(output(&p))?;
@@ -204,7 +300,11 @@ fn write_files(dir: &Path, g: &Generated, made_by: &str, bit_offset: u32) -> Res
 
     // stream.bits: `bit_offset` bits (ones), then the line with its slips, bit 0 first.
     let p = dir.join("stream.bits");
-    std::fs::write(&p, g.serial(bit_offset)).map_err(output(&p))?;
+    match fec_line {
+        Some(line) => std::fs::write(&p, line),
+        None => std::fs::write(&p, g.serial(bit_offset)),
+    }
+    .map_err(output(&p))?;
 
     let p = dir.join("expected.json");
     report::write_json(&p, e).map_err(output(&p))?;
