@@ -169,6 +169,55 @@ fn the_html_reports_render_in_a_browser() {
     passing_report_has_no_difference(&browser, &s);
     pcs_report_shows_the_models_blocks_against_the_duts(&browser, &s);
     coverage_report_lists_the_holes(&browser, &s);
+    fec_report_names_the_frames_of_an_uncorrectable_codeword(&browser, &s);
+}
+
+/// `check --fec` on an RS-FEC line whose codeword 3 holds 8 symbol errors: the FEC section
+/// lists the codeword with the frame its blocks held, and the lane table of that frame's first
+/// difference comes from the stream decoded through the FEC.
+fn fec_report_names_the_frames_of_an_uncorrectable_codeword(browser: &str, s: &Scratch) {
+    let line = s.path("rs.bits");
+    let code = baser(&[
+        "encode",
+        "vectors/demo/frames.pcap",
+        "--rate",
+        "25g",
+        "--fec",
+        "rs",
+        "--bits",
+        &line,
+        "--inject",
+        "symbols:3:8",
+    ]);
+    assert_eq!(code, Some(0));
+    let page = s.path("fec.html");
+    let code = baser(&[
+        "check",
+        "--frames",
+        "vectors/demo/frames.pcap",
+        "--dut",
+        &line,
+        "--rate",
+        "25g",
+        "--fec",
+        "rs",
+        "--html",
+        &page,
+    ]);
+    assert_eq!(code, Some(1));
+    let dom = browse(browser, s, &page, &["--dump-dom"]);
+    assert!(dom.contains("<h1 id=\"verdict\">FAIL</h1>"), "{dom}");
+    let fec = &dom[dom.find("<section id=\"fec\">").expect("a FEC section")..];
+    let fec = &fec[..fec.find("</section>").unwrap()];
+    assert!(fec.contains("Clause 108 RS-FEC below the PCS."), "{fec}");
+    let cw = row(fec, "<td>15840</td>");
+    assert_eq!(
+        cw, "<tr class=\"fail\"><td>3</td><td>15840</td><td>236..316</td><td>2</td>",
+        "{fec}"
+    );
+    // Frame 2's first difference, at the codeword's first block, in the lane table.
+    assert!(dom.contains("DUT block 236 lane 0</caption>"), "{dom}");
+    assert!(dom.contains("fec: no uncorrectable codewords"), "{dom}");
 }
 
 fn demo_report_shows_the_three_faults(browser: &str, s: &Scratch) {
