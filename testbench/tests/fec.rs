@@ -894,6 +894,34 @@ fn gen_fec_plans_counters_decode_finds_and_check_judges_by_them() {
             doc["fec"]["uncorrectable"][0]["expected_frames"], e["uncorrectable"][0]["frames"],
             "{fec} seed {seed}"
         );
+        // Above the FEC (a receiver's XGMII: the model's, by convert), the same outcomes hold
+        // and the FEC counters are left for the receiver's registers.
+        let rx = out.join("rx.xgmii");
+        let (code, _, text) = run(
+            &["convert", s(&line), s(&rx), "--rate", rate, "--fec", fec],
+            None,
+        );
+        assert_eq!(code, 0, "{text}");
+        let (_, doc, text) = run(
+            &[
+                "check",
+                "--frames",
+                s(&out.join("frames.pcap")),
+                "--dut",
+                s(&rx),
+                "--rate",
+                rate,
+                "--outcomes",
+                s(&out.join("expected.json")),
+            ],
+            Some(&out.join("b.json")),
+        );
+        let outcomes = doc["outcomes"].as_array().unwrap();
+        assert!(
+            !outcomes.is_empty() && outcomes.iter().all(|o| o["met"] == true),
+            "{text}"
+        );
+        assert!(doc.get("fec").is_none(), "{doc}");
         // A check given another stimulus's counters fails them, naming both.
         let mut other = expected.clone();
         other["fec"]["corrected_codewords"] = serde_json::json!(99);
