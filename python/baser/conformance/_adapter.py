@@ -126,9 +126,13 @@ def verilog_ethernet(dut, **overrides):
     125 us windows (2 ms) with a control header seen in each, so it is not mapped
     (``link_up`` none). No link fault outputs and no counters.
 
-    Checked on eth_mac_phy_10g and eth_phy_10g (default parameters) under Icarus 11: see
-    docs/conformance.md, "Checked on", and the waivers in
-    ``baser.conformance.waivers("verilog-ethernet")``."""
+    Checked on verilog-ethernet 77320a94, default parameters, Icarus 11, cocotb 2.1 (and
+    1.9.2), with ``waivers("verilog-ethernet")``: eth_mac_phy_10g 13 cases pass, 5 waived
+    (rx-length-limits: no length check; rx-bad-preamble: no preamble check;
+    rx-ordered-set-66: the /S/ of a 0x66 block lost; rx-lock-loss, rx-bit-slip: the BER
+    monitor not reset without lock, decoding without lock), 4 skipped (no link fault
+    outputs), 228 s; eth_phy_10g 2 pass, 2 waived, 18 skipped, 77 s (docs/conformance.md,
+    "Checked on")."""
     status = {"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber"}
     prbs = {"cfg_tx_prbs31_enable": 0, "cfg_rx_prbs31_enable": 0}
     if _has(dut, "xgmii_rxd"):  # eth_phy_10g: no MAC
@@ -166,8 +170,12 @@ def taxi(dut, **overrides):
     after 16 clean 125 us windows), so it is not mapped. No link fault outputs; counters
     none (the statistics are on ``m_axis_stat``).
 
-    Checked on taxi_eth_mac_phy_10g and taxi_eth_phy_10g under Verilator 5.048: see
-    docs/conformance.md, "Checked on", and ``baser.conformance.waivers("taxi")``."""
+    Checked on taxi 2f2fe72, default parameters, Verilator 5.048, cocotb 2.0.1, with
+    ``waivers("taxi")``: taxi_eth_mac_phy_10g 14 cases pass, 4 waived (rx-length-limits:
+    a fragment pulses stat_rx_err_bad_fcs; rx-bad-preamble: only a statistics pulse, tuser
+    low; rx-lock-loss, rx-bit-slip: the BER monitor not reset without lock, decoding without
+    lock), 4 skipped (no link fault outputs), 10 s; taxi_eth_phy_10g 2 pass, 2 waived, 18
+    skipped, 8 s (docs/conformance.md, "Checked on")."""
     status = {"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber"}
     common = {"serdes_rx_data_valid": 1, "serdes_rx_hdr_valid": 1,
               "cfg_tx_prbs31_enable": 0, "cfg_rx_prbs31_enable": 0}
