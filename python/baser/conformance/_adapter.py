@@ -22,7 +22,8 @@ class Adapter:
     without their FCS. status: role -> level signal (``STATUS``). pulses: role -> a signal
     high one clock per frame (``PULSES``). counters: role -> a counter's value (``COUNTERS``).
     inputs: signal -> value driven for the whole run (configuration pins).
-    ber_window_blocks: the DUT's 125 us timer in blocks (19531 at 10G); tx_ifg, tx_dic:
+    ber_window_blocks: the DUT's 125 us timer in blocks (19531 at 10G; another length skips
+    rx-hi-ber-16, the model's timer being the standard's); tx_ifg, tx_dic:
     the IFG and deficit idle count the DUT's transmitter is set to (46.3.1.4 allows both);
     max_frame_length: the receiver's largest good frame, FCS included.
     """
