@@ -22,7 +22,11 @@ fn rs_blocks(index: u64, period: u64) -> (u64, u64) {
     let (n, m) = (N as u64, M as u64);
     let markers_before = index.div_ceil(period.max(1));
     let first = index * n - markers_before * (n - m);
-    let len = if index.is_multiple_of(period.max(1)) { m } else { n };
+    let len = if index.is_multiple_of(period.max(1)) {
+        m
+    } else {
+        n
+    };
     (first, len)
 }
 
