@@ -8,7 +8,7 @@ use crate::report;
 use crate::stream;
 use baser_engine::coverage::Collector;
 use baser_engine::decode_report::DecodeReport;
-use baser_engine::fec::{Fec, FecSummary};
+use baser_engine::fec::{Fec, FecSummary, Rate};
 use baser_engine::inject::{Fault, FaultChannel};
 use baser_engine::judge::Comparer;
 use baser_engine::options::BerTimer;
@@ -91,6 +91,9 @@ pub struct DecodeSinks {
     pub coverage: Option<Collector>,
     /// The longest frame classed too long while the link was up (octets after the SFD).
     pub longest_too_long: Option<usize>,
+    /// The line rate: a frame's pcap time is its `/S/`'s place in octet times of this rate
+    /// (0.8 ns at 10G, 0.32 ns at 25G).
+    pub rate: Rate,
 }
 
 impl DecodeSinks {
@@ -103,6 +106,7 @@ impl DecodeSinks {
             judge: None,
             coverage: None,
             longest_too_long: None,
+            rate: Rate::G10,
         }
     }
 }
@@ -165,8 +169,8 @@ impl RxSink for DecodeSinks {
             );
         }
         if let Some((p, w)) = self.pcap.as_mut() {
-            let ns = (f.start.block * 8 + f.start.lane as u64) * 800 / 1000;
-            w.write(std::time::Duration::from_nanos(ns), f.content())
+            let ps = (f.start.block * 8 + f.start.lane as u64) * (self.rate.block_ps() / 8);
+            w.write(std::time::Duration::from_nanos(ps / 1000), f.content())
                 .map_err(|e| named(p, e))?;
         }
         if let Some(j) = self.judge.as_mut() {
@@ -215,6 +219,7 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
             .coverage
             .as_ref()
             .map(|_| Collector::new(&a.input.display().to_string(), 12)),
+        rate: a.fec.line.rate,
         ..DecodeSinks::none()
     };
     if let Some(p) = &a.xgmii {

@@ -381,7 +381,9 @@ fn open_sinks(a: &EncodeArgs, seed: u64) -> Result<FileSinks, Error> {
         sinks.bits = Some((p.clone(), BitsWriter::new(create(p)?)));
     }
     if let Some(p) = &a.vcd {
-        sinks.vcd = Some((p.clone(), VcdWriter::new(create(p)?).map_err(io_err(p))?));
+        // One clock a block: 6.4 ns at 10G, 2.56 ns at 25G.
+        let vcd = VcdWriter::with_block_ps(create(p)?, a.line.rate.block_ps());
+        sinks.vcd = Some((p.clone(), vcd.map_err(io_err(p))?));
     }
     Ok(sinks)
 }
