@@ -7,28 +7,14 @@ test that needs it is skipped when none is found (CI builds it).
 """
 
 import json
-import os
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
+from test_api import BASER, needs_cli  # the baser command, as the API tests find it
 
 import baser
 
-ROOT = Path(__file__).resolve().parents[2]
 PERIOD = 16  # RS-FEC marker period (codewords): short, so that a test sees several markers
-
-
-def _baser_bin():
-    for c in (os.environ.get("BASER"), str(ROOT / "target" / "debug" / "baser"), shutil.which("baser")):
-        if c and Path(c).is_file() and os.access(c, os.X_OK):
-            return c
-    return None
-
-
-BASER = _baser_bin()
-needs_cli = pytest.mark.skipif(BASER is None, reason="the baser command is not built")
 
 
 def frames(n=40):
