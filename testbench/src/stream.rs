@@ -6,6 +6,7 @@
 //! from the first whole block with lock held: what a transmit dump is checked with).
 
 use baser_engine::fec::{FecOptions, FecRxChain, FecSummary};
+use baser_engine::live::RxView;
 use baser_engine::rx::{FrameCounts, LockFinder, PcsSummary, RxChain, RxInput, RxOptions, RxSink};
 use baser_files::b66::{B66Reader, Scrambling};
 use baser_files::xgmii::XgmiiReader;
@@ -20,46 +21,16 @@ const PIECE: usize = 4096;
 /// What a decode returns.
 pub type Decoded<K> = (PcsSummary, FrameCounts, K);
 
-/// How a `.bits` stream is read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SerialView {
-    /// As a receiver: block lock from the first bit, nothing decoded before lock.
-    #[default]
-    Receiver,
-    /// Offline: the block boundary is found first, then the stream is decoded from its first
-    /// whole block with lock held.
-    Offline,
-}
-
-/// Decodes the stream file at `path`; its kind is its extension (`bits`, `b66`, `xgmii`).
-/// `progress` is told the bytes (`.bits`) or records (text) read so far.
+/// Decodes the stream file at `path` of kind `kind` (`bits`, `b66` or `xgmii`), `.bits` in
+/// the view `view`. `progress` is told the bytes (`.bits`) or records (text) read so far.
 ///
 /// # Errors
 /// The input cannot be read or parsed, or the sink failed.
-pub fn decode_path<K: RxSink>(
-    path: &Path,
-    opt: &RxOptions,
-    view: SerialView,
-    sink: K,
-    progress: &dyn Fn(u64),
-) -> Result<Decoded<K>, InputError> {
-    let kind = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
-    decode_kind(&kind, path, opt, view, sink, progress)
-}
-
-/// As [`decode_path`], with the kind given (`bits`, `b66` or `xgmii`).
-///
-/// # Errors
-/// As [`decode_path`].
 pub fn decode_kind<K: RxSink>(
     kind: &str,
     path: &Path,
     opt: &RxOptions,
-    view: SerialView,
+    view: RxView,
     sink: K,
     progress: &dyn Fn(u64),
 ) -> Result<Decoded<K>, InputError> {
@@ -75,13 +46,13 @@ pub fn decode_kind<K: RxSink>(
 /// the end of the prefix are those of the whole stream, as every stage is causal.
 ///
 /// # Errors
-/// As [`decode_path`].
+/// As [`decode_kind`].
 pub fn decode_prefix<K: RxSink>(
     kind: &str,
     path: &Path,
     records: u64,
     opt: &RxOptions,
-    view: SerialView,
+    view: RxView,
     sink: K,
 ) -> Result<Decoded<K>, InputError> {
     let open = || -> Result<Box<dyn Read>, InputError> {
@@ -191,42 +162,28 @@ pub fn swapped_headers_hint(
     opt: &RxOptions,
     seen: &PcsSummary,
 ) -> Result<Option<String>, InputError> {
-    let bad = seen.errored_blocks + seen.invalid_headers;
-    if seen.input != baser_engine::rx::StreamKind::B66 || bad * 4 <= seen.blocks {
-        return Ok(None);
-    }
-    let open = || -> Result<Box<dyn Read>, InputError> {
-        let f = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
-        Ok(Box::new(f))
-    };
-    let (pcs, _, ()) = decode_source(
-        "b66",
-        &open,
-        path,
-        opt,
-        SerialView::Receiver,
-        true,
-        (),
-        &|_| {},
-    )?;
-    Ok((pcs.errored_blocks == 0 && pcs.invalid_headers == 0).then(|| {
-        format!(
-            "the sync headers look swapped: {bad} blocks are in error as written, none with 1 and 2 exchanged; write data blocks as 2 and control blocks as 1 (the header's bit 0 is the first bit on the wire)"
-        )
-    }))
+    baser_engine::stream::swapped_headers_hint(seen, || {
+        let open = || -> Result<Box<dyn Read>, InputError> {
+            let f = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
+            Ok(Box::new(f))
+        };
+        let (pcs, _, ()) =
+            decode_source("b66", &open, path, opt, RxView::Receiver, true, (), &|_| {})?;
+        Ok(pcs)
+    })
 }
 
-/// As [`decode_path`], from bytes in memory of a stream of kind `kind`; `path` names it in
+/// As [`decode_kind`], from bytes in memory of a stream of kind `kind`; `path` names it in
 /// errors.
 ///
 /// # Errors
-/// As [`decode_path`].
+/// As [`decode_kind`].
 pub fn decode_bytes<K: RxSink>(
     kind: &str,
     bytes: &[u8],
     path: &Path,
     opt: &RxOptions,
-    view: SerialView,
+    view: RxView,
     sink: K,
     progress: &dyn Fn(u64),
 ) -> Result<Decoded<K>, InputError> {
@@ -281,7 +238,7 @@ fn decode_source<'a, K: RxSink>(
     open: &dyn Fn() -> Result<Box<dyn Read + 'a>, InputError>,
     path: &Path,
     opt: &RxOptions,
-    view: SerialView,
+    view: RxView,
     swap_headers: bool,
     sink: K,
     progress: &dyn Fn(u64),
@@ -315,13 +272,7 @@ fn decode_source<'a, K: RxSink>(
                 progress,
                 |p: &mut [Block]| {
                     if swap_headers {
-                        for b in p.iter_mut() {
-                            b.sync = pcs_core::SyncHeader::from_bits(match b.sync.to_bits() {
-                                1 => 2,
-                                2 => 1,
-                                h => h,
-                            });
-                        }
+                        baser_engine::stream::swap_headers(p);
                     }
                     chain.push_blocks(p);
                 },
@@ -333,8 +284,8 @@ fn decode_source<'a, K: RxSink>(
         }
         "bits" => {
             let (input, mut file) = match view {
-                SerialView::Receiver => (RxInput::Serial, file),
-                SerialView::Offline => match find_boundary(file, path)? {
+                RxView::Receiver => (RxInput::Serial, file),
+                RxView::Offline => match find_boundary(file, path)? {
                     // No lock anywhere: the receiver's view says so.
                     None => (RxInput::Serial, open()?),
                     Some(input) => (input, open()?),

@@ -113,7 +113,7 @@ fn through(sent: &Sent, faults: &[Fault]) -> (Got, PcsSummary, Vec<u64>) {
         &bytes,
         Path::new("channel.bits"),
         &opt,
-        testbench::stream::SerialView::Receiver,
+        baser_engine::live::RxView::Receiver,
         Got::default(),
         &|_| {},
     )

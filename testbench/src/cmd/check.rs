@@ -244,9 +244,9 @@ pub fn check_frames(a: &FrameCheckArgs, reports: &Reports, out: Output) -> Resul
     }
     .rx();
     let view = if a.receiver_view {
-        stream::SerialView::Receiver
+        baser_engine::live::RxView::Receiver
     } else {
-        stream::SerialView::Offline
+        baser_engine::live::RxView::Offline
     };
     let sinks = DecodeSinks {
         // (The judge takes the expected frames and gives them back at the end.)
@@ -499,7 +499,7 @@ struct DutStream<'a> {
     path: &'a Path,
     kind: Kind,
     opt: &'a RxOptions,
-    view: stream::SerialView,
+    view: baser_engine::live::RxView,
     /// The FEC below the PCS (a `.bits` line).
     fec: Option<FecOptions>,
 }

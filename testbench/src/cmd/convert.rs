@@ -21,7 +21,7 @@ use crate::command::{self, create, io_err, kind_of, Error, FecRxArgs, Kind, Outp
 use crate::outfile::OutFile;
 use crate::stream;
 use baser_engine::fec::{Fec, FecDecoder, FecEncoder, FecOptions, FecSummary};
-use baser_engine::rx::{LockFinder, RxOptions, RxSink};
+use baser_engine::rx::{LockFinder, RxSink};
 use baser_engine::Profile;
 use baser_files::b66::{B66Header, B66Reader, B66Writer, Scrambling};
 use baser_files::bits::BitsWriter;
@@ -602,15 +602,13 @@ fn to_xgmii(
         return Ok(None);
     }
     // The rate sets the BER monitor (at 25G: 97 invalid headers in 2 ms).
-    let opt = RxOptions {
+    let opt = baser_engine::Options {
+        profile: a.profile,
+        rate: a.fec.line.rate,
         max_events: 0,
-        ..baser_engine::Options {
-            profile: a.profile,
-            rate: a.fec.line.rate,
-            ..baser_engine::Options::default()
-        }
-        .rx()
-    };
+        ..baser_engine::Options::default()
+    }
+    .rx();
     if let Some(fec) = fec {
         let (_, _, sink, seen) =
             stream::decode_fec(&a.input, &opt, fec, &[], u64::MAX, XgmiiSink(w), &|_| {})?;
@@ -622,7 +620,7 @@ fn to_xgmii(
         from.name(),
         &a.input,
         &opt,
-        stream::SerialView::Offline,
+        baser_engine::live::RxView::Offline,
         XgmiiSink(w),
         &|_| {},
     )?;

@@ -2,17 +2,14 @@
 //! regression: a table with the holes, and JSON.
 
 use crate::cmd::decode::DecodeSinks;
-use crate::command::{
-    self, kind_of, max_frame, progress_bar, Error, FecRxArgs, Kind, Output, Verdict,
-};
+use crate::command::{self, kind_of, progress_bar, Error, FecRxArgs, Kind, Output, Verdict};
 use crate::report;
 use crate::stream;
 use baser_engine::coverage::{Collector, Coverage};
 use baser_engine::fec::{FecOptions, FecSummary};
-use baser_engine::rx::{PcsSummary, RxOptions};
+use baser_engine::rx::PcsSummary;
 use baser_engine::Profile;
 use baser_files::InputError;
-use mac_core::rx::RxConfig;
 use std::path::{Path, PathBuf};
 
 /// Options of `baser coverage`.
@@ -102,16 +99,10 @@ fn measure(path: &Path, a: &CoverageArgs, out: Output) -> Result<Coverage, Error
         ..baser_engine::Options::default()
     }
     .rx();
-    let opt = RxOptions {
-        mac: RxConfig {
-            max_frame_length: max_frame(a.max_frame_length),
-        },
-        ..opt
-    };
     let view = if a.offline {
-        stream::SerialView::Offline
+        baser_engine::live::RxView::Offline
     } else {
-        stream::SerialView::Receiver
+        baser_engine::live::RxView::Receiver
     };
     let sinks = DecodeSinks {
         coverage: Some(Collector::new(&path.display().to_string(), a.ifg)),

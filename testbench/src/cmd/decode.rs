@@ -246,9 +246,9 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
     };
     let opt = opt.rx();
     let view = if a.offline {
-        stream::SerialView::Offline
+        baser_engine::live::RxView::Offline
     } else {
-        stream::SerialView::Receiver
+        baser_engine::live::RxView::Receiver
     };
     let bar = progress_bar(&a.input, out);
     let mut fec_summary = None;
