@@ -277,7 +277,11 @@ int64_t baser_tx_pending(const struct baser_tx *tx);
 // invalid headers in 125 us, or 97 in 2 ms), `fec=none|fc|rs` with `rs_marker_period=1024`
 // (serial input: the FEC locks from any bit offset, RS-FEC on its first marker, and the PCS
 // decodes its blocks; counters [`BASER_CNT_FEC_LOCK`] ... [`BASER_CNT_FEC_SYMBOLS`], and
-// the `fec` object of the report). NULL on error.
+// the `fec` object of the report), `view=receiver|offline` (serial input: `receiver`, the
+// default, finds block lock as a receiver does and decodes nothing before it, so frames sent
+// before lock are lost; `offline` holds the bits until lock is found and decodes them from the
+// first whole block, so those frames are delivered too: Python's `RxModel(view=...)`, and
+// `baser decode --offline`). NULL on error.
 //
 // # Safety
 // `options` is NULL or a NUL-terminated string.

@@ -22,7 +22,8 @@
 
 use baser_engine::fec::{Fec, FecOptions};
 use baser_engine::live::{
-    LiveCheck, LiveError, LiveRx, LiveTx, SerdesForm, SerdesTx, SerdesWord, TxClock, UnitOrder,
+    LiveCheck, LiveError, LiveRx, LiveTx, RxView, SerdesForm, SerdesTx, SerdesWord, TxClock,
+    UnitOrder,
 };
 use baser_engine::rx::{class_name, ReceivedFrame, RxInput, RxOptions};
 use baser_engine::tx::TxOptions;
@@ -255,6 +256,8 @@ struct Parsed {
     dut: String,
     /// `fec=` (with `rs_marker_period=`): the FEC below the PCS; `rate=` is in `opt`.
     fec: FecOptions,
+    /// `view=`: how an RX model reads serial input (the receiver's view by default).
+    view: RxView,
 }
 
 /// Idle blocks before the first frame of a serdes source: enough for a receiver to lock from
@@ -282,6 +285,7 @@ const TX_KEYS: &[&str] = &[
 const RX_KEYS: &[&str] = &[
     "profile",
     "input",
+    "view",
     "max_frame_length",
     "scrambled",
     "descrambler_state",
@@ -356,6 +360,7 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
         dut: "dut".into(),
         scrambled: true,
         fec: FecOptions::default(),
+        view: RxView::Receiver,
     };
     let (mut state, mut input, mut idle) = (None, "blocks", None);
     let (mut rate, mut fec, mut period) = (
@@ -434,6 +439,11 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
             "rate" => rate = v,
             "fec" => fec = v,
             "rs_marker_period" => period = small(k, v)?,
+            "view" => {
+                p.view = v
+                    .parse()
+                    .map_err(|e| Fail::arg(format!("option view={v}: {e}")))?
+            }
             _ => {
                 input = match v {
                     "blocks" | "serial" | "xgmii" => v,
@@ -1023,7 +1033,11 @@ pub struct baser_rx {
 /// invalid headers in 125 us, or 97 in 2 ms), `fec=none|fc|rs` with `rs_marker_period=1024`
 /// (serial input: the FEC locks from any bit offset, RS-FEC on its first marker, and the PCS
 /// decodes its blocks; counters [`BASER_CNT_FEC_LOCK`] ... [`BASER_CNT_FEC_SYMBOLS`], and
-/// the `fec` object of the report). NULL on error.
+/// the `fec` object of the report), `view=receiver|offline` (serial input: `receiver`, the
+/// default, finds block lock as a receiver does and decodes nothing before it, so frames sent
+/// before lock are lost; `offline` holds the bits until lock is found and decodes them from the
+/// first whole block, so those frames are delivered too: Python's `RxModel(view=...)`, and
+/// `baser decode --offline`). NULL on error.
 ///
 /// # Safety
 /// `options` is NULL or a NUL-terminated string.
@@ -1034,7 +1048,10 @@ pub unsafe extern "C" fn baser_rx_new(options: *const c_char) -> *mut baser_rx {
         || {
             // SAFETY: the caller's contract.
             let p = parse(unsafe { text(options) }?, RX_KEYS)?;
-            let mut live = LiveRx::new(&rx_options(&p), p.input);
+            if p.view == RxView::Offline && p.input != RxInput::Serial {
+                return Err(Fail::arg("option view=offline: only for input=serial"));
+            }
+            let mut live = LiveRx::with_view(&rx_options(&p), p.input, p.view);
             live.set_fec(&rx_options(&p), p.opt.rate, &p.fec)
                 .map_err(|e| Fail::arg(format!("option fec={}: {e}", p.fec.kind)))?;
             Ok(Box::into_raw(Box::new(baser_rx {
@@ -2125,6 +2142,47 @@ mod tests {
                 baser_tx_free(tx);
                 baser_check_free(chk);
             }
+        }
+    }
+
+    /// `view=`: with two idle blocks before the first frame (the descrambler's training), the
+    /// receiver's view loses the frames sent before block lock (64 good headers); the offline
+    /// view delivers every one; a bad view is refused.
+    #[test]
+    fn the_rx_view_decides_whether_frames_before_lock_arrive() {
+        let frames: Vec<Vec<u8>> = (0..12).map(|i| vec![i as u8; 200]).collect();
+        let got = |view: &CStr| -> i64 {
+            // SAFETY: valid strings, handles from *_new, writable outputs.
+            unsafe {
+                let tx = baser_tx_new(c"idle=2".as_ptr());
+                let rx = baser_rx_new(view.as_ptr());
+                assert!(!tx.is_null() && !rx.is_null());
+                for f in &frames {
+                    assert!(baser_tx_send(tx, f.as_ptr(), f.len(), 0) >= 0);
+                }
+                let mut w = 0u64;
+                for _ in 0..800 {
+                    assert_eq!(baser_tx_next_word(tx, 64, &mut w), 0);
+                    // (frames waiting: never an error code)
+                    assert!(baser_rx_push_word(rx, 64, w) >= 0);
+                }
+                let mut n = 0;
+                while baser_rx_frame_len(rx) >= 0 {
+                    n += 1;
+                    baser_rx_frame_pop(rx);
+                }
+                baser_tx_free(tx);
+                baser_rx_free(rx);
+                n
+            }
+        };
+        let receiver = got(c"input=serial");
+        assert!(receiver <= 10, "{receiver}");
+        assert_eq!(got(c"input=serial view=receiver"), receiver);
+        assert_eq!(got(c"input=serial view=offline"), 12);
+        for bad in [c"input=serial view=later", c"input=blocks view=offline"] {
+            // SAFETY: a valid string.
+            assert!(unsafe { baser_rx_new(bad.as_ptr()) }.is_null(), "{bad:?}");
         }
     }
 
