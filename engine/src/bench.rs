@@ -435,11 +435,12 @@ impl FecChain {
         bytes
     }
 
-    /// Times the row over `mix`: line bits per second as 66 bits per PCS block.
-    pub fn measure(self, mix: Mix, time: Duration, runs: usize) -> Measurement {
+    /// Calls `f` with a closure that runs the row once over `mix`'s 2,000 frames (the TX
+    /// chain sends them, the RX chain receives their line) and returns the line bits.
+    fn with_runner<R>(self, mix: Mix, f: impl FnOnce(&mut dyn FnMut() -> u64) -> R) -> R {
         let frames = traffic(mix, 2000);
         let opt = self.options();
-        let (gbps, lo, hi) = match self.chain {
+        match self.chain {
             Chain::Tx => {
                 let tx = TxOptions {
                     idle_blocks: 0,
@@ -447,10 +448,10 @@ impl FecChain {
                 };
                 let enc = crate::fec::FecEncoder::new(&opt.fec).ok().flatten();
                 let mut chain = TxChain::with_fec(&tx, FoldSink::default(), enc);
-                let r = measure(time, runs, || {
+                let r = f(&mut || {
                     let before = chain.blocks();
-                    for f in &frames {
-                        let _ = chain.frame(f, None);
+                    for fr in &frames {
+                        let _ = chain.frame(fr, None);
                     }
                     (chain.blocks() - before) * 66
                 });
@@ -460,18 +461,30 @@ impl FecChain {
             Chain::Rx => {
                 let line = self.line(&frames);
                 let blocks = line.len() as u64 * 8 / 66;
-                let Ok(mut chain) = crate::fec::FecRxChain::new(&opt.rx(), &opt.fec, ()) else {
-                    return Measurement::of(self.name(), mix, (0.0, 0.0, 0.0));
-                };
-                let r = measure(time, runs, || {
-                    chain.push_bytes(&line);
-                    blocks * 66
+                let chain = crate::fec::FecRxChain::new(&opt.rx(), &opt.fec, ());
+                let mut chain = chain.ok();
+                let r = f(&mut || {
+                    chain.as_mut().map_or(0, |c| {
+                        c.push_bytes(&line);
+                        blocks * 66
+                    })
                 });
                 std::hint::black_box(&chain);
                 r
             }
-        };
-        Measurement::of(self.name(), mix, (gbps, lo, hi))
+        }
+    }
+
+    /// Times the row over `mix`: line bits per second as 66 bits per PCS block.
+    pub fn measure(self, mix: Mix, time: Duration, runs: usize) -> Measurement {
+        let r = self.with_runner(mix, |run| measure(time, runs, run));
+        Measurement::of(self.name(), mix, r)
+    }
+
+    /// Runs the row `reps` times over `mix`, untimed: a fixed amount of work, for counting
+    /// instructions (`baser bench --fec --reps`). Returns the PCS blocks it handled.
+    pub fn run_reps(self, mix: Mix, reps: usize) -> u64 {
+        self.with_runner(mix, |run| (0..reps).map(|_| run()).sum::<u64>() / 66)
     }
 }
 

@@ -42,6 +42,10 @@ pub struct BenchArgs {
     /// (as multiples of the 25.78125 Gb/s line rate).
     #[arg(long)]
     pub fec: bool,
+    /// With `--fec --reps`: only these FEC rows (`tx fc`, `tx rs`, `rx fc`, `rx rs`,
+    /// `rx fc ber 1e-5`; default: all), and not the chains without FEC.
+    #[arg(long)]
+    pub fec_row: Vec<String>,
 }
 
 /// One measurement of a command, end to end with its files.
@@ -355,6 +359,24 @@ pub fn bench(a: &BenchArgs, out: Output) -> Result<Verdict, Error> {
     };
     if let Some(reps) = a.reps {
         for &mix in &mixes {
+            let rows = baser_engine::bench::FecChain::ROWS.into_iter().filter(|r| {
+                a.fec
+                    && chains.contains(&r.chain)
+                    && (a.fec_row.is_empty() || a.fec_row.iter().any(|n| n == r.name()))
+            });
+            for row in rows {
+                let blocks = row.run_reps(mix, reps);
+                if !out.quiet {
+                    println!(
+                        "{} {}: {reps} runs, {blocks} blocks",
+                        row.name(),
+                        mix.name()
+                    );
+                }
+            }
+            if a.fec {
+                continue;
+            }
             for &chain in &chains {
                 let blocks = run_reps(mix, chain, reps);
                 if !out.quiet {
