@@ -229,22 +229,25 @@ impl FecEncoder {
     pub fn push_blocks(&mut self, blocks: &[Block], out: &mut Vec<u64>) {
         match &mut self.inner {
             Encoder::Fc(tx) => {
+                // A FEC block at a time through a buffer on the stack: no zeroed room.
+                let mut room = [0u64; base_r::FEC_BLOCK_WORDS];
                 let mut rest = blocks;
-                loop {
-                    let at = out.len();
-                    let room =
-                        (rest.len() / base_r::BLOCKS_PER_FEC_BLOCK + 1) * base_r::FEC_BLOCK_WORDS;
-                    out.resize(at + room, 0);
-                    let p = tx.push_blocks(rest, out.get_mut(at..).unwrap_or_default());
-                    out.truncate(at + p.produced);
+                out.reserve((rest.len() / base_r::BLOCKS_PER_FEC_BLOCK + 1) * room.len());
+                while !rest.is_empty() {
+                    let p = tx.push_blocks(rest, &mut room);
+                    out.extend_from_slice(room.get(..p.produced).unwrap_or_default());
                     rest = rest.get(p.consumed..).unwrap_or_default();
-                    if rest.is_empty() || p.consumed == 0 {
+                    if p.consumed == 0 {
                         break;
                     }
                 }
             }
             Encoder::Rs(tx, words) => {
-                tx.push_slice(blocks, |cw| words.push(cw, |w| out.push(w)));
+                let mut room = [0u64; rs::CODEWORD_WORDS];
+                tx.push_slice(blocks, |cw| {
+                    let n = words.push_words(cw, &mut room);
+                    out.extend_from_slice(room.get(..n).unwrap_or_default());
+                });
             }
         }
     }

@@ -97,6 +97,9 @@ impl FecRxBlock {
 /// Buffer words: one FEC block (33 words) plus up to 63 bits of the next.
 const BUF_WORDS: usize = FEC_BLOCK_WORDS + 1;
 
+/// The 2112 bits of a FEC block, as octets.
+const FEC_BLOCK_OCTETS: usize = FEC_BLOCK_BITS / 8;
+
 /// The 2112 bits of a FEC block, as a buffer bit count.
 const BLOCK_BITS: u32 = FEC_BLOCK_BITS as u32;
 
@@ -419,6 +422,15 @@ impl FecRx {
             if self.next_fec_block_into(slot) {
                 progress.produced += 1;
                 continue;
+            }
+            // A whole FEC block of octets at once when less than a word is buffered.
+            if self.buf_bits < 64 && self.skip_bits == 0 {
+                if let Some((block, rest)) = octets.split_first_chunk::<FEC_BLOCK_OCTETS>() {
+                    self.put_fec_block_of_words(&super::from_octets(block));
+                    octets = rest;
+                    progress.consumed += FEC_BLOCK_OCTETS;
+                    continue;
+                }
             }
             if let Some((eight, rest)) = octets.split_first_chunk::<8>() {
                 self.put_bits(u64::from_le_bytes(*eight), 64);

@@ -232,6 +232,36 @@ impl LineWords {
         }
     }
 
+    /// [`push`](Self::push) writing the whole words into `out` (the first 82 or 83 of them),
+    /// a word at a time; returns how many it wrote.
+    ///
+    /// Spec: IEEE 802.3 §91.5.2.7 (symbol order, LSB first).
+    pub fn push_words(&mut self, codeword: &Codeword, out: &mut [u64; CODEWORD_WORDS]) -> usize {
+        // 5280 = 82 words and 32 bits: the last codeword word holds 32 line bits.
+        let s = self.carry_bits;
+        let mut carry = self.carry;
+        if s == 0 {
+            *out = *codeword.words();
+            self.carry = out.last().copied().unwrap_or(0);
+            self.carry_bits = 32;
+            return CODEWORD_WORDS - 1;
+        }
+        for (o, &w) in out.iter_mut().zip(codeword.words()) {
+            *o = carry | w << s;
+            carry = w.checked_shr(64 - s).unwrap_or(0);
+        }
+        // The last word's 32 bits join the carry's `s`: a whole word when s >= 32.
+        if s + 32 >= 64 {
+            self.carry = carry;
+            self.carry_bits = s + 32 - 64;
+            CODEWORD_WORDS
+        } else {
+            self.carry = out.last().copied().unwrap_or(0);
+            self.carry_bits = s + 32;
+            CODEWORD_WORDS - 1
+        }
+    }
+
     /// The carried bits (bit 0 first) and how many there are.
     #[must_use]
     pub const fn pending(&self) -> (u64, u32) {
@@ -243,6 +273,33 @@ impl LineWords {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        /// Word at a time gives the words and the carry that [`LineWords::push`] gives.
+        #[test]
+        fn push_words_equals_push(
+            seeds in prop::collection::vec(any::<u64>(), 1..5),
+            lead in 0u32..64,
+        ) {
+            let mut a = LineWords { carry: 0, carry_bits: lead };
+            let mut b = a;
+            for seed in seeds {
+                let mut x = seed | 1;
+                let cw = Codeword::from_words(core::array::from_fn(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x
+                }));
+                let mut want = Vec::new();
+                a.push(&cw, |w| want.push(w));
+                let mut got = [0u64; CODEWORD_WORDS];
+                let n = b.push_words(&cw, &mut got);
+                prop_assert_eq!(&got[..n], &want[..]);
+                prop_assert_eq!(a.pending(), b.pending());
+            }
+        }
+    }
 
     #[test]
     fn symbol_bits_go_on_the_line_lsb_first() {
