@@ -229,17 +229,16 @@ impl FecEncoder {
     pub fn push_blocks(&mut self, blocks: &[Block], out: &mut Vec<u64>) {
         match &mut self.inner {
             Encoder::Fc(tx) => {
-                // A FEC block at a time through a buffer on the stack: no zeroed room.
-                let mut room = [0u64; base_r::FEC_BLOCK_WORDS];
-                let mut rest = blocks;
-                out.reserve((rest.len() / base_r::BLOCKS_PER_FEC_BLOCK + 1) * room.len());
-                while !rest.is_empty() {
-                    let p = tx.push_blocks(rest, &mut room);
-                    out.extend_from_slice(room.get(..p.produced).unwrap_or_default());
-                    rest = rest.get(p.consumed..).unwrap_or_default();
-                    if p.consumed == 0 {
-                        break;
-                    }
+                // Room for exactly the FEC blocks these blocks complete, encoded in place;
+                // the blocks after the last one are held by the encoder.
+                let done = (tx.pending_blocks() + blocks.len()) / base_r::BLOCKS_PER_FEC_BLOCK;
+                let at = out.len();
+                out.resize(at + done * base_r::FEC_BLOCK_WORDS, 0);
+                let p = tx.push_blocks(blocks, out.get_mut(at..).unwrap_or_default());
+                out.truncate(at + p.produced);
+                for &b in blocks.get(p.consumed..).unwrap_or_default() {
+                    // Fewer than a FEC block's worth: none completes here.
+                    let _ = tx.push_block(b);
                 }
             }
             Encoder::Rs(tx, words) => {
