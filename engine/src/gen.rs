@@ -156,6 +156,19 @@ pub struct Expectation {
     pub fec: Option<crate::fec::ExpectedFec>,
 }
 
+impl Expectation {
+    /// Its frames as the judge takes them (index and content, DA to the end of the payload).
+    pub fn judged(&self) -> Vec<crate::judge::Expected> {
+        self.frames
+            .iter()
+            .map(|f| crate::judge::Expected {
+                index: f.index,
+                data: f.data.clone(),
+            })
+            .collect()
+    }
+}
+
 /// A generated stream.
 pub struct Generated {
     /// The expected outcome.
@@ -1095,16 +1108,7 @@ fn outcomes_by_decode(g: &mut Generated) {
     let Ok((pcs, _, received)) = rx.finish() else {
         return;
     };
-    let expected: Vec<crate::judge::Expected> = g
-        .expectation
-        .frames
-        .iter()
-        .map(|f| crate::judge::Expected {
-            index: f.index,
-            data: f.data.clone(),
-        })
-        .collect();
-    let cmp = crate::judge::compare(&expected, &received);
+    let cmp = crate::judge::compare(&g.expectation.judged(), &received);
     for (f, r) in g.expectation.frames.iter_mut().zip(&cmp.frames) {
         f.outcome = match (r.status, r.class) {
             (crate::judge::Status::Missing, _) => "dropped",

@@ -247,15 +247,7 @@ fn hit_outcomes(
     let mut rx = FecRxChain::new(&rx_options(g, rate), &fec, Vec::new())?;
     rx.push_bytes(line);
     let (_, _, received, _) = rx.finish().map_err(|e| e.to_string())?;
-    let expected: Vec<crate::judge::Expected> = g
-        .expectation
-        .frames
-        .iter()
-        .map(|f| crate::judge::Expected {
-            index: f.index,
-            data: f.data.clone(),
-        })
-        .collect();
+    let expected = g.expectation.judged();
     // The judge `check` runs: each frame identified as the MAC delivers it.
     let mut judge = crate::judge::Comparer::new(&expected);
     for r in &received {
