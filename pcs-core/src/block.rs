@@ -328,13 +328,7 @@ pub struct Block {
 
 /// Payload of a control block whose eight lanes all carry the same 7-bit code.
 const fn splat_code(code: u8) -> u64 {
-    let mut payload = BlockType::Control as u64;
-    let mut lane = 0;
-    while lane < 8 {
-        payload |= (code as u64) << (8 + 7 * lane);
-        lane += 1;
-    }
-    payload
+    Block::from_control_codes([ControlCode(code); 8]).payload
 }
 
 impl Block {
@@ -348,6 +342,24 @@ impl Block {
     ///
     /// Spec: IEEE 802.3 §49.2.13.2.3.
     pub const LBLOCK_T: Self = Self::control(0x0100_0000_0100_0055);
+
+    /// The control block of type 0x1E carrying `codes`, lane 0 first: valid codes or not
+    /// (a code of Table 49-1 for each lane is what a transmitter sends; any other is a
+    /// receiver's test).
+    ///
+    /// Spec: IEEE 802.3 §49.2.4.4, Figure 49-7, Table 49-1.
+    #[must_use]
+    pub const fn from_control_codes(codes: [ControlCode; 8]) -> Self {
+        let mut payload = BlockType::Control as u64;
+        let mut shift = 8; // lane k's code in bits 8 + 7k ..= 14 + 7k
+        let mut rest: &[ControlCode] = &codes;
+        while let [code, tail @ ..] = rest {
+            payload |= (code.0 as u64) << shift;
+            shift += 7;
+            rest = tail;
+        }
+        Self::control(payload)
+    }
 
     /// A block with the control sync header.
     #[must_use]

@@ -27,6 +27,23 @@ fn idle_block_is_type_1e_with_zero_codes() {
 }
 
 #[test]
+fn control_codes_fill_lanes_0_to_7_valid_or_not() {
+    let c = |v| ControlCode::try_new(v).unwrap();
+    assert_eq!(Block::from_control_codes([c(0x00); 8]), Block::IDLE);
+    assert_eq!(Block::from_control_codes([c(0x1e); 8]), Block::EBLOCK_T);
+    let reserved = word([0x1c, 0x3c, 0x7c, 0xbc, 0xdc, 0xf7, 0x06, 0x07].map(|ch| K(C(ch))));
+    let codes = [0x2d, 0x33, 0x4b, 0x55, 0x66, 0x78, 0x06, 0x00].map(c);
+    assert_eq!(
+        Block::from_control_codes(codes),
+        encode_word(reserved).block
+    );
+    // 0x01 is no code of Table 49-1: it is held, and the block decodes as E
+    let invalid = Block::from_control_codes([c(0x01); 8]);
+    assert_eq!(invalid.payload, 0x0204_0810_2040_811e);
+    assert_eq!(decode_block(invalid).class, BlockClass::Error);
+}
+
+#[test]
 fn lblock_t_decodes_to_local_fault_in_lanes_0_and_4() {
     let d = decode_block(Block::LBLOCK_T);
     assert_eq!(d.class, BlockClass::Control);
