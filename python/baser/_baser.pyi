@@ -84,6 +84,16 @@ def write_b66(
     scrambled: bool = True,
     scrambler_state: Optional[int] = None,
 ) -> None: ...
+def encode_word(data: int, ctrl: int) -> Pair:
+    """The block pcs-core's stateless encoder makes of one XGMII transfer (ENCODE(tx_raw),
+    Figure 49-7; a transfer of class E gets /E/ in its lanes without a code, or EBLOCK_T)."""
+def decode_block(header: int, payload: int) -> Tuple[int, int]:
+    """The transfer ``(data, ctrl)`` pcs-core's stateless decoder makes of one block."""
+def control_block(codes: Sequence[int]) -> Pair:
+    """The 0x1E block of eight 7-bit control codes, lane 0 first, valid ones or not."""
+def scramble_blocks(blocks: Sequence[Pair], state: Optional[int] = None) -> Tuple[List[Pair], int]:
+    """The blocks scrambled from ``state`` (58 bits; None: all ones), payloads only; and the
+    state after them."""
 
 class TxModel:
     """The TX chain, one block per clock (the engine's test-bench transmitter)."""

@@ -5,7 +5,8 @@
 //! [`judge::compare`], and formats the typed results (as JSON text, which the Python side
 //! loads, so that a document has exactly the shape the command's `--json` writes); the
 //! streaming models are the engine's test-bench models ([`baser_engine::sim`], in `tx.rs` and
-//! `rx.rs`), the scoreboard its live checker (`scoreboard.rs`). No stage is composed here and
+//! `rx.rs`), the scoreboard its live checker (`scoreboard.rs`); single PCS stages for a line
+//! built by hand are pcs-core's (`pcs.rs`). No stage is composed here and
 //! no rule of the model is made here. Every entry point catches panics: a Python caller gets
 //! an exception, never an abort.
 //!
@@ -31,6 +32,7 @@ use serde::Serialize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 mod files;
+mod pcs;
 mod rx;
 mod scoreboard;
 mod tx;
@@ -627,6 +629,10 @@ fn _baser(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::write_pcap, m)?)?;
     m.add_function(wrap_pyfunction!(files::read_b66, m)?)?;
     m.add_function(wrap_pyfunction!(files::write_b66, m)?)?;
+    m.add_function(wrap_pyfunction!(pcs::encode_word, m)?)?;
+    m.add_function(wrap_pyfunction!(pcs::decode_block, m)?)?;
+    m.add_function(wrap_pyfunction!(pcs::control_block, m)?)?;
+    m.add_function(wrap_pyfunction!(pcs::scramble_blocks, m)?)?;
     m.add_class::<tx::TxModel>()?;
     m.add_class::<rx::RxModel>()?;
     m.add_class::<rx::RxFrame>()?;
