@@ -7,7 +7,7 @@ the DUT's frames with their bad flag, its pulses, status levels (as changes) and
 """
 
 from .. import _baser
-from ._line import IDLE, M58, Cursor, scramble
+from ._line import IDLE, Cursor, scramble
 
 from cocotb.triggers import RisingEdge
 
@@ -62,7 +62,7 @@ class Bench:
             sig.value = value
         if a.tx_axis is not None:
             a.tx_axis["tvalid"].value = 0
-        idle = scramble([IDLE])[0]
+        idle = scramble([IDLE])[0][0]
         if a.serdes_rx is not None:
             a.serdes_rx[0].value = idle[1]
             a.serdes_rx[1].value = idle[0]
@@ -106,7 +106,7 @@ class Bench:
         blocks are left; then ``tail`` more clocks of the DUT's output."""
         a = self.a
         obs = Observed()
-        line = scramble(blocks)
+        line, _ = scramble(blocks)
         dut_line, model_line = Cursor(line, slips), Cursor(line, slips)
         model = _baser.RxModel(input="units", max_frame_length=a.max_frame_length)
         axis_state = []
@@ -209,10 +209,9 @@ class Bench:
 
 def _idle_line():
     """Scrambled idle blocks, without end."""
-    state = M58
+    state = None
     while True:
-        chunk = scramble([IDLE] * 256, state)
-        state = chunk[-1][1] >> 6
+        chunk, state = scramble([IDLE] * 256, state)
         yield from chunk
 
 

@@ -3,7 +3,7 @@ the standard demands beyond agreeing with the model (``expect``: status values i
 
 import random
 
-from ._line import EBLOCK, IDLE, LineBuilder, control_block, ordered_set_block
+from ._line import EBLOCK, LineBuilder, control_block, ordered_set, ordered_set_block
 
 LEAD = 200  # idle blocks before a case's stimulus: block lock (64 headers) with room
 SETTLE = 300  # idle blocks after it
@@ -115,7 +115,7 @@ def rx_control_codes(lb, a, rng):
     type and an invalid control code, each between frames."""
     blocks = [control_block([0x06] * 8)]  # /LI/ (no EEE: a valid control code)
     blocks += [control_block([c] * 8) for c in (0x2D, 0x33, 0x4B, 0x55, 0x66, 0x78)]
-    blocks += [(1, 0x4B | (0xF << 32) | (0x1 << 24))]  # /Fsig/ in lane 0
+    blocks += [ordered_set_block(0x4B, 1, signal=True)]  # /Fsig/ in lane 0
     blocks += [(1, 0x4C), control_block([0x01] * 8)]  # reserved type, invalid code
     for b in blocks:
         lb.send([frame(0, 64, rng)])
@@ -138,11 +138,10 @@ def _rx_os(kind):
 def rx_os_with_start(lb, a, rng):
     """0x66: an ordered set in lane 0 and a frame's /S/ in lane 4."""
     idx = lb.send([frame(0, 100, rng), frame(1, 100, rng)], lane4_starts=True)
-    s = lb.frames[idx[1]]["s_block"]
-    h, p = lb.blocks[s]
-    if p & 0xFF != 0x33:
-        raise ValueError("the second frame's /S/ block is not 0x33")
-    lb.blocks[s] = (1, (p & ~((1 << 40) - 1)) | (0x1 << 24) | 0x66)
+    rec = lb.frames[idx[1]]
+    if rec["s_lane"] != 4:
+        raise ValueError("the second frame's /S/ is not in lane 4")
+    lb.edit_lanes(rec["s_block"], ordered_set(1))  # /Q/ 00 00 01 in lanes 0..3
 
 
 @_rx

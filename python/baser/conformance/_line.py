@@ -1,49 +1,67 @@
-"""The line a receive case sends: 66-bit blocks built from the model's transmitter and from
-block formats written out (Figure 49-7), scrambled, then cut into serdes clocks.
+"""The line a receive case sends: 66-bit blocks from the model's transmitter and from XGMII
+transfers through pcs-core's block encoder, scrambled by pcs-core's scrambler, then cut into
+serdes clocks.
 
 A case describes its line with :class:`LineBuilder` in *unscrambled* blocks, so that it can
 put what no conforming transmitter sends (an ``/E/`` inside a frame, a reserved block type,
-an invalid sync header) where it wants; :func:`scramble` then makes the line (49.2.6).
+an invalid sync header) where it wants; :func:`scramble` then makes the line (49.2.6). Block
+formats (Figure 49-7) and the scrambler are the model's (``baser._baser.encode_word``,
+``decode_block``, ``control_block``, ``scramble_blocks``); nothing here knows a bit of them.
 """
 
 from .. import _baser
 
-IDLE = (1, 0x1E)  # a control block of eight /I/ (Table 49-7)
-EBLOCK = (1, 0x1E | sum(0x1E << (8 + 7 * k) for k in range(8)))  # eight /E/
-M58 = (1 << 58) - 1
 M64 = (1 << 64) - 1
+
+# XGMII control characters (Table 46-3): idle, error, sequence and signal ordered set
+I, E, Q, FSIG = 0x07, 0xFE, 0x9C, 0x5C
+
+
+def transfer(lanes):
+    """An XGMII transfer ``(data, ctrl)`` from eight lanes, lane 0 first: ``("K", char)`` for
+    a control character, an int for a data octet."""
+    data = ctrl = 0
+    for k, lane in enumerate(lanes):
+        if isinstance(lane, tuple):
+            ctrl |= 1 << k
+            lane = lane[1]
+        data |= lane << (8 * k)
+    return data, ctrl
+
+
+def K(char):
+    return ("K", char)
+
+
+IDLE = _baser.encode_word(*transfer([K(I)] * 8))  # a control block of eight /I/
+EBLOCK = _baser.encode_word(*transfer([K(E)] * 8))  # eight /E/ (EBLOCK_T)
 
 
 def control_block(codes):
-    """A 0x1e block of eight 7-bit control codes (lane 0 first)."""
-    return (1, 0x1E | sum((c & 0x7F) << (8 + 7 * k) for k, c in enumerate(codes)))
+    """A 0x1e block of eight 7-bit control codes (lane 0 first), valid ones or not."""
+    return _baser.control_block(list(codes))
 
 
-def ordered_set_block(kind, seq=1):
-    """A block holding a sequence ordered set of type ``seq`` (1 Local Fault, 2 Remote
-    Fault; data lanes 00 00 seq): ``0x4b`` in lane 0 with idles after it, ``0x2d`` in lane
-    4 after idles, ``0x55`` in both (Figure 49-7)."""
-    if kind == 0x4B:
-        return (1, 0x4B | (seq << 24))
-    if kind == 0x2D:
-        return (1, 0x2D | (seq << 56))
-    if kind == 0x55:
-        return (1, 0x55 | (seq << 24) | (seq << 56))
-    raise ValueError(f"ordered set block type 0x{kind:02x}: expected 0x2d, 0x4b or 0x55")
+def ordered_set(seq=1, signal=False):
+    """The four lanes of an ordered set: ``/Q/`` (or ``/Fsig/``) and data 00 00 ``seq`` (1
+    Local Fault, 2 Remote Fault)."""
+    return [K(FSIG if signal else Q), 0, 0, seq]
 
 
-def scramble(blocks, state=M58):
-    """Scrambles ``(header, payload)`` blocks, 1 + x^39 + x^58 over the payload (49.2.6);
-    ``state`` in DESIGN.md's convention. Word-parallel in three pieces: bits 0..38 depend on
-    the state only, 39..57 on the state and bits 0..18, 58..63 on bits 0..24."""
-    out = []
-    for header, d in blocks:
-        o = (d ^ (state >> 19) ^ state) & ((1 << 39) - 1)
-        o |= (((d >> 39) ^ o ^ (state >> 39)) & ((1 << 19) - 1)) << 39
-        o |= (((d >> 58) ^ (o >> 19) ^ o) & 0x3F) << 58
-        state = ((state | (o << 58)) >> 64) & M58
-        out.append((header, o))
-    return out
+def ordered_set_block(kind, seq=1, signal=False):
+    """A block holding an ordered set (``ordered_set``): ``0x4b`` in lane 0 with idles
+    after it, ``0x2d`` in lane 4 after idles, ``0x55`` in both (Figure 49-7)."""
+    idles, os = [K(I)] * 4, ordered_set(seq, signal)
+    lanes = {0x4B: os + idles, 0x2D: idles + os, 0x55: os + os}.get(kind)
+    if lanes is None:
+        raise ValueError(f"ordered set block type 0x{kind:02x}: expected 0x2d, 0x4b or 0x55")
+    return _baser.encode_word(*transfer(lanes))
+
+
+def scramble(blocks, state=None):
+    """Scrambles ``(header, payload)`` blocks (49.2.6) from ``state`` (None: all ones), with
+    the model's scrambler; returns the line blocks and the state after them."""
+    return _baser.scramble_blocks(blocks, state)
 
 
 class LineBuilder:
@@ -98,11 +116,21 @@ class LineBuilder:
         pos = rec["s_lane"] + offset
         b = rec["s_block"] + pos // 8
         lane = pos % 8
-        header, payload = self.blocks[b]
-        if header == 1 and not (payload & 0xFF in (0x78, 0x33, 0x66) and lane >= 1):
+        data, ctrl = _baser.decode_block(*self.blocks[b])
+        if ctrl >> lane & 1:
             raise ValueError(f"block {b} lane {lane} holds no data octet")
         shift = 8 * lane
-        self.blocks[b] = (header, (payload & ~(0xFF << shift) & M64) | (value << shift))
+        self.blocks[b] = _baser.encode_word((data & ~(0xFF << shift) & M64) | (value << shift), ctrl)
+
+    def edit_lanes(self, block, lanes):
+        """Replaces lanes 0.. of block ``block``'s transfer with ``lanes`` (as
+        :func:`transfer` takes them) and encodes it again; returns the new block."""
+        data, ctrl = _baser.decode_block(*self.blocks[block])
+        new_data, new_ctrl = transfer(lanes)
+        mask = (1 << (8 * len(lanes))) - 1
+        cmask = (1 << len(lanes)) - 1
+        self.blocks[block] = _baser.encode_word((data & ~mask) | new_data, (ctrl & ~cmask) | new_ctrl)
+        return self.blocks[block]
 
     def replace_inside(self, index, block, where=0.5):
         """Replaces a data block inside frame ``index`` (at ``where`` of its length) with
@@ -115,9 +143,9 @@ class LineBuilder:
         self.blocks[pos] = block
         return pos
 
-    def line(self, state=M58):
+    def line(self, state=None):
         """The scrambled line and its slips."""
-        return scramble(self.blocks, state), dict(self.slips)
+        return scramble(self.blocks, state)[0], dict(self.slips)
 
 
 class Cursor:
