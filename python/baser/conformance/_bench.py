@@ -113,12 +113,7 @@ class Bench:
         slip = False
         self._counters(obs, False)
         while model_line.left() > tail:
-            header, data = dut_line.take(slip)
-            a.serdes_rx[0].value = data
-            a.serdes_rx[1].value = header
-            await RisingEdge(self.clock)
-            obs.clocks += 1
-            slip = a.bitslip is not None and bool(_int(a.bitslip))
+            slip = await self._clock_line(obs, dut_line, slip)
             got = model.push(*model_line.take())
             if got:
                 obs.model_frames.extend(got)
@@ -127,18 +122,24 @@ class Bench:
         for _ in range(tail - 8):
             if dut_line.left() < 2:
                 break
-            header, data = dut_line.take(slip)
-            a.serdes_rx[0].value = data
-            a.serdes_rx[1].value = header
-            await RisingEdge(self.clock)
-            obs.clocks += 1
-            slip = a.bitslip is not None and bool(_int(a.bitslip))
+            slip = await self._clock_line(obs, dut_line, slip)
             self._sample(obs, axis_state)
         obs.model_final = model.status
         _, last = model.finish()
         obs.model_frames.extend(last or [])
         self._counters(obs, True)
         return obs
+
+    async def _clock_line(self, obs, dut_line, slip):
+        """One clock of the DUT's serdes input (the slip it asked for the clock before taken);
+        returns the slip it asks for now."""
+        a = self.a
+        header, data = dut_line.take(slip)
+        a.serdes_rx[0].value = data
+        a.serdes_rx[1].value = header
+        await RisingEdge(self.clock)
+        obs.clocks += 1
+        return a.bitslip is not None and bool(_int(a.bitslip))
 
     def _model_status(self, obs, status):
         fault = status["link_fault"]
