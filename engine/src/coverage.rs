@@ -20,9 +20,9 @@ use crate::pcs_check::Deficit;
 use crate::rx::{FrameRef, LinkStatus, PcsSummary, RxSink};
 use mac_core::fault::{FaultKind, LinkFault};
 use mac_core::rx::RxClass;
-use pcs_core::decode::RxEvent;
-use pcs_core::encode::{Encoder, EncoderConfig, TxState};
+use pcs_core::RxEvent;
 use pcs_core::{Block, BlockType, ControlChar, SyncHeader, XgmiiWord};
+use pcs_core::{Encoder, EncoderConfig, TxState};
 use serde::{Deserialize, Serialize};
 
 /// One bin: a coverable point and its hits.
@@ -637,7 +637,7 @@ impl RxSink for Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pcs_core::decode::{Decoder, DecoderConfig, RxLink};
+    use pcs_core::{Decoder, DecoderConfig, RxLink};
     use std::collections::BTreeSet;
 
     use crate::gen::{block_of as rx_block, word_of as tx_word};

@@ -1,6 +1,6 @@
 //! Human renderings of XGMII transfers and blocks for divergence reports.
 
-use pcs_core::block::decode_block;
+use pcs_core::decode_block;
 use pcs_core::{Block, BlockType, ControlChar, Lane, XgmiiWord};
 
 /// The name of a control character: `/I/`, `/S/`, … or `/0x1c/` for others.

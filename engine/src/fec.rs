@@ -19,8 +19,8 @@ use crate::rx::{
     FrameCounts, FrameRef, LinkStatus, PcsSummary, RxChain, RxInput, RxOptions, RxSink,
 };
 use fec_core::{base_r, rs};
-use pcs_core::decode::RxEvent;
-use pcs_core::gearbox::PartialWord;
+use pcs_core::PartialWord;
+use pcs_core::RxEvent;
 use pcs_core::{Block, XgmiiWord};
 use serde::{Deserialize, Serialize};
 
@@ -273,7 +273,7 @@ impl FecEncoder {
     /// line block `last` (the scrambler goes on from it: its state is the last 58 scrambled
     /// bits, `last.payload >> 6`), as a transmitter sends them when its source ends.
     pub fn idle_fill(&self, last: Block) -> Vec<Block> {
-        let mut s = pcs_core::scramble::Scrambler::new(last.payload >> 6);
+        let mut s = pcs_core::Scrambler::new(last.payload >> 6);
         (0..self.blocks_to_boundary())
             .map(|_| Block {
                 sync: Block::IDLE.sync,

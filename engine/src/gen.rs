@@ -19,7 +19,7 @@ use crate::outcome::Outcome;
 use crate::profile::Profile;
 use crate::tx::{TxChain, TxOptions, VecSink};
 use mac_core::tx::TxConfig;
-use pcs_core::scramble::Scrambler;
+use pcs_core::Scrambler;
 use pcs_core::{Block, SyncHeader, XgmiiWord};
 use serde::Serialize;
 
@@ -58,7 +58,7 @@ impl Default for GenOptions {
             mode: Mode::ForDut,
             ifg: 12,
             max_frame_length: 1518,
-            scrambler_seed: pcs_core::scramble::DEFAULT_STATE,
+            scrambler_seed: pcs_core::SCRAMBLER_DEFAULT_STATE,
         }
     }
 }
@@ -700,7 +700,7 @@ pub fn test_pattern(
     flips: usize,
     seed: u64,
 ) -> (Vec<Block>, PatternExpectation) {
-    use pcs_core::test_pattern::{Prbs31Generator, Prbs31Polarity, ScrambledIdleGenerator};
+    use pcs_core::{Prbs31Generator, Prbs31Polarity, ScrambledIdleGenerator};
     let mut line = vec![Block::IDLE; blocks as usize];
     match pattern {
         TestPattern::Prbs31 | TestPattern::Prbs31Inverted => {
@@ -712,7 +712,7 @@ pub fn test_pattern(
             Prbs31Generator::new(Prbs31Generator::DEFAULT_STATE, polarity).fill_blocks(&mut line);
         }
         TestPattern::ScrambledIdle => {
-            ScrambledIdleGenerator::new(pcs_core::scramble::DEFAULT_STATE).fill_blocks(&mut line);
+            ScrambledIdleGenerator::new(pcs_core::SCRAMBLER_DEFAULT_STATE).fill_blocks(&mut line);
         }
     }
     // One flip in each stretch of 40 blocks (after the first 2: the checkers' start-up),
@@ -1481,7 +1481,7 @@ mod tests {
     /// the errors the flips predict; none without flips.
     #[test]
     fn test_pattern_streams_carry_their_error_count() {
-        use pcs_core::test_pattern::{Prbs31Checker, Prbs31Polarity, ScrambledIdleChecker};
+        use pcs_core::{Prbs31Checker, Prbs31Polarity, ScrambledIdleChecker};
         for pattern in [
             TestPattern::Prbs31,
             TestPattern::Prbs31Inverted,

@@ -818,7 +818,7 @@ pub struct LiveRx {
 /// of each FEC block or codeword decoded while locked out, to a chain made for blocks.
 struct FecFront {
     decoder: FecDecoder,
-    packer: pcs_core::gearbox::TxGearbox<u8>,
+    packer: pcs_core::TxGearbox<u8>,
     blocks: Vec<Block>,
 }
 
@@ -890,7 +890,7 @@ impl LiveRx {
         self.search = None;
         self.fec = Some(Box::new(FecFront {
             decoder,
-            packer: pcs_core::gearbox::TxGearbox::new(),
+            packer: pcs_core::TxGearbox::new(),
             blocks: Vec::new(),
         }));
         Ok(())
@@ -1162,7 +1162,7 @@ fn mark_error(words: &mut [XgmiiWord]) {
 struct Ends {
     /// Block input: a descrambler of its own (self-synchronizing: right from the second
     /// block), `None` for unscrambled blocks.
-    descrambler: Option<pcs_core::scramble::Descrambler>,
+    descrambler: Option<pcs_core::Descrambler>,
     in_frame: bool,
     /// Block input: the next block is the one after a frame's end.
     cut_next: bool,
@@ -1266,7 +1266,7 @@ impl LiveCheck {
                         ..
                     }
                 )
-                .then(pcs_core::scramble::Descrambler::default),
+                .then(pcs_core::Descrambler::default),
                 in_frame: false,
                 cut_next: false,
             },

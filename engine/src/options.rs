@@ -8,7 +8,7 @@ use crate::tx::TxOptions;
 use mac_core::frame::{MaxFrameLength, Padding};
 use mac_core::rx::RxConfig;
 use mac_core::tx::{DicMode, StartLanes, TxConfig};
-use pcs_core::ber::BerConfig;
+use pcs_core::BerConfig;
 
 /// The model's settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +49,7 @@ impl Default for Options {
             ifg: 12,
             dic: true,
             pad: true,
-            seed: pcs_core::scramble::DEFAULT_STATE,
+            seed: pcs_core::SCRAMBLER_DEFAULT_STATE,
             idle_blocks: 128,
             max_frame_length: None,
             strict_start: false,

@@ -6,9 +6,9 @@ use crate::describe;
 use crate::profile::Profile;
 use crate::rx::RxSink;
 use crate::tx::{TxBatch, TxChain, TxError, TxForms, TxOptions, TxSink};
-use pcs_core::encode::Encoder;
-use pcs_core::scramble::{Descrambler, DEFAULT_STATE};
+use pcs_core::Encoder;
 use pcs_core::{Block, XgmiiWord};
+use pcs_core::{Descrambler, SCRAMBLER_DEFAULT_STATE};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -144,7 +144,7 @@ impl PcsChecker {
         Self {
             encoder: Encoder::new(profile.encoder()),
             descrambler: dut_scrambled
-                .then(|| Descrambler::new(scrambler_state.unwrap_or(DEFAULT_STATE))),
+                .then(|| Descrambler::new(scrambler_state.unwrap_or(SCRAMBLER_DEFAULT_STATE))),
             train_next: dut_scrambled && scrambler_state.is_none(),
             max_report,
             index: 0,
@@ -442,7 +442,7 @@ impl RunCutter {
         use pcs_core::BlockClass;
         let i = self.at;
         self.at += 1;
-        match pcs_core::block::block_class(b) {
+        match pcs_core::block_class(b) {
             BlockClass::Start => self.open.replace((i, vec![b])),
             BlockClass::Terminate => {
                 let mut run = self.open.take()?;
@@ -466,7 +466,7 @@ impl RunCutter {
 
 /// Octet position of the `/S/` of a start block and of the `/T/` of a terminate block.
 fn lane_of(b: Block, c: u8) -> u64 {
-    let w = pcs_core::block::decode_block(b).word;
+    let w = pcs_core::decode_block(b).word;
     (0..8)
         .find(|&l| w.is_control(l) && w.octet(l) == c)
         .unwrap_or(0) as u64
@@ -513,7 +513,7 @@ impl FrameModel {
                     ..mac_core::tx::TxConfig::default()
                 },
                 profile,
-                seed: DEFAULT_STATE,
+                seed: SCRAMBLER_DEFAULT_STATE,
                 idle_blocks: 0,
             },
             chains: [None, None],
@@ -766,7 +766,7 @@ impl RxSink for FrameBlocks<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pcs_core::pcs::PcsTx;
+    use pcs_core::PcsTx;
 
     #[test]
     fn the_dic_rule_allows_exactly_the_gaps_of_46_3_1_4() {
@@ -1056,7 +1056,7 @@ mod tests {
             assert_eq!(c.divergences.len(), keep.min(1));
         }
         // Scrambled: one line bit flip is three descrambled bit errors (x^39, x^58).
-        let mut tx = PcsTx::new(Default::default(), DEFAULT_STATE);
+        let mut tx = PcsTx::new(Default::default(), SCRAMBLER_DEFAULT_STATE);
         let mut line: Vec<Block> = words.iter().map(|w| tx.step(*w).0).collect();
         line[4].payload ^= 1 << 2;
         let mut c = PcsChecker::new(Profile::Ieee, true, None, 0);

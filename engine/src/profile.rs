@@ -1,8 +1,8 @@
 //! Compatibility profiles: one name that sets the pcs-core (and mac-core) knobs together.
 
-use pcs_core::ber::LockLossReset;
-use pcs_core::decode::{DecoderConfig, LinkDownOutput, LookAhead, RxMode};
-use pcs_core::encode::{EncoderConfig, TxMode};
+use pcs_core::LockLossReset;
+use pcs_core::{DecoderConfig, LinkDownOutput, LookAhead, RxMode};
+use pcs_core::{EncoderConfig, TxMode};
 
 /// Which behaviour the model reproduces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize)]

@@ -24,13 +24,13 @@ use crate::profile::Profile;
 use crate::tx::Placement;
 use mac_core::fault::{FaultKind, LinkFault, LinkFaultMonitor, LinkFaultState};
 use mac_core::rx::{RxClass, RxConfig, RxFrame, RxPacket};
-use pcs_core::align::{AlignedBlock, BlockAligner};
-use pcs_core::decode::{RxEvent, RxState};
-use pcs_core::gearbox::TxGearbox;
-use pcs_core::lock::LockAction;
-use pcs_core::pcs::{DecodedPacket, PcsRx, PcsRxConfig, PcsRxStep, Stops};
-use pcs_core::scramble::{Descrambler, DEFAULT_STATE};
+use pcs_core::LockAction;
+use pcs_core::TxGearbox;
+use pcs_core::{AlignedBlock, BlockAligner};
 use pcs_core::{Block, BlockClass, XgmiiWord};
+use pcs_core::{DecodedPacket, PcsRx, PcsRxConfig, PcsRxStep, Stops};
+use pcs_core::{Descrambler, SCRAMBLER_DEFAULT_STATE};
+use pcs_core::{RxEvent, RxState};
 use serde::Serialize;
 
 /// Blocks per batch: small enough to stay in the L1 cache.
@@ -746,8 +746,8 @@ impl<K: RxSink> RxChain<K> {
         let descrambler_state = match input {
             RxInput::Blocks {
                 descrambler_state, ..
-            } => descrambler_state.unwrap_or(DEFAULT_STATE),
-            _ => DEFAULT_STATE,
+            } => descrambler_state.unwrap_or(SCRAMBLER_DEFAULT_STATE),
+            _ => SCRAMBLER_DEFAULT_STATE,
         };
         let train = matches!(
             input,
@@ -1473,7 +1473,7 @@ mod tests {
     }
 
     fn serial(lines: &[Block], skip_bits: usize) -> Vec<u8> {
-        let mut gb = pcs_core::gearbox::TxGearbox::<u8>::new();
+        let mut gb = pcs_core::TxGearbox::<u8>::new();
         let mut bytes = Vec::new();
         for b in lines {
             bytes.extend_from_slice(gb.push_block(*b).as_slice());

@@ -13,7 +13,7 @@
 
 use crate::live::RxView;
 use crate::rx::{find_lock, FrameCounts, PcsSummary, RxChain, RxInput, RxOptions, RxSink};
-use pcs_core::gearbox::TxGearbox;
+use pcs_core::TxGearbox;
 use pcs_core::{Block, SyncHeader, XgmiiWord};
 
 /// A stream to decode.

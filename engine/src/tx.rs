@@ -22,9 +22,9 @@ use crate::profile::Profile;
 use mac_core::tx::EncodeFrameError;
 use mac_core::tx::TxConfig;
 use pcs_core::fused::{scramble_octets, scramble_pair};
-use pcs_core::gearbox::{PartialWord, TxGearbox};
-use pcs_core::pcs::PcsTx;
+use pcs_core::PcsTx;
 use pcs_core::{Block, ControlChar, SyncHeader, XgmiiWord};
+use pcs_core::{PartialWord, TxGearbox};
 use serde::Serialize;
 
 /// Frames shorter than this cannot hold a data run of 32 whole transfers after its first
@@ -150,7 +150,7 @@ impl Default for TxOptions {
         Self {
             mac: TxConfig::default(),
             profile: Profile::Ieee,
-            seed: pcs_core::scramble::DEFAULT_STATE,
+            seed: pcs_core::SCRAMBLER_DEFAULT_STATE,
             idle_blocks: 128,
         }
     }
@@ -828,7 +828,7 @@ mod tests {
         let sink = c.sink_mut();
         assert_eq!(sink.words.get(..2), Some(&[XgmiiWord::IDLE; 2][..]));
         assert_eq!(sink.words.get(2..), Some(&[w; 3][..]));
-        let mut d = pcs_core::scramble::Descrambler::new(opt.seed);
+        let mut d = pcs_core::Descrambler::new(opt.seed);
         let payloads: Vec<u64> = sink.line.iter().map(|b| d.descramble(b.payload)).collect();
         assert_eq!(payloads[2], 0x0100_0000_0100_0055);
     }
@@ -1013,7 +1013,7 @@ mod tests {
             state in any::<u64>(),
             octets in proptest::collection::vec(any::<u8>(), 0..800),
         ) {
-            let state = state & pcs_core::scramble::STATE_MASK;
+            let state = state & pcs_core::SCRAMBLER_STATE_MASK;
             let groups = octets.len() / 256;
             let (mut a, mut b) = (vec![0u64; 33 * groups], vec![0u64; 33 * groups]);
             let sa = pack_groups(state, &octets, &mut a);

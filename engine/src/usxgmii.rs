@@ -28,7 +28,7 @@ use crate::sim::{FramePlaces, Mark, MarkAt, Marked};
 use crate::tx::{OrderedSet, TxError, TxOptions};
 use mac_core::frame::{fcs_padded_with, Padding, MAX_FRAME_OCTETS, PREAMBLE_OCTET, SFD};
 use mac_core::tx::DicMode;
-use pcs_core::pcs::PcsTx;
+use pcs_core::PcsTx;
 use pcs_core::{ControlChar, XgmiiWord};
 use std::collections::VecDeque;
 

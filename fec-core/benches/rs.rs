@@ -15,8 +15,8 @@ use fec_core::rs::{
     decode, encode_in_place, Codeword, CorrectionMode, LineWords, Receiver, RsFecConfig,
     Transmitter, CODEWORD_BITS, K, N,
 };
-use pcs_core::block::{Block, SyncHeader};
-use pcs_core::scramble::Scrambler;
+use pcs_core::Scrambler;
+use pcs_core::{Block, SyncHeader};
 use std::hint::black_box;
 
 /// A small xorshift generator (no dependency).

@@ -2,8 +2,8 @@
 //! back. A received stream may start at any bit (block lock finds the boundary); a written
 //! one starts at a block boundary, and its last byte is padded with zero bits.
 
-use pcs_core::gearbox::{PartialWord, TxGearbox};
 use pcs_core::Block;
+use pcs_core::{PartialWord, TxGearbox};
 use std::io::Write;
 
 /// Writes a bit stream: serial words from the TX chain's gearbox, or blocks one at a time.

@@ -26,10 +26,10 @@
 
 use baser_fuzz::Input;
 use libfuzzer_sys::fuzz_target;
-use pcs_core::align::{AlignedBlock, BlockAligner};
-use pcs_core::ber::{BerConfig, BerMonitor, LockLossReset};
-use pcs_core::gearbox::{bits_to_block, SerdesWord};
-use pcs_core::lock::LockAction;
+use pcs_core::LockAction;
+use pcs_core::{bits_to_block, SerdesWord};
+use pcs_core::{AlignedBlock, BlockAligner};
+use pcs_core::{BerConfig, BerMonitor, LockLossReset};
 
 /// The lock diagram reduced to its counters (Fig. 49-14 as described in `lock.rs`).
 struct RefLock {

@@ -33,11 +33,11 @@ use libfuzzer_sys::fuzz_target;
 use mac_core::frame::MaxFrameLength;
 use mac_core::rx::{MacRx, RxClass, RxConfig};
 use mac_core::{DicMode, MacTx, Padding, StartLanes, TxConfig};
-use pcs_core::block::{encode_word, Block, BlockClass};
-use pcs_core::encode::{EncoderConfig, TxState};
-use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsTx};
-use pcs_core::scramble::STATE_MASK;
 use pcs_core::XgmiiWord;
+use pcs_core::SCRAMBLER_STATE_MASK;
+use pcs_core::{encode_word, Block, BlockClass};
+use pcs_core::{EncoderConfig, TxState};
+use pcs_core::{PcsRx, PcsRxConfig, PcsTx};
 
 struct Sent {
     data: Vec<u8>,
@@ -60,7 +60,7 @@ fn class_for(len: usize, fcs_good: bool) -> RxClass {
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);
     let (k_ifg, k_mode, k_pad) = (input.u8(), input.u8(), input.u8());
-    let seed = input.u64() & STATE_MASK;
+    let seed = input.u64() & SCRAMBLER_STATE_MASK;
     let ifg = u16::from(k_ifg % 48);
     let dic = match k_mode % 3 {
         0 => DicMode::Strict,

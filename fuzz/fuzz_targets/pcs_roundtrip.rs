@@ -25,12 +25,12 @@
 
 use baser_fuzz::Input;
 use libfuzzer_sys::fuzz_target;
-use pcs_core::block::{decode_block, encode_word, Block, BlockClass};
-use pcs_core::decode::RxState;
-use pcs_core::encode::{EncoderConfig, TxState};
-use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsTx};
-use pcs_core::scramble::STATE_MASK;
+use pcs_core::RxState;
+use pcs_core::SCRAMBLER_STATE_MASK;
+use pcs_core::{decode_block, encode_word, Block, BlockClass};
 use pcs_core::{ControlChar, XgmiiWord};
+use pcs_core::{EncoderConfig, TxState};
+use pcs_core::{PcsRx, PcsRxConfig, PcsTx};
 
 /// Control characters with a 7-bit code other than `/E/` and `/LI/` (Table 49-1): without
 /// EEE, `/LI/` among eight control characters is T_TYPE E, so a legal sequence has none.
@@ -159,7 +159,7 @@ fn arbitrary(input: &mut Input, snap: bool) -> Vec<XgmiiWord> {
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);
     let knobs = input.u8();
-    let seed = input.u64() & STATE_MASK;
+    let seed = input.u64() & SCRAMBLER_STATE_MASK;
     let is_legal = knobs & 1 == 0;
     let words = if is_legal {
         legal(&mut input)
@@ -249,7 +249,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(errored, 0);
     }
     // A transfer sent as EBLOCK_T comes back as /E/.
-    let mut enc = pcs_core::encode::Encoder::default();
+    let mut enc = pcs_core::Encoder::default();
     for (i, (&w, &o)) in words.iter().zip(&out).enumerate() {
         if enc.step(w).to == TxState::Error {
             assert_eq!(

@@ -29,15 +29,13 @@
 
 use baser_fuzz::Input;
 use libfuzzer_sys::fuzz_target;
-use pcs_core::ber::{BerConfig, LockLossReset};
-use pcs_core::block::{decode_block, Block, BlockClass, SyncHeader};
-use pcs_core::decode::{
-    DecoderConfig, LinkDownOutput, LookAhead, RxEvent, RxLink, RxMode, RxState,
-};
-use pcs_core::pcs::{PcsRx, PcsRxConfig, Stops};
-use pcs_core::scramble::STATE_MASK;
-use pcs_core::status::{STATUS_1_BLOCK_LOCK, STATUS_1_HIGH_BER, STATUS_1_RECEIVE_LINK};
 use pcs_core::XgmiiWord;
+use pcs_core::SCRAMBLER_STATE_MASK;
+use pcs_core::{decode_block, Block, BlockClass, SyncHeader};
+use pcs_core::{BerConfig, LockLossReset};
+use pcs_core::{DecoderConfig, LinkDownOutput, LookAhead, RxEvent, RxLink, RxMode, RxState};
+use pcs_core::{PcsRx, PcsRxConfig, Stops};
+use pcs_core::{STATUS_1_BLOCK_LOCK, STATUS_1_HIGH_BER, STATUS_1_RECEIVE_LINK};
 
 /// The receive state table (rows: from RX_INIT, RX_C, RX_D, RX_T, RX_E; columns: R_TYPE C,
 /// S, D, T with next S/C, T otherwise, E), as in 802.3 Figure 49-15 (802.3-2008 numbering).
@@ -112,7 +110,7 @@ fuzz_target!(|data: &[u8]| {
             }
         },
         ber_lock_loss,
-        descrambler_state: input.u64() & STATE_MASK,
+        descrambler_state: input.u64() & SCRAMBLER_STATE_MASK,
     };
     let descramble = knobs & 32 != 0;
     let mut rx = PcsRx::new(config);

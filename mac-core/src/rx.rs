@@ -732,9 +732,9 @@ mod tests {
     use crate::control::MacControl;
     use crate::frame::fcs;
     use crate::tx::{DicMode, MacTx, TxConfig, START_LANE0_WORD};
-    use pcs_core::block::{decode_block, encode_word};
-    use pcs_core::scramble::{Descrambler, Scrambler};
+    use pcs_core::{decode_block, encode_word};
     use pcs_core::{Block, Lane};
+    use pcs_core::{Descrambler, Scrambler};
     use proptest::prelude::*;
     use std::vec::Vec;
 

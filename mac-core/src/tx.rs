@@ -19,7 +19,7 @@
 //!
 //! Spec: IEEE 802.3 §4.2.3.2, §46.2.1, §46.3.1.2, §46.3.1.4, §46.3.1.5.
 
-use pcs_core::xgmii::load_le;
+use pcs_core::load_le;
 use pcs_core::{ControlChar, XgmiiWord};
 
 use crate::control::{MacControl, OPCODE_PAUSE, OPCODE_PFC};
@@ -487,7 +487,7 @@ impl<E: FcsEngine> MacTx<E> {
     }
 
     /// As [`MacTx::encode_frame`], for a PCS that encodes a whole packet straight from its
-    /// octets ([`pcs_core::pcs::PcsTx::encode_packet`]): writes into `octets` what goes between
+    /// octets ([`pcs_core::PcsTx::encode_packet`]): writes into `octets` what goes between
     /// the frame's `/S/` and its `/T/` (six preamble octets and the SFD, the frame, its pad,
     /// the FCS least significant octet first) and offers it to `send` with where it goes
     /// ([`FramePacket`]). `send` says whether it sent them. Returns the transfers they take

@@ -6,9 +6,9 @@
 #![no_std]
 #![no_main]
 
-use pcs_core::block::{decode_block, encode_word};
-use pcs_core::scramble::{Descrambler, Scrambler};
 use pcs_core::XgmiiWord;
+use pcs_core::{decode_block, encode_word};
+use pcs_core::{Descrambler, Scrambler};
 
 use mac_core::{LinkFaultMonitor, MacControl, MacRx, MacTx, Rs};
 

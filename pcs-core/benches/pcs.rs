@@ -1,12 +1,12 @@
 //! The PCS pieces on whole slices: scrambler, encoder, receive PCS, gearbox, block lock.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use pcs_core::align::{AlignedBlock, BlockAligner};
-use pcs_core::encode::Encoder;
-use pcs_core::gearbox::TxGearbox;
-use pcs_core::lock::LockAction;
-use pcs_core::pcs::{PcsRx, PcsRxConfig, PcsTx, Stops};
-use pcs_core::scramble::Scrambler;
+use pcs_core::Encoder;
+use pcs_core::LockAction;
+use pcs_core::Scrambler;
+use pcs_core::TxGearbox;
+use pcs_core::{AlignedBlock, BlockAligner};
 use pcs_core::{Block, XgmiiWord};
+use pcs_core::{PcsRx, PcsRxConfig, PcsTx, Stops};
 use std::hint::black_box;
 
 /// Packet-like traffic: a start, 180 data transfers, a terminate, an idle.

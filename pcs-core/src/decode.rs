@@ -354,7 +354,7 @@ impl Decoder {
     /// written is for that block, so `words` needs `blocks.len()` entries; without, one fewer.
     /// Stops early, keeping the rest unconsumed, if `words` is full: the return value is then
     /// `words.len()` and the caller re-pushes `blocks[n..]` where `n` is the number of blocks
-    /// consumed, given by [`Decoder::decode_slice_consumed`].
+    /// consumed, given by `Decoder::decode_slice_consumed` (crate private).
     pub fn decode_slice(
         &mut self,
         blocks: &[Block],

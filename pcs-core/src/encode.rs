@@ -715,11 +715,13 @@ pub(crate) mod tests {
             batch.encode_slice(&words, &mut out);
             assert_eq!(out, got, "{name}: encode_slice");
             assert_eq!(batch, diagram, "{name}: state after encode_slice");
-            let mut pcs =
-                crate::pcs::PcsTx::new(Default::default(), crate::scramble::DEFAULT_STATE);
+            let mut pcs = crate::pcs::PcsTx::new(
+                Default::default(),
+                crate::scramble::SCRAMBLER_DEFAULT_STATE,
+            );
             let mut line = vec![Block::IDLE; words.len()];
             pcs.encode_slice(&words, &mut line);
-            let mut d = crate::scramble::Descrambler::new(crate::scramble::DEFAULT_STATE);
+            let mut d = crate::scramble::Descrambler::new(crate::scramble::SCRAMBLER_DEFAULT_STATE);
             let back: Vec<Block> = line
                 .iter()
                 .map(|b| Block {

@@ -10,8 +10,8 @@ use crate::block::Block;
 use crate::scramble::scramble_payload;
 
 /// Scrambles two consecutive payloads from `state`; returns both line payloads. The new state
-/// is `second >> 6`. Same result as two [`scramble_payload`](crate::scramble::scramble_payload) steps, with half the loop-carried
-/// chain per block: over the 128 bits of the pair, `t = first ^ state ^ (state >> 19)` in the
+/// is `second >> 6`. Same result as two [`scramble_payload`] steps, with half the
+/// loop-carried chain per block: over the 128 bits of the pair, `t = first ^ state ^ (state >> 19)` in the
 /// low word and `second` in the high word, and the taps inside the pair are
 /// `1 / (1 + x^39 + x^58) mod x^128 = 1 + x^39 + x^58 + x^78 + x^116 + x^117`, so the high word
 /// is `h ^ h << 39 ^ h << 58` plus what the low word carries into it:

@@ -233,7 +233,7 @@ impl Default for PcsRxConfig {
             decoder: DecoderConfig::default(),
             ber: BerConfig::TEN_GBASE_R,
             ber_lock_loss: LockLossReset::ResetMonitor,
-            descrambler_state: crate::scramble::DEFAULT_STATE,
+            descrambler_state: crate::scramble::SCRAMBLER_DEFAULT_STATE,
         }
     }
 }
@@ -1431,7 +1431,7 @@ mod tests {
             stateless: bool,
         ) {
             let mode = if stateless { TxMode::Stateless } else { TxMode::StateMachine };
-            let mut pcs = PcsTx::new(EncoderConfig { mode }, seed & crate::scramble::STATE_MASK);
+            let mut pcs = PcsTx::new(EncoderConfig { mode }, seed & crate::scramble::SCRAMBLER_STATE_MASK);
             // Transfers that leave the machine in any state (INIT when there are none).
             for k in before {
                 let w = match k {

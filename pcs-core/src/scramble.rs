@@ -26,10 +26,10 @@
 //! Spec: IEEE 802.3 §49.2.6 (scrambler), §49.2.10 (descrambler), Figures 49-8 and 49-10.
 
 /// Mask of the 58 state bits.
-pub const STATE_MASK: u64 = (1 << 58) - 1;
+pub const SCRAMBLER_STATE_MASK: u64 = (1 << 58) - 1;
 
 /// The state both directions start from unless told otherwise: all ones.
-pub const DEFAULT_STATE: u64 = STATE_MASK;
+pub const SCRAMBLER_DEFAULT_STATE: u64 = SCRAMBLER_STATE_MASK;
 
 /// Scrambles one payload from `state`; returns the line payload. The new state is
 /// `line >> 6`.
@@ -60,7 +60,7 @@ pub struct Scrambler {
 
 impl Default for Scrambler {
     fn default() -> Self {
-        Self::new(DEFAULT_STATE)
+        Self::new(SCRAMBLER_DEFAULT_STATE)
     }
 }
 
@@ -69,7 +69,7 @@ impl Scrambler {
     #[must_use]
     pub const fn new(state: u64) -> Self {
         Self {
-            state: state & STATE_MASK,
+            state: state & SCRAMBLER_STATE_MASK,
         }
     }
 
@@ -123,7 +123,7 @@ pub struct Descrambler {
 
 impl Default for Descrambler {
     fn default() -> Self {
-        Self::new(DEFAULT_STATE)
+        Self::new(SCRAMBLER_DEFAULT_STATE)
     }
 }
 
@@ -132,7 +132,7 @@ impl Descrambler {
     #[must_use]
     pub const fn new(state: u64) -> Self {
         Self {
-            state: state & STATE_MASK,
+            state: state & SCRAMBLER_STATE_MASK,
         }
     }
 
@@ -199,7 +199,7 @@ mod tests {
         // i in 58..64 -> s_{19..25} ^ s_{0..6} = 0 ^ 0 = 0.
         let expected = ((1u64 << 19) - 1) << 39;
         assert_eq!(Scrambler::default().scramble(0), expected);
-        assert_eq!(scramble_serial(DEFAULT_STATE, &[0]), [expected]);
+        assert_eq!(scramble_serial(SCRAMBLER_DEFAULT_STATE, &[0]), [expected]);
     }
 
     #[test]
@@ -215,7 +215,7 @@ mod tests {
             let mut s = Scrambler::new(state);
             let mut fast = p.clone();
             s.scramble_slice(&mut fast);
-            prop_assert_eq!(&fast, &scramble_serial(state & STATE_MASK, &p));
+            prop_assert_eq!(&fast, &scramble_serial(state & SCRAMBLER_STATE_MASK, &p));
             // The slice goes two at a time: the state after it is the last line payload's.
             if let Some(last) = fast.last() {
                 prop_assert_eq!(s.state(), last >> 6);
@@ -236,7 +236,7 @@ mod tests {
             let mut d = Descrambler::new(state);
             let mut fast = l.clone();
             d.descramble_slice(&mut fast);
-            prop_assert_eq!(&fast, &descramble_serial(state & STATE_MASK, &l));
+            prop_assert_eq!(&fast, &descramble_serial(state & SCRAMBLER_STATE_MASK, &l));
         }
 
         #[test]

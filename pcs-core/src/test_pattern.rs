@@ -39,7 +39,7 @@
 //! Spec: IEEE 802.3 §49.2.8, §49.2.12, Figure 49-9, §45.2.3.17, §45.2.3.18.
 
 use crate::block::{Block, SyncHeader};
-use crate::scramble::{scramble_payload, Descrambler, Scrambler, STATE_MASK};
+use crate::scramble::{scramble_payload, Descrambler, Scrambler, SCRAMBLER_STATE_MASK};
 
 /// Mask of the low `n` bits; `n >= 64` gives all ones.
 const fn low_mask(n: u32) -> u64 {
@@ -614,7 +614,7 @@ impl DataPattern {
 #[must_use]
 pub const fn seed_from_registers(registers: [u16; 4]) -> u64 {
     let [r0, r1, r2, r3] = registers;
-    ((r0 as u64) | (r1 as u64) << 16 | (r2 as u64) << 32 | (r3 as u64) << 48) & STATE_MASK
+    ((r0 as u64) | (r1 as u64) << 16 | (r2 as u64) << 32 | (r3 as u64) << 48) & SCRAMBLER_STATE_MASK
 }
 
 /// The four register values holding a 58-bit seed (bits above 57 are dropped); the inverse of
@@ -623,7 +623,7 @@ pub const fn seed_from_registers(registers: [u16; 4]) -> u64 {
 /// Spec: IEEE 802.3 §45.2.3.16.
 #[must_use]
 pub const fn seed_to_registers(seed: u64) -> [u16; 4] {
-    let seed = seed & STATE_MASK;
+    let seed = seed & SCRAMBLER_STATE_MASK;
     [
         seed as u16,
         (seed >> 16) as u16,
@@ -637,7 +637,7 @@ pub const fn seed_to_registers(seed: u64) -> [u16; 4] {
 pub const PSEUDO_RANDOM_BLOCKS_PER_SEED: u16 = 128;
 
 /// The four seeds of one pseudo-random cycle, in order: seed A, its complement, seed B, its
-/// complement (each 58 bits, in the scrambler-state convention of [`crate::scramble`]).
+/// complement (each 58 bits, in the scrambler-state convention of [`Scrambler`](crate::Scrambler)).
 ///
 /// Spec: IEEE 802.3 §49.2.8.
 // reading: the cycle A, !A, B, !B with a reload at each segment start (SPEC-NOTES U), and the
@@ -646,10 +646,10 @@ pub const PSEUDO_RANDOM_BLOCKS_PER_SEED: u16 = 128;
 #[must_use]
 pub const fn pseudo_random_seeds(seed_a: u64, seed_b: u64) -> [u64; 4] {
     [
-        seed_a & STATE_MASK,
-        !seed_a & STATE_MASK,
-        seed_b & STATE_MASK,
-        !seed_b & STATE_MASK,
+        seed_a & SCRAMBLER_STATE_MASK,
+        !seed_a & SCRAMBLER_STATE_MASK,
+        seed_b & SCRAMBLER_STATE_MASK,
+        !seed_b & SCRAMBLER_STATE_MASK,
     ]
 }
 
@@ -798,7 +798,7 @@ pub struct ScrambledIdleGenerator {
 }
 
 impl ScrambledIdleGenerator {
-    /// A generator whose scrambler starts in `scrambler_state` (see [`crate::scramble`]).
+    /// A generator whose scrambler starts in `scrambler_state` (see [`Scrambler`](crate::Scrambler)).
     #[must_use]
     pub const fn new(scrambler_state: u64) -> Self {
         Self {
@@ -1592,7 +1592,7 @@ mod tests {
         assert_eq!(seed_to_registers(seed), [0x1111, 0x2222, 0x3333, 0x03ff]);
         assert_eq!(
             seed_from_registers(seed_to_registers(0x0123_4567_89ab_cdef)),
-            0x0123_4567_89ab_cdef & STATE_MASK
+            0x0123_4567_89ab_cdef & SCRAMBLER_STATE_MASK
         );
     }
 
@@ -1600,7 +1600,7 @@ mod tests {
     fn pseudo_random_first_block_from_all_ones_seed_and_zeros_matches_hand_derivation() {
         // From all ones: s_i = 0 ^ 1 ^ 1 = 0 for i < 39, s_i = s_{i-39} ^ 1 = 1 for i in 39..58,
         // then s_i = s_{i-39} ^ s_{i-58} = 0 ^ 0 for i in 58..64.
-        let mut g = PseudoRandomGenerator::new(STATE_MASK, 0, DataPattern::Zeros);
+        let mut g = PseudoRandomGenerator::new(SCRAMBLER_STATE_MASK, 0, DataPattern::Zeros);
         assert_eq!(g.next_block(), Block::data(((1 << 19) - 1) << 39));
     }
 

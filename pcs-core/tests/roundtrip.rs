@@ -1,9 +1,9 @@
 //! Properties across the TX and RX state machines and the scrambler: legal XGMII sequences
 //! come back identical; any sequence comes back as itself or `/E/`, never as something else.
-use pcs_core::decode::{Decoder, RxLink};
-use pcs_core::encode::Encoder;
-use pcs_core::scramble::{Descrambler, Scrambler};
+use pcs_core::Encoder;
 use pcs_core::{Block, BlockClass, XgmiiWord};
+use pcs_core::{Decoder, RxLink};
+use pcs_core::{Descrambler, Scrambler};
 use proptest::prelude::*;
 
 /// One item of a legal transmit sequence.
@@ -106,7 +106,7 @@ proptest! {
         let (_, out) = through(&ws, 0);
         prop_assert_eq!(out.len(), ws.len());
         for (i, (a, b)) in ws.iter().zip(&out).enumerate().skip(1) {
-            let enc = pcs_core::block::encode_word(*a);
+            let enc = pcs_core::encode_word(*a);
             if enc.class == BlockClass::Error {
                 prop_assert_eq!(*b, XgmiiWord::ERROR, "word {} {}", i, a);
             } else {

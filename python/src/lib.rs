@@ -105,7 +105,7 @@ fn tx_options(
         ifg,
         dic,
         pad,
-        seed: state(seed)?.unwrap_or(pcs_core::scramble::DEFAULT_STATE),
+        seed: state(seed)?.unwrap_or(pcs_core::SCRAMBLER_DEFAULT_STATE),
         idle_blocks,
         start_lanes,
         ..Options::default()
@@ -209,7 +209,7 @@ impl baser_engine::tx::TxSink for EncodeSink {
         Ok(())
     }
 
-    fn end(&mut self, tail: Option<pcs_core::gearbox::PartialWord<u64>>) -> std::io::Result<()> {
+    fn end(&mut self, tail: Option<pcs_core::PartialWord<u64>>) -> std::io::Result<()> {
         if let Some(t) = tail {
             let n = t.valid_bits.div_ceil(8) as usize;
             self.serial.extend(t.word.to_le_bytes().into_iter().take(n));

@@ -7,9 +7,9 @@
 //! Blocks cross as `(header, payload)` and transfers as `(data, ctrl)`, as in `lib.rs`.
 
 use crate::{block, guard, pair, value_err, Pair};
-use pcs_core::block::{decode_block as decode, encode_word as encode};
-use pcs_core::scramble::{Scrambler, DEFAULT_STATE};
+use pcs_core::{decode_block as decode, encode_word as encode};
 use pcs_core::{Block, ControlCode, XgmiiWord};
+use pcs_core::{Scrambler, SCRAMBLER_DEFAULT_STATE};
 use pyo3::prelude::*;
 
 /// The block pcs-core's stateless encoder makes of one XGMII transfer (`ENCODE(tx_raw)`; for a
@@ -47,7 +47,7 @@ pub fn control_block(codes: [u8; 8]) -> PyResult<Pair> {
 #[pyfunction]
 #[pyo3(signature = (blocks, state=None))]
 pub fn scramble_blocks(blocks: Vec<Pair>, state: Option<u64>) -> PyResult<(Vec<Pair>, u64)> {
-    let state = crate::state(state)?.unwrap_or(DEFAULT_STATE);
+    let state = crate::state(state)?.unwrap_or(SCRAMBLER_DEFAULT_STATE);
     let blocks = crate::blocks(&blocks)?;
     guard(|| {
         let mut payloads: Vec<u64> = blocks.iter().map(|b| b.payload).collect();

@@ -17,7 +17,7 @@ use baser_engine::fcs::FastFcs;
 use baser_engine::frame_check::FrameCheckReport;
 use baser_engine::judge::{self, Status};
 use baser_engine::rx::{PcsSummary, RxSink, StreamKind};
-use pcs_core::block::encode_word;
+use pcs_core::encode_word;
 use pcs_core::{Block, ControlChar, Lane, SyncHeader, XgmiiWord};
 use std::fmt::{self, Write as _};
 use std::ops::RangeInclusive;
@@ -255,7 +255,7 @@ impl LaneTable {
     /// The model's blocks against the DUT's around the first divergence of `check --xgmii`.
     pub fn model_blocks(title: String, window: &[WindowBlock], focus: u64) -> Self {
         let side = |b: Block| Side {
-            word: pcs_core::block::decode_block(b).word,
+            word: pcs_core::decode_block(b).word,
             block: Some(b),
         };
         Self {

@@ -1735,7 +1735,7 @@ fn gen_makes_reproducible_stimulus_with_its_expected_outcome() {
 /// counts the errors expected.json names.
 #[test]
 fn gen_test_patterns_carry_their_error_count() {
-    use pcs_core::test_pattern::{Prbs31Checker, Prbs31Polarity};
+    use pcs_core::{Prbs31Checker, Prbs31Polarity};
     let s = Scratch::new("gen-tp");
     let d = s.path("tp");
     let o = baser(&[

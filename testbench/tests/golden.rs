@@ -6,9 +6,9 @@ use baser_engine::Profile;
 use baser_files::b66::{B66Header, B66Reader, B66Writer, Scrambling};
 use baser_files::pcap::FrameWriter;
 use baser_files::xgmii::XgmiiWriter;
-use pcs_core::gearbox::TxGearbox;
-use pcs_core::scramble::{Scrambler, DEFAULT_STATE};
+use pcs_core::TxGearbox;
 use pcs_core::{Block, SyncHeader, XgmiiWord};
+use pcs_core::{Scrambler, SCRAMBLER_DEFAULT_STATE};
 use std::path::{Path, PathBuf};
 use testbench::cmd::encode::{encode, EncodeArgs};
 use testbench::command::{Output, Verdict};
@@ -287,11 +287,10 @@ fn make_demo_dut(dir: &Path) {
     let starts: Vec<usize> = blocks
         .iter()
         .enumerate()
-        .filter(|(_, b)| pcs_core::block::decode_block(**b).class == pcs_core::BlockClass::Start)
+        .filter(|(_, b)| pcs_core::decode_block(**b).class == pcs_core::BlockClass::Start)
         .map(|(i, _)| i)
         .collect();
-    let is_t =
-        |b: &Block| pcs_core::block::decode_block(*b).class == pcs_core::BlockClass::Terminate;
+    let is_t = |b: &Block| pcs_core::decode_block(*b).class == pcs_core::BlockClass::Terminate;
     // Fault 1: frame 6 missing.
     let s6 = starts[6];
     let t6 = s6 + blocks[s6..].iter().position(is_t).unwrap();
@@ -302,7 +301,7 @@ fn make_demo_dut(dir: &Path) {
     let last = blocks.len() - 1;
     blocks[last].sync = SyncHeader::from_bits(0);
     // Scramble, then fault 3 on the line.
-    let mut scr = Scrambler::new(DEFAULT_STATE);
+    let mut scr = Scrambler::new(SCRAMBLER_DEFAULT_STATE);
     let mut line: Vec<Block> = blocks
         .iter()
         .map(|b| Block {
@@ -313,7 +312,7 @@ fn make_demo_dut(dir: &Path) {
     line[starts[2] + 40].payload ^= 1 << 20;
     let header = B66Header {
         scrambling: Scrambling::Scrambled,
-        scrambler_state: Some(DEFAULT_STATE),
+        scrambler_state: Some(SCRAMBLER_DEFAULT_STATE),
     };
     let mut wr =
         B66Writer::new(std::fs::File::create(dir.join("dut.b66")).unwrap(), header).unwrap();

@@ -34,7 +34,7 @@ fn send(lengths: impl IntoIterator<Item = usize>) -> Sent {
     let opt = TxOptions {
         mac: Default::default(),
         profile: Profile::Ieee,
-        seed: pcs_core::scramble::DEFAULT_STATE,
+        seed: pcs_core::SCRAMBLER_DEFAULT_STATE,
         idle_blocks: 128,
     };
     let mut chain = TxChain::new(&opt, VecSink::default());
@@ -46,8 +46,7 @@ fn send(lengths: impl IntoIterator<Item = usize>) -> Sent {
         frames.push(f);
     }
     let (sink, _) = chain.finish().unwrap();
-    let is_t =
-        |b: &Block| pcs_core::block::decode_block(*b).class == pcs_core::BlockClass::Terminate;
+    let is_t = |b: &Block| pcs_core::decode_block(*b).class == pcs_core::BlockClass::Terminate;
     let ranges = starts
         .iter()
         .map(|&s| {

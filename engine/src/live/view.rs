@@ -13,7 +13,7 @@
 
 use super::{FrameQueue, LiveError, LiveRx};
 use crate::rx::{LockAcquired, LockFinder, PcsEvent, RxChain, RxInput, RxOptions};
-use pcs_core::gearbox::TxGearbox;
+use pcs_core::TxGearbox;
 use pcs_core::{Block, XgmiiWord};
 use std::sync::{Arc, Mutex};
 

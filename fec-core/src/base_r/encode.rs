@@ -11,8 +11,8 @@
 //!
 //! Spec: IEEE 802.3 §74.7.4.2, §74.7.4.4, §74.7.4.4.1.
 
-use pcs_core::gearbox::Progress;
 use pcs_core::Block;
+use pcs_core::Progress;
 
 use super::parity::parity_line_bits;
 use super::pn2112::apply_pn2112;

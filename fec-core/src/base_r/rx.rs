@@ -19,8 +19,8 @@
 //!
 //! Spec: IEEE 802.3 §74.7.4.7, §74.7.4.4.1, §74.7.1, §74.7.4.2.
 
-use pcs_core::gearbox::Progress;
 use pcs_core::Block;
+use pcs_core::Progress;
 
 use super::decode::{
     decode_into, Correction, DecodeOptions, DecodeOutcome, ErrorIndication, ErrorMarking,

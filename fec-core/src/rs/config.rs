@@ -147,7 +147,7 @@ impl RsFecConfig {
         error_marking: ErrorMarking::AllBlocks,
         hi_ser_corrupt_codewords: HI_SER_CORRUPT_CODEWORDS,
         uncorrectable_symbol_errors: 8,
-        initial_descrambler_state: pcs_core::scramble::DEFAULT_STATE,
+        initial_descrambler_state: pcs_core::SCRAMBLER_DEFAULT_STATE,
     };
 
     /// The IEEE defaults with the Synopsys VIP's 16-codeword marker period.

@@ -23,7 +23,7 @@
 //! Spec: IEEE 802.3 §108.5.3 (receive function), §91.5.3.3 (decoder, error indication,
 //! hi_ser), §91.5.3.5.
 
-use pcs_core::block::{Block, SyncHeader};
+use pcs_core::{Block, SyncHeader};
 
 use super::bits;
 use super::codeword::{Codeword, CODEWORD_BITS, CODEWORD_WORDS};
@@ -618,8 +618,8 @@ mod tests {
     use crate::rs::tx::{encode_codeword, Transmitter};
     use crate::rs::RsVariant;
     use crate::vectors::cl108_vip;
-    use pcs_core::block::BlockType;
-    use pcs_core::scramble::Scrambler;
+    use pcs_core::BlockType;
+    use pcs_core::Scrambler;
     use proptest::prelude::*;
 
     /// A scrambled PCS-like stream: data blocks and control blocks of every type.

@@ -23,8 +23,8 @@
 //!
 //! Spec: IEEE 802.3 §91.5.2.5 (transcoder), §91.5.3.5 (receive), used by §108.5.2.4.
 
-use pcs_core::block::{Block, BlockType, SyncHeader};
-use pcs_core::scramble::{descramble_payload, scramble_payload, Descrambler};
+use pcs_core::{descramble_payload, scramble_payload, Descrambler};
+use pcs_core::{Block, BlockType, SyncHeader};
 
 use super::bits;
 
@@ -352,7 +352,7 @@ impl Untranscoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pcs_core::scramble::Scrambler;
+    use pcs_core::Scrambler;
     use proptest::prelude::*;
 
     /// A scrambled stream of four blocks per pattern: bit k of `pattern` = block k is data.
@@ -490,7 +490,7 @@ mod tests {
             payloads in prop::array::uniform4(any::<u64>()),
             seed in any::<u64>(),
         ) {
-            let seed = seed & pcs_core::scramble::STATE_MASK;
+            let seed = seed & pcs_core::SCRAMBLER_STATE_MASK;
             let blocks = blocks_for(pattern, types, payloads, seed);
             let mut rx = Untranscoder::new(seed);
             let mut out = [Block::IDLE; 4];

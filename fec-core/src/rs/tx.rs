@@ -17,7 +17,7 @@
 //!
 //! Spec: IEEE 802.3 §108.5.2 (transmit function), §91.5.2.5, §91.5.2.7.
 
-use pcs_core::block::Block;
+use pcs_core::Block;
 
 use super::codeword::Codeword;
 use super::config::{ConfigError, RsFecConfig};
@@ -237,7 +237,7 @@ mod tests {
     use crate::rs::marker::marker_mismatch_bits;
     use crate::rs::transcode::Transcoded257;
     use crate::vectors::cl108_vip;
-    use pcs_core::block::SyncHeader;
+    use pcs_core::SyncHeader;
 
     fn blocks(n: usize, salt: u64) -> Vec<Block> {
         (0..n as u64)

@@ -27,10 +27,10 @@ use baser_files::b66::{B66Header, B66Reader, B66Writer, Scrambling};
 use baser_files::bits::BitsWriter;
 use baser_files::xgmii::{XgmiiReader, XgmiiWriter};
 use baser_files::InputError;
-use pcs_core::gearbox::RxGearbox;
-use pcs_core::pcs::PcsTx;
-use pcs_core::scramble::{Descrambler, Scrambler, DEFAULT_STATE};
+use pcs_core::PcsTx;
+use pcs_core::RxGearbox;
 use pcs_core::{Block, XgmiiWord};
+use pcs_core::{Descrambler, Scrambler, SCRAMBLER_DEFAULT_STATE};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -337,7 +337,11 @@ fn line_blocks(a: &ConvertArgs, from: Kind) -> Result<Line, Error> {
             let unscrambled = h.scrambling == Scrambling::Unscrambled;
             Line {
                 state: if unscrambled {
-                    Some(a.seed.or(h.scrambler_state).unwrap_or(DEFAULT_STATE))
+                    Some(
+                        a.seed
+                            .or(h.scrambler_state)
+                            .unwrap_or(SCRAMBLER_DEFAULT_STATE),
+                    )
                 } else {
                     h.scrambler_state
                 },
@@ -378,7 +382,7 @@ fn line_blocks(a: &ConvertArgs, from: Kind) -> Result<Line, Error> {
         }
         _ => {
             // An XGMII trace through the PCS encoder and scrambler.
-            let seed = a.seed.unwrap_or(DEFAULT_STATE);
+            let seed = a.seed.unwrap_or(SCRAMBLER_DEFAULT_STATE);
             let mut pcs = PcsTx::new(a.profile.encoder(), seed);
             let words = XgmiiReader::new(open(&path)?, &path);
             Line {
@@ -465,7 +469,7 @@ fn write_blocks(
     // Scrambled blocks for the output: the input's, or the input's scrambled.
     let mut scrambler = line
         .unscrambled
-        .then(|| Scrambler::new(line.state.unwrap_or(DEFAULT_STATE)));
+        .then(|| Scrambler::new(line.state.unwrap_or(SCRAMBLER_DEFAULT_STATE)));
     let mut to_line = move |b: Block| match scrambler.as_mut() {
         Some(s) => Block {
             sync: b.sync,
@@ -502,7 +506,7 @@ fn write_blocks(
             // Unscrambled output from a scrambled input: descramble (an unknown state trains
             // on the first block, whose payload is then not meaningful).
             let mut descrambler = (a.unscrambled && !line.unscrambled)
-                .then(|| Descrambler::new(line.state.unwrap_or(DEFAULT_STATE)));
+                .then(|| Descrambler::new(line.state.unwrap_or(SCRAMBLER_DEFAULT_STATE)));
             for b in line.blocks {
                 let b = b?;
                 let b = match descrambler.as_mut() {

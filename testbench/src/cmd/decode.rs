@@ -124,7 +124,7 @@ impl RxSink for DecodeSinks {
         self.xgmii.is_some() || self.coverage.is_some()
     }
 
-    fn rx_event(&mut self, block: u64, e: &pcs_core::decode::RxEvent) {
+    fn rx_event(&mut self, block: u64, e: &pcs_core::RxEvent) {
         if let Some(c) = self.coverage.as_mut() {
             c.rx_event(block, e);
         }
@@ -370,10 +370,10 @@ fn injected_line(path: &Path, kind: Kind, faults: &[Fault]) -> Result<Vec<u8>, E
             let header = reader.header();
             // Unscrambled dumps are scrambled first: the channel is the line.
             let mut scrambler = (header.scrambling == Scrambling::Unscrambled).then(|| {
-                pcs_core::scramble::Scrambler::new(
+                pcs_core::Scrambler::new(
                     header
                         .scrambler_state
-                        .unwrap_or(pcs_core::scramble::DEFAULT_STATE),
+                        .unwrap_or(pcs_core::SCRAMBLER_DEFAULT_STATE),
                 )
             });
             for b in reader {
@@ -386,7 +386,7 @@ fn injected_line(path: &Path, kind: Kind, faults: &[Fault]) -> Result<Vec<u8>, E
         }
         Kind::Bits => {
             let bytes = std::fs::read(path).map_err(|e| InputError::io(path, &e))?;
-            let mut gb = pcs_core::gearbox::RxGearbox::<u8>::new();
+            let mut gb = pcs_core::RxGearbox::<u8>::new();
             for rb in gb.blocks(&bytes) {
                 channel.push(rb.block);
             }

@@ -13,7 +13,7 @@ use baser_files::vcd::VcdWriter;
 use baser_files::xgmii::{XgmiiReader, XgmiiWriter};
 use baser_files::InputError;
 use mac_core::tx::StartLanes;
-use pcs_core::gearbox::PartialWord;
+use pcs_core::PartialWord;
 use std::fs::File;
 use std::path::PathBuf;
 
@@ -288,7 +288,7 @@ fn options(a: &EncodeArgs, kind: Kind) -> Options {
         ifg: a.ifg,
         dic: !a.no_dic,
         pad: !a.no_pad,
-        seed: a.seed.unwrap_or(pcs_core::scramble::DEFAULT_STATE),
+        seed: a.seed.unwrap_or(pcs_core::SCRAMBLER_DEFAULT_STATE),
         idle_blocks: if kind == Kind::Xgmii {
             0
         } else {
@@ -457,7 +457,7 @@ fn close_sinks(sinks: FileSinks, faults: &[Fault]) -> Result<usize, Error> {
             std::fs::write(p, &bytes).map_err(io_err(p))?;
         }
         if let Some((p, w)) = b66.as_mut() {
-            let mut gb = pcs_core::gearbox::RxGearbox::<u8>::new();
+            let mut gb = pcs_core::RxGearbox::<u8>::new();
             for rb in gb.blocks(&bytes) {
                 w.write(rb.block).map_err(io_err(p))?;
             }
