@@ -20,6 +20,7 @@
 
 pub mod bench;
 pub mod case;
+pub mod conformance;
 pub mod coverage;
 pub mod decode_report;
 pub mod describe;

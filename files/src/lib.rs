@@ -10,6 +10,7 @@ pub mod b66;
 pub mod bits;
 pub mod pcap;
 pub mod report;
+pub mod suite;
 pub mod vcd;
 pub mod xgmii;
 

@@ -2,7 +2,7 @@
 files and streaming models. docs/python.md describes each."""
 
 import os
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 __version__: str
 PROFILES: List[str]
@@ -94,6 +94,16 @@ def control_block(codes: Sequence[int]) -> Pair:
 def scramble_blocks(blocks: Sequence[Pair], state: Optional[int] = None) -> Tuple[List[Pair], int]:
     """The blocks scrambled from ``state`` (58 bits; None: all ones), payloads only; and the
     state after them."""
+def conformance_cases() -> List[Dict[str, Any]]:
+    """The conformance catalogue (engine/src/conformance/), in the order it runs: per case
+    ``name``, ``clause``, ``title``, ``kind`` ("rx"/"tx"), ``expect``, ``needs``,
+    ``counters``, ``standard_ber_timer``."""
+def conformance_stimulus(
+    name: str, *, max_frame_length: int = 1518, ber_window_blocks: int = 19531
+) -> Tuple[str, Any]:
+    """A case's stimulus: ``("rx", (blocks, slips, frames))`` (unscrambled blocks; slips as
+    ``(block index, bits)``; frames as ``(octets, s_block, s_lane, t_block, t_lane)``) or
+    ``("tx", (frames, aborts))``."""
 
 class TxModel:
     """The TX chain, one block per clock (the engine's test-bench transmitter)."""

@@ -31,6 +31,7 @@ use pyo3::types::PyBytes;
 use serde::Serialize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+mod conformance;
 mod files;
 mod pcs;
 mod rx;
@@ -633,6 +634,8 @@ fn _baser(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pcs::decode_block, m)?)?;
     m.add_function(wrap_pyfunction!(pcs::control_block, m)?)?;
     m.add_function(wrap_pyfunction!(pcs::scramble_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(conformance::conformance_cases, m)?)?;
+    m.add_function(wrap_pyfunction!(conformance::conformance_stimulus, m)?)?;
     m.add_class::<tx::TxModel>()?;
     m.add_class::<rx::RxModel>()?;
     m.add_class::<rx::RxFrame>()?;

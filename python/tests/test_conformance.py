@@ -64,85 +64,65 @@ def test_shipped_waivers_name_catalogue_cases():
 
 
 # --------------------------------------------------------------------------- the stimulus
-# The receive cases' lines are built on the model (pcs-core's block encoder and decoder, its
-# 0x1E block of any codes, its scrambler: baser._baser.encode_word, decode_block,
-# control_block, scramble_blocks). Below, the Python they replaced, kept as the oracle: every
-# case's line, built once each way, must be bit for bit the same.
+# The cases, their stimulus and their demands live in the engine (engine/src/conformance/;
+# Python's random draws reproduced there). Below, the Python they replaced, kept as the oracle
+# (conformance_reference.py: Python's random, scrambler, block formats and line builder):
+# every case's line, built once each way, must be bit for bit the same.
 
-from baser.conformance import _cases, _line  # noqa: E402
+import conformance_reference as ref  # noqa: E402
+
+from baser.conformance import _line  # noqa: E402
 
 _M58 = (1 << 58) - 1
-_M64 = (1 << 64) - 1
 
 
-def _py_scramble(blocks, state=None):
-    state = _M58 if state is None else state
-    out = []
-    for header, d in blocks:
-        o = (d ^ (state >> 19) ^ state) & ((1 << 39) - 1)
-        o |= (((d >> 39) ^ o ^ (state >> 39)) & ((1 << 19) - 1)) << 39
-        o |= (((d >> 58) ^ (o >> 19) ^ o) & 0x3F) << 58
-        state = ((state | (o << 58)) >> 64) & _M58
-        out.append((header, o))
-    return out, state
+def _units(line, slips):
+    cursor = _line.Cursor(line, slips)
+    return [cursor.take() for _ in range(cursor.left() - 2)]
 
 
-def _py_control_block(codes):
-    return (1, 0x1E | sum((c & 0x7F) << (8 + 7 * k) for k, c in enumerate(codes)))
+def _engine(c, adapter):
+    """A case's stimulus as the catalogue takes it from the engine: a receive case's
+    unscrambled blocks, line, the serdes clocks a cursor cuts from it, its slips and frames; a
+    transmit case's frames."""
+    if c.kind == "tx":
+        frames, aborts = c.build(adapter)
+        return repr(([bytes(f) for f in frames], aborts)).encode()
+    lb = c.build(adapter)
+    line, slips = lb.line()
+    frames = [(r["frame"], r["s_block"], r["s_lane"], r["t_block"], r["t_lane"]) for r in lb.frames]
+    return repr((lb.blocks, line, _units(line, slips), sorted(slips.items()), frames)).encode()
 
 
-def _py_ordered_set_block(kind, seq=1, signal=False):
-    o = 0xF if signal else 0
-    low, high = (seq << 24) | (o << 32), (o << 36) | (seq << 56)
-    return (1, kind | {0x4B: low, 0x2D: high, 0x55: low | high}[kind])
+def _reference(c, adapter):
+    """The same, built by the Python the engine's cases replaced."""
+    if c.kind == "tx":
+        frames, aborts = ref.BUILDERS[c.name](adapter)
+        return repr(([bytes(f) for f in frames], aborts)).encode()
+    lb = ref.BUILDERS[c.name](adapter)
+    line, slips = lb.line()
+    frames = [(bytes(r["frame"]), r["s_block"], r["s_lane"], r["t_block"], r["t_lane"]) for r in lb.frames]
+    return repr((lb.blocks, line, _units(line, slips), sorted(slips.items()), frames)).encode()
 
 
-def _py_edit_octet(self, index, offset, value):
-    rec = self.frames[index]
-    pos = rec["s_lane"] + offset
-    b, lane = rec["s_block"] + pos // 8, pos % 8
-    header, payload = self.blocks[b]
-    assert header == 2 or (payload & 0xFF in (0x78, 0x33, 0x66) and lane >= 1)
-    shift = 8 * lane
-    self.blocks[b] = (header, (payload & ~(0xFF << shift) & _M64) | (value << shift))
-
-
-def _py_edit_lanes(self, block, lanes):
-    header, p = self.blocks[block]  # only use: an ordered set over a lane-4 start block
-    assert p & 0xFF == 0x33 and lanes == _line.ordered_set(1)
-    self.blocks[block] = (1, (p & ~((1 << 40) - 1)) | (0x1 << 24) | 0x66)
-
-
-def _stimulus():
-    """Every case's stimulus as bytes: a receive case's unscrambled blocks, line, the serdes
-    clocks a cursor cuts from it, its slips and frames; a transmit case's frames."""
-    adapter = SimpleNamespace(max_frame_length=1518, ber_window_blocks=19531)
-    out = {}
-    for c in CASES:
-        if c.kind == "tx":
-            out[c.name] = repr(c.build(adapter)).encode()
-            continue
-        lb = c.build(adapter)
-        line, slips = lb.line()
-        cursor = _line.Cursor(line, slips)
-        units = [cursor.take() for _ in range(cursor.left() - 2)]
-        out[c.name] = repr((lb.blocks, line, units, sorted(slips.items()), lb.frames)).encode()
-    return out
-
-
-def test_every_cases_line_is_the_python_it_replaced_bit_for_bit(monkeypatch):
-    model = _stimulus()
+def test_every_cases_line_is_the_python_it_replaced_bit_for_bit():
     idle = [(1, 0x1E)]
-    assert _line.IDLE == _py_control_block([0] * 8) == idle[0]
-    assert _line.EBLOCK == _py_control_block([0x1E] * 8)
+    assert _line.IDLE == ref.IDLE == idle[0]
     for state in (None, 0, 0x2AAAAAAAAAAAAAA, _M58):
-        assert _line.scramble(idle * 300, state) == _py_scramble(idle * 300, state)
-    monkeypatch.setattr(_line, "scramble", _py_scramble)
-    monkeypatch.setattr(_cases, "control_block", _py_control_block)
-    monkeypatch.setattr(_cases, "ordered_set_block", _py_ordered_set_block)
-    monkeypatch.setattr(_line.LineBuilder, "edit_octet", _py_edit_octet)
-    monkeypatch.setattr(_line.LineBuilder, "edit_lanes", _py_edit_lanes)
-    python = _stimulus()
-    assert len(model) == len(CASES) == 22
-    for name in model:
-        assert model[name] == python[name], name
+        assert _line.scramble(idle * 300, state) == ref.scramble(idle * 300, state)
+    assert [c.name for c in CASES] == list(ref.BUILDERS) and len(CASES) == 22
+    for adapter in (SimpleNamespace(max_frame_length=1518, ber_window_blocks=19531),
+                    SimpleNamespace(max_frame_length=9018, ber_window_blocks=300)):
+        for c in CASES:
+            assert _engine(c, adapter) == _reference(c, adapter), c.name
+
+
+def test_the_catalogue_table_is_the_engines():
+    by_name = {c.name: c for c in CASES}
+    assert by_name["rx-hi-ber-16"].expect == {"hi_ber": (False, True, False)}
+    assert by_name["rx-hi-ber-16"].standard_ber_timer
+    assert not by_name["rx-lock-loss"].counters
+    assert by_name["rx-link-fault"].needs == ("status.local_fault", "status.remote_fault",
+                                              "serdes_rx", "rx_axis")
+    assert by_name["tx-abort"].build(SimpleNamespace(max_frame_length=1518,
+                                                     ber_window_blocks=19531))[1] == {2}

@@ -1,0 +1,567 @@
+//! The conformance catalogue: named cases, each with the clause it checks, its stimulus and
+//! the outcome the model and the standard demand, for every door (the Python package's
+//! `baser.conformance`, `baser gen --suite`, the C ABI's and DPI-C package's case replay).
+//!
+//! ```text
+//! CASES (name, clause, demands) -> stimulus(case, params): a receive case's Line
+//!        (unscrambled blocks + slips + frames sent) or a transmit case's frames
+//! expected(case, params): the line's 66-bit clocks through the model's receiver (SimRx):
+//!        frames and classes, status levels as they changed, counters    (Expected)
+//! judge::rx(expected, what the DUT said): divergences in the model's words, the first first
+//! ```
+
+pub mod cases;
+pub mod judge;
+pub mod line;
+pub mod random;
+pub mod replay;
+
+use crate::live::RxView;
+use crate::options::Options;
+use crate::rx::class_name;
+use crate::sim::{SimInput, SimRx};
+use cases::{RxBuild, TxBuild};
+use line::Line;
+use pcs_core::Block;
+use random::PyRandom;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub use cases::{LEAD, SETTLE};
+
+/// The standard's 125 µs BER timer in 10GBASE-R blocks (the model's).
+pub const BER_WINDOW_BLOCKS: usize = 19531;
+
+/// The settings of the DUT a case's stimulus depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// The receiver's largest good frame, FCS included.
+    pub max_frame_length: usize,
+    /// The DUT's 125 µs timer, in blocks.
+    pub ber_window_blocks: usize,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self {
+            max_frame_length: 1518,
+            ber_window_blocks: BER_WINDOW_BLOCKS,
+        }
+    }
+}
+
+/// Receive (serdes in, frames out) or transmit (frames in, serdes out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Serdes in, frames and status out.
+    Rx,
+    /// Frames in, serdes out.
+    Tx,
+}
+
+/// How a case builds its stimulus.
+#[derive(Clone, Copy)]
+enum Build {
+    Rx(RxBuild),
+    Tx(TxBuild, &'static [usize]),
+}
+
+/// One case of the catalogue.
+#[derive(Clone, Copy)]
+pub struct Case {
+    /// Its name, e.g. `rx-hi-ber-16`.
+    pub name: &'static str,
+    /// The clauses it checks.
+    pub clause: &'static str,
+    /// What it sends and demands, in a line.
+    pub title: &'static str,
+    /// Receive or transmit.
+    pub kind: Kind,
+    /// What the standard demands beyond agreeing with the model: status role -> the values it
+    /// goes through from the stimulus on (the end of [`LEAD`]).
+    pub demands: &'static [(&'static str, &'static [bool])],
+    /// The status outputs a DUT needs for it (besides its serdes and frame interfaces).
+    pub status: &'static [&'static str],
+    /// Its counters are judged.
+    pub counters: bool,
+    /// It needs the standard's 125 µs BER timer in the DUT (the model has only that one).
+    pub standard_ber_timer: bool,
+    build: Build,
+}
+
+impl Case {
+    /// What a DUT's adapter must have for it: `status.*` roles, `serdes_rx`/`rx_axis` or
+    /// `serdes_tx`/`tx_axis` (the receive cases that judge only block lock or hi_ber need no
+    /// frames out).
+    pub fn needs(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.status.iter().map(|s| format!("status.{s}")).collect();
+        let ports: &[&str] = match self.kind {
+            Kind::Tx => &["serdes_tx", "tx_axis"],
+            Kind::Rx if self.status_only() => &["serdes_rx"],
+            Kind::Rx => &["serdes_rx", "rx_axis"],
+        };
+        out.extend(ports.iter().map(|s| s.to_string()));
+        out
+    }
+
+    /// A receive case that judges only block lock or hi_ber (a PHY-only top runs it).
+    pub fn status_only(&self) -> bool {
+        matches!(
+            self.name,
+            "rx-hi-ber-15" | "rx-hi-ber-16" | "rx-lock-loss" | "rx-bit-slip"
+        )
+    }
+}
+
+const FAULT: &[(&str, &[bool])] = &[("local_fault", &[false, true, false])];
+const LF: &[&str] = &["local_fault"];
+
+#[allow(clippy::too_many_arguments)]
+const fn case(
+    name: &'static str,
+    clause: &'static str,
+    title: &'static str,
+    build: Build,
+    demands: &'static [(&'static str, &'static [bool])],
+    status: &'static [&'static str],
+    counters: bool,
+    standard_ber_timer: bool,
+) -> Case {
+    let kind = match build {
+        Build::Rx(_) => Kind::Rx,
+        Build::Tx(..) => Kind::Tx,
+    };
+    Case {
+        name,
+        clause,
+        title,
+        kind,
+        demands,
+        status,
+        counters,
+        standard_ber_timer,
+        build,
+    }
+}
+
+const fn rx(name: &'static str, clause: &'static str, title: &'static str, b: RxBuild) -> Case {
+    case(name, clause, title, Build::Rx(b), &[], &[], true, false)
+}
+
+const fn tx(name: &'static str, clause: &'static str, title: &'static str, b: TxBuild) -> Case {
+    case(
+        name,
+        clause,
+        title,
+        Build::Tx(b, &[]),
+        &[],
+        &[],
+        true,
+        false,
+    )
+}
+
+use cases as c;
+
+/// The catalogue, in the order it runs.
+pub const CASES: [Case; 22] = [
+    rx(
+        "rx-frames",
+        "4.2.9, 49.2.13",
+        "frames 60..1514 octets from both start lanes received whole",
+        c::rx_frames,
+    ),
+    rx(
+        "rx-terminate-lanes",
+        "49.2.4.4, Fig. 49-7",
+        "/T/ in each lane 0..7 (block types 0x87..0xff), both start lanes",
+        c::rx_terminate_lanes,
+    ),
+    rx(
+        "rx-ifg",
+        "46.2.1, 46.3.1.4",
+        "IFG 5..15 octets with and without the deficit idle count: every frame received",
+        c::rx_ifg,
+    ),
+    rx(
+        "rx-bad-fcs",
+        "4.2.4.1.2, 4.2.9",
+        "a bad FCS: flagged (or dropped), counted",
+        c::rx_bad_fcs,
+    ),
+    rx(
+        "rx-length-limits",
+        "4.2.4.2.1, 4.4.2",
+        "64 and 1518 octets good; 1519, 2004, 9004 too long; a runt",
+        c::rx_length_limits,
+    ),
+    rx(
+        "rx-bad-preamble",
+        "4.2.5, 46.3.2",
+        "a wrong preamble octet and a wrong SFD",
+        c::rx_bad_preamble,
+    ),
+    rx(
+        "rx-error-in-frame",
+        "49.2.13.2.3, Fig. 49-17",
+        "/E/ and an invalid sync header inside frames",
+        c::rx_error_inside,
+    ),
+    rx(
+        "rx-invalid-header-idle",
+        "49.2.4.3, 49.2.13",
+        "invalid sync headers 00 and 11 between frames",
+        c::rx_invalid_header_between,
+    ),
+    rx(
+        "rx-control-codes",
+        "Table 49-1, 49-7",
+        "/LI/, reserved control codes, /Fsig/, a reserved block type, an invalid code",
+        c::rx_control_codes,
+    ),
+    case(
+        "rx-ordered-set-4b",
+        "Fig. 49-7 (0x4b), 46.3.4",
+        "Local Fault in 0x4b blocks (lane 0): fault raised, cleared",
+        Build::Rx(c::rx_os_4b),
+        FAULT,
+        LF,
+        true,
+        false,
+    ),
+    case(
+        "rx-ordered-set-2d",
+        "Fig. 49-7 (0x2d), 46.3.4",
+        "Local Fault in 0x2d blocks (lane 4): fault raised, cleared",
+        Build::Rx(c::rx_os_2d),
+        FAULT,
+        LF,
+        true,
+        false,
+    ),
+    case(
+        "rx-ordered-set-55",
+        "Fig. 49-7 (0x55), 46.3.4",
+        "Local Fault in 0x55 blocks (both lanes): fault raised, cleared",
+        Build::Rx(c::rx_os_55),
+        FAULT,
+        LF,
+        true,
+        false,
+    ),
+    rx(
+        "rx-ordered-set-66",
+        "Fig. 49-7 (0x66)",
+        "an ordered set in lane 0 with /S/ in lane 4: the frame received",
+        c::rx_os_with_start,
+    ),
+    case(
+        "rx-link-fault",
+        "46.3.4, Fig. 46-11",
+        "Local then Remote Fault raised and cleared; 3 sequences raise nothing",
+        Build::Rx(c::rx_link_fault),
+        &[
+            ("local_fault", &[false, true, false]),
+            ("remote_fault", &[false, true, false]),
+        ],
+        &["local_fault", "remote_fault"],
+        true,
+        false,
+    ),
+    case(
+        "rx-hi-ber-15",
+        "49.2.14.2, Fig. 49-15",
+        "15 invalid headers in a 125 us window: hi_ber stays low",
+        Build::Rx(c::rx_hi_ber_15),
+        &[("hi_ber", &[false])],
+        &["hi_ber"],
+        true,
+        false,
+    ),
+    case(
+        "rx-hi-ber-16",
+        "49.2.14.2, Fig. 49-15",
+        "16 invalid headers in a 125 us window: hi_ber rises, clears after a clean window",
+        Build::Rx(c::rx_hi_ber_16),
+        &[("hi_ber", &[false, true, false])],
+        &["hi_ber"],
+        true,
+        true,
+    ),
+    case(
+        "rx-lock-loss",
+        "49.2.9, Fig. 49-14",
+        "16 invalid headers in 64: block lock lost and found again",
+        Build::Rx(c::rx_lock_loss),
+        &[("block_lock", &[true, false, true])],
+        &["block_lock"],
+        false,
+        false,
+    ),
+    case(
+        "rx-bit-slip",
+        "49.2.9, Fig. 49-14",
+        "the line slips 13 bits, then 29 back: lock lost and found each time",
+        Build::Rx(c::rx_bit_slip),
+        &[("block_lock", &[true, false, true, false, true])],
+        &["block_lock"],
+        false,
+        false,
+    ),
+    tx(
+        "tx-lengths",
+        "4.2.3.3, 4.2.8, 49.2.13",
+        "frames of 14..64 octets padded, 1514: FCS, preamble, bit exact on the line",
+        c::tx_lengths,
+    ),
+    tx(
+        "tx-dic",
+        "46.3.1.4",
+        "back-to-back frames of every length mod 4: the gaps of the deficit idle count",
+        c::tx_dic,
+    ),
+    tx(
+        "tx-jumbo",
+        "4.2.8",
+        "a 9000-octet frame between short ones, bit exact",
+        c::tx_jumbo,
+    ),
+    case(
+        "tx-abort",
+        "46.3.1.3, 49.2.13",
+        "a frame aborted by tuser reaches the line as an error, never as a good frame",
+        Build::Tx(c::tx_abort, &[2]),
+        &[],
+        &[],
+        true,
+        false,
+    ),
+];
+
+/// The case named `name`.
+///
+/// # Errors
+/// No such case: the message lists the catalogue's names.
+pub fn find(name: &str) -> Result<&'static Case, String> {
+    CASES.iter().find(|c| c.name == name).ok_or_else(|| {
+        let names: Vec<&str> = CASES.iter().map(|c| c.name).collect();
+        format!(
+            "no case `{name}` in the catalogue: expected one of {}",
+            names.join(", ")
+        )
+    })
+}
+
+/// What a case sends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stimulus {
+    /// A receive case's line.
+    Rx(Line),
+    /// A transmit case's frames (DA to the end of the payload) and the indices of those
+    /// sent with the abort bit.
+    Tx(Vec<Vec<u8>>, Vec<usize>),
+}
+
+/// The case's stimulus for a DUT of `params`.
+///
+/// # Errors
+/// The case could not build its line (a catalogue bug, named).
+pub fn stimulus(case: &Case, params: &Params) -> Result<Stimulus, String> {
+    match case.build {
+        Build::Rx(b) => cases::rx_line(b, params)
+            .map(Stimulus::Rx)
+            .map_err(|e| format!("{}: {e}", case.name)),
+        Build::Tx(b, aborts) => Ok(Stimulus::Tx(b(&mut PyRandom::new(2)), aborts.to_vec())),
+    }
+}
+
+/// Serdes clocks left unjudged at a receive run's end: the model takes the line's clocks
+/// until this many blocks are left (the DUT gets them, to deliver its last frame).
+pub const TAIL_BLOCKS: usize = 64;
+
+/// A frame the model's receiver delivered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelFrame {
+    /// DA through FCS, as received.
+    pub octets: Vec<u8>,
+    /// Its class: `ok`, `fcs_error`, `runt`, `too_long`, ...
+    pub class: String,
+    /// The block and lane of its `/S/`.
+    pub start_block: u64,
+    /// The lane of its `/S/`.
+    pub start_lane: u8,
+}
+
+/// A receive case's outcome: what the model's receiver made of the line (frames, status
+/// levels as they changed, counters) and what the standard demands of the status.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Expected {
+    /// The case.
+    pub case: String,
+    /// Its clauses.
+    pub clause: String,
+    /// Its title.
+    pub title: String,
+    /// Serdes clocks the model took (the line's, less [`TAIL_BLOCKS`]).
+    pub clocks: u64,
+    /// The clock the stimulus starts at (the end of the lead).
+    pub lead_clocks: u64,
+    /// The frames, in order.
+    pub frames: Vec<ModelFrame>,
+    /// Status role -> `(clock, level)` at each change (the first at clock 1): `block_lock`,
+    /// `hi_ber`, `link_up`, `local_fault`, `remote_fault`.
+    pub status: BTreeMap<String, Vec<(u64, bool)>>,
+    /// Status role -> the levels the standard demands from [`Expected::lead_clocks`] on.
+    pub demands: BTreeMap<String, Vec<bool>>,
+    /// Counter role -> how far it moves: `errored_blocks` (entries to RX_E, 3.33),
+    /// `frames_good`, `frames_bad`, `fcs_errors`.
+    pub counters: BTreeMap<String, u64>,
+    /// Counters are judged in this case.
+    pub judge_counters: bool,
+    /// The model's last errored block and the arrow into RX_E, e.g. `812: RX_D --C--> RX_E`.
+    pub last_error: Option<String>,
+}
+
+/// The model's receiver as the conformance bench runs it (66-bit clocks, the DUT's largest
+/// frame, the standard's BER timer).
+pub fn model_receiver(params: &Params) -> SimRx {
+    let opt = Options {
+        max_frame_length: Some(params.max_frame_length.min(usize::from(u16::MAX)) as u16),
+        ..Options::default()
+    };
+    SimRx::new(&opt.rx(), SimInput::Units, RxView::Receiver)
+}
+
+/// The status levels of the model's receiver now, by role.
+fn levels(rx: &SimRx) -> [(&'static str, bool); 5] {
+    let st = rx.status();
+    let fault = st.link_fault.to_string();
+    [
+        ("block_lock", st.block_lock),
+        ("hi_ber", st.hi_ber),
+        ("link_up", st.block_lock && !st.hi_ber),
+        ("local_fault", fault.contains("Local")),
+        ("remote_fault", fault.contains("Remote")),
+    ]
+}
+
+/// A receive case's expected outcome: its line's clocks (`units`, as [`Line::units`] cuts
+/// them) through the model's receiver.
+///
+/// # Errors
+/// The model's receiver failed.
+pub fn expected(case: &Case, params: &Params, units: &[Block]) -> Result<Expected, String> {
+    let mut rx = model_receiver(params);
+    let mut frames = Vec::new();
+    let mut status: BTreeMap<String, Vec<(u64, bool)>> = BTreeMap::new();
+    let taken = units.len().saturating_sub(TAIL_BLOCKS);
+    for (clock, &u) in units.iter().take(taken).enumerate() {
+        frames.extend(rx.push_unit(u).map_err(|e| e.to_string())?);
+        for (role, v) in levels(&rx) {
+            let trace = status.entry(role.to_string()).or_default();
+            if trace.last().is_none_or(|&(_, last)| last != v) {
+                trace.push((clock as u64 + 1, v));
+            }
+        }
+    }
+    let errored = rx.pcs().errored_blocks;
+    let last_error = rx
+        .last_errored()
+        .map(|e| format!("{}: {}", e.block, e.what));
+    let (_, _, last) = rx.finish().map_err(|e| e.to_string())?;
+    frames.extend(last);
+    let frames: Vec<ModelFrame> = frames
+        .iter()
+        .map(|f| ModelFrame {
+            octets: f.frame.data.clone(),
+            class: class_name(f.frame.class).to_string(),
+            start_block: f.frame.start.block,
+            start_lane: f.frame.start.lane,
+        })
+        .collect();
+    let count = |p: &dyn Fn(&str) -> bool| frames.iter().filter(|f| p(&f.class)).count() as u64;
+    let counters = BTreeMap::from([
+        ("errored_blocks".to_string(), errored),
+        ("frames_good".to_string(), count(&|c| c == "ok")),
+        ("frames_bad".to_string(), count(&|c| c != "ok")),
+        ("fcs_errors".to_string(), count(&|c| c == "fcs_error")),
+    ]);
+    Ok(Expected {
+        case: case.name.into(),
+        clause: case.clause.into(),
+        title: case.title.into(),
+        clocks: taken as u64,
+        lead_clocks: LEAD as u64,
+        frames,
+        status,
+        demands: case
+            .demands
+            .iter()
+            .map(|(r, v)| (r.to_string(), v.to_vec()))
+            .collect(),
+        counters,
+        judge_counters: case.counters,
+        last_error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_are_pythons_random() {
+        // python3 -c 'import random; r = random.Random(1); print([r.randint(60, 1514) for _ in
+        // range(5)], r.randbytes(7).hex()); print(random.Random(2).randbytes(9).hex())'
+        let mut r = PyRandom::new(1);
+        let ints: Vec<usize> = (0..5).map(|_| r.randint(60, 1514)).collect();
+        assert_eq!(ints, [335, 1225, 189, 582, 301]);
+        assert_eq!(r.randbytes(7), [0x7b, 0xd5, 0xd4, 0x7e, 0x6f, 0xce, 0xc2]);
+        assert_eq!((r.randint(0, 0), r.randbytes(0)), (0, vec![]));
+        let nine = [0x73, 0xa9, 0xbe, 0xf4, 0x99, 0xbb, 0xf4, 0xdc, 0xf2];
+        assert_eq!(PyRandom::new(2).randbytes(9), nine);
+    }
+
+    #[test]
+    fn every_case_builds_and_names_are_unique() {
+        let p = Params::default();
+        for (i, c) in CASES.iter().enumerate() {
+            assert!(CASES[..i].iter().all(|o| o.name != c.name), "{}", c.name);
+            let s = stimulus(c, &p).unwrap();
+            assert_eq!(
+                matches!(s, Stimulus::Rx(_)),
+                c.kind == Kind::Rx,
+                "{}",
+                c.name
+            );
+        }
+        assert!(find("rx-nope").is_err_and(|e| e.contains("rx-frames, rx-terminate-lanes")));
+    }
+
+    #[test]
+    fn the_model_meets_every_receive_cases_demands() {
+        let p = Params::default();
+        for c in CASES.iter().filter(|c| c.kind == Kind::Rx) {
+            let Stimulus::Rx(line) = stimulus(c, &p).unwrap() else {
+                unreachable!()
+            };
+            let exp = expected(c, &p, &line.units()).unwrap();
+            let said = judge::DutSaid::default();
+            let shape = judge::DutShape {
+                frames: false,
+                fcs_stripped: true,
+                pulses: vec![],
+            };
+            assert_eq!(
+                judge::rx(&exp, &shape, &said),
+                Vec::<String>::new(),
+                "{}",
+                c.name
+            );
+            if !c.status_only() {
+                assert!(exp.frames.iter().any(|f| f.class == "ok"), "{}", c.name);
+            }
+        }
+    }
+}

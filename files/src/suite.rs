@@ -1,0 +1,277 @@
+//! A conformance suite on disk (`baser gen --suite DIR`), for a bench that cannot run the
+//! Python catalogue (a SystemVerilog bench through the DPI-C package):
+//!
+//! ```text
+//! DIR/index.json               the suite: settings, and per case name, clause, title, kind,
+//!                              needs and its files
+//! DIR/<case>.bits              a receive case's line as sent: serdes bits, bit 0 of byte 0
+//!                              first, its 66-bit clocks back to back (slips made), zero padded
+//! DIR/<case>.expected.json     a receive case's outcome: the model's frames, status levels as
+//!                              they changed, counters, the levels the standard demands
+//! DIR/<case>.pcap              a transmit case's frames (without FCS; `aborts`: those sent
+//!                              with the abort bit), judged by `baser check --blocks`
+//! ```
+
+use crate::bits::BitsWriter;
+use crate::pcap::FrameWriter;
+use crate::InputError;
+use baser_engine::conformance::{self, Case, Expected, Kind, Params, Stimulus};
+use pcs_core::{Block, SyncHeader};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The index of a suite (`index.json`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteIndex {
+    /// Who made it.
+    pub made_by: String,
+    /// The line rate: `10g`.
+    pub rate: String,
+    /// The receiver's largest good frame, FCS included, the stimulus was made for.
+    pub max_frame_length: usize,
+    /// The DUT's 125 µs timer in blocks the stimulus was made for.
+    pub ber_window_blocks: usize,
+    /// The cases, in the catalogue's order.
+    pub cases: Vec<SuiteCase>,
+}
+
+/// One case of a suite.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteCase {
+    /// Its name.
+    pub name: String,
+    /// The clauses it checks.
+    pub clause: String,
+    /// What it sends and demands.
+    pub title: String,
+    /// `rx` or `tx`.
+    pub kind: Kind,
+    /// What a DUT needs for it (`status.hi_ber`, `serdes_rx`, `rx_axis`, ...).
+    pub needs: Vec<String>,
+    /// It needs the DUT's BER timer to be the standard's 125 µs.
+    pub standard_ber_timer: bool,
+    /// A receive case's line (`.bits`), a transmit case's frames (`.pcap`).
+    pub stream: String,
+    /// A receive case's serdes clocks in its line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub units: Option<usize>,
+    /// A receive case's expected outcome (`.expected.json`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// A transmit case's frames sent with the abort bit (0-based).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub aborts: Vec<usize>,
+}
+
+fn out_err(path: &Path) -> impl Fn(std::io::Error) -> InputError + '_ {
+    move |e| InputError::io(path, &e)
+}
+
+fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, InputError> {
+    std::fs::File::create(path)
+        .map(std::io::BufWriter::new)
+        .map_err(out_err(path))
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), InputError> {
+    crate::report::write_json(path, value).map_err(out_err(path))
+}
+
+/// Writes the cases (all: `names` empty) to `dir` (made if missing) with their files and
+/// `index.json`; returns the index.
+///
+/// # Errors
+/// An unknown case name (the message lists the catalogue's), or a file that cannot be
+/// written.
+pub fn write(
+    dir: &Path,
+    names: &[String],
+    params: &Params,
+    made_by: &str,
+) -> Result<SuiteIndex, InputError> {
+    let chosen: Vec<&Case> = if names.is_empty() {
+        conformance::CASES.iter().collect()
+    } else {
+        let found: Result<Vec<_>, String> = names.iter().map(|n| conformance::find(n)).collect();
+        found.map_err(|e| InputError::file(dir, e))?
+    };
+    std::fs::create_dir_all(dir).map_err(out_err(dir))?;
+    let mut index = SuiteIndex {
+        made_by: made_by.to_string(),
+        rate: "10g".into(),
+        max_frame_length: params.max_frame_length,
+        ber_window_blocks: params.ber_window_blocks,
+        cases: Vec::new(),
+    };
+    for case in chosen {
+        index.cases.push(write_case(dir, case, params)?);
+    }
+    write_json(&dir.join("index.json"), &index)?;
+    Ok(index)
+}
+
+fn write_case(dir: &Path, case: &Case, params: &Params) -> Result<SuiteCase, InputError> {
+    let stimulus = conformance::stimulus(case, params).map_err(|e| InputError::file(dir, e))?;
+    let mut entry = SuiteCase {
+        name: case.name.into(),
+        clause: case.clause.into(),
+        title: case.title.into(),
+        kind: case.kind,
+        needs: case.needs(),
+        standard_ber_timer: case.standard_ber_timer,
+        stream: String::new(),
+        units: None,
+        expected: None,
+        aborts: Vec::new(),
+    };
+    match stimulus {
+        Stimulus::Rx(line) => {
+            let units = line.units();
+            let exp = conformance::expected(case, params, &units)
+                .map_err(|e| InputError::file(dir, e))?;
+            entry.stream = format!("{}.bits", case.name);
+            let path = dir.join(&entry.stream);
+            let mut w = BitsWriter::new(create(&path)?);
+            for &u in &units {
+                w.write(u).map_err(out_err(&path))?;
+            }
+            w.finish(None).map_err(out_err(&path))?;
+            entry.units = Some(units.len());
+            let name = format!("{}.expected.json", case.name);
+            write_json(&dir.join(&name), &exp)?;
+            entry.expected = Some(name);
+        }
+        Stimulus::Tx(frames, aborts) => {
+            entry.stream = format!("{}.pcap", case.name);
+            let path = dir.join(&entry.stream);
+            let mut w = FrameWriter::new(create(&path)?).map_err(out_err(&path))?;
+            for (i, f) in frames.iter().enumerate() {
+                let at = std::time::Duration::from_micros(i as u64);
+                w.write(at, f).map_err(out_err(&path))?;
+            }
+            w.finish()
+                .and_then(|mut f| f.flush())
+                .map_err(out_err(&path))?;
+            entry.aborts = aborts;
+        }
+    }
+    Ok(entry)
+}
+
+/// A receive case read back from a suite: its entry, expected outcome and serdes clocks.
+pub struct SuiteRxCase {
+    /// Its entry in the index.
+    pub entry: SuiteCase,
+    /// Its expected outcome.
+    pub expected: Expected,
+    /// Its line's 66-bit serdes clocks.
+    pub units: Vec<Block>,
+}
+
+/// Reads `index.json` of the suite in `dir`.
+///
+/// # Errors
+/// The index is missing or malformed.
+pub fn read_index(dir: &Path) -> Result<SuiteIndex, InputError> {
+    let path = dir.join("index.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        InputError::file(
+            &path,
+            format!("{e} (a suite folder is made by `baser gen --suite DIR`)"),
+        )
+    })?;
+    serde_json::from_str(&text).map_err(|e| InputError::file(&path, e.to_string()))
+}
+
+/// Reads the receive case `name` of the suite in `dir`.
+///
+/// # Errors
+/// No such case, a transmit case, or a missing or malformed file.
+pub fn read_rx_case(dir: &Path, name: &str) -> Result<SuiteRxCase, InputError> {
+    let index = read_index(dir)?;
+    let index_path = dir.join("index.json");
+    let Some(entry) = index.cases.into_iter().find(|c| c.name == name) else {
+        return Err(InputError::file(
+            &index_path,
+            format!("no case `{name}` in this suite"),
+        ));
+    };
+    let (Some(units), Some(exp)) = (entry.units, entry.expected.clone()) else {
+        return Err(InputError::file(
+            &index_path,
+            format!("case `{name}` is a transmit case: its frames ({}) go to the DUT's transmitter and its line is judged by `baser check --blocks`", entry.stream),
+        ));
+    };
+    let exp_path: PathBuf = dir.join(exp);
+    let text = std::fs::read_to_string(&exp_path).map_err(out_err(&exp_path))?;
+    let expected =
+        serde_json::from_str(&text).map_err(|e| InputError::file(&exp_path, e.to_string()))?;
+    let bits_path = dir.join(&entry.stream);
+    let bytes = std::fs::read(&bits_path).map_err(out_err(&bits_path))?;
+    if bytes.len() * 8 < units * 66 {
+        return Err(InputError::file(
+            &bits_path,
+            format!(
+                "{} bits, the index says {units} clocks of 66",
+                bytes.len() * 8
+            ),
+        ));
+    }
+    Ok(SuiteRxCase {
+        entry,
+        expected,
+        units: (0..units).map(|k| unit_at(&bytes, 66 * k)).collect(),
+    })
+}
+
+/// The 66 bits from bit `at` of a stream (bit 0 of byte 0 first).
+fn unit_at(bytes: &[u8], at: usize) -> Block {
+    let mut unit = 0u128;
+    for k in 0..66 {
+        let bit = at + k;
+        let b = bytes.get(bit / 8).copied().unwrap_or(0) >> (bit % 8) & 1;
+        unit |= u128::from(b) << k;
+    }
+    Block {
+        sync: SyncHeader::from_bits((unit & 3) as u8),
+        payload: (unit >> 2) as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_written_case_reads_back_as_the_engine_made_it() {
+        let dir = std::env::temp_dir().join(format!("baser-suite-{}", std::process::id()));
+        let names = vec!["rx-bit-slip".to_string(), "tx-abort".to_string()];
+        let index = write(&dir, &names, &Params::default(), "test").unwrap();
+        assert_eq!(index.cases.len(), 2);
+        assert_eq!(index.cases[1].aborts, [2]);
+        let case = read_rx_case(&dir, "rx-bit-slip").unwrap();
+        let Stimulus::Rx(line) = conformance::stimulus(
+            conformance::find("rx-bit-slip").unwrap(),
+            &Params::default(),
+        )
+        .unwrap() else {
+            unreachable!()
+        };
+        assert_eq!(case.units, line.units());
+        assert_eq!(
+            case.expected.demands["block_lock"],
+            [true, false, true, false, true]
+        );
+        let tx = read_rx_case(&dir, "tx-abort").err().unwrap().to_string();
+        assert!(tx.contains("transmit case"), "{tx}");
+        let unknown = write(&dir, &["rx-nope".into()], &Params::default(), "t")
+            .err()
+            .unwrap();
+        assert!(
+            unknown.to_string().contains("no case `rx-nope`"),
+            "{unknown}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

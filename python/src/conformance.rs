@@ -1,0 +1,89 @@
+//! The conformance catalogue's cases from Python (`baser.conformance` takes its table and
+//! every case's stimulus from here): the engine's [`conformance`] module, translated.
+//!
+//! Blocks cross as `(header, payload)`, as in `lib.rs`.
+
+use crate::{guard, pair, value_err, Pair};
+use baser_engine::conformance::{self, Kind, Params, Stimulus};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// The catalogue, in the order it runs: one dict a case with `name`, `clause`, `title`,
+/// `kind` ("rx" or "tx"), `expect` (status role -> the levels the standard demands from the
+/// stimulus on), `needs` (what the adapter must have), `counters` (judged),
+/// `standard_ber_timer` (needs the DUT's BER timer to be the standard's).
+#[pyfunction]
+pub fn conformance_cases(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
+    conformance::CASES
+        .iter()
+        .map(|c| {
+            let d = PyDict::new(py);
+            d.set_item("name", c.name)?;
+            d.set_item("clause", c.clause)?;
+            d.set_item("title", c.title)?;
+            d.set_item("kind", if c.kind == Kind::Rx { "rx" } else { "tx" })?;
+            let expect = PyDict::new(py);
+            for (role, levels) in c.demands {
+                expect.set_item(role, pyo3::types::PyTuple::new(py, levels.iter())?)?;
+            }
+            d.set_item("expect", expect)?;
+            d.set_item("needs", c.needs())?;
+            d.set_item("counters", c.counters)?;
+            d.set_item("standard_ber_timer", c.standard_ber_timer)?;
+            Ok(d.unbind())
+        })
+        .collect()
+}
+
+/// A receive case's line as the bench takes it: unscrambled `blocks`, `slips` (block index
+/// -> bits inserted or deleted there) and `frames` (per frame sent: `frame`, `s_block`,
+/// `s_lane`, `t_block`, `t_lane`); or a transmit case's `(frames, aborts)`.
+type RxLine = (
+    Vec<Pair>,
+    Vec<(usize, i32)>,
+    Vec<(Vec<u8>, usize, u8, usize, u8)>,
+);
+
+/// One case's stimulus for a DUT whose largest good frame is `max_frame_length` octets (FCS
+/// included) and whose 125 µs timer is `ber_window_blocks` blocks: a receive case's
+/// `("rx", (blocks, slips, frames))` (blocks before scrambling; slips as `(block index,
+/// bits)`, > 0 inserted; frames as `(octets, s_block, s_lane, t_block, t_lane)`), a transmit
+/// case's `("tx", (frames, aborts))`.
+#[pyfunction]
+#[pyo3(signature = (name, *, max_frame_length=1518, ber_window_blocks=19531))]
+pub fn conformance_stimulus(
+    py: Python<'_>,
+    name: &str,
+    max_frame_length: usize,
+    ber_window_blocks: usize,
+) -> PyResult<(&'static str, Py<PyAny>)> {
+    let case = conformance::find(name).map_err(value_err)?;
+    let params = Params {
+        max_frame_length,
+        ber_window_blocks,
+    };
+    let s = guard(|| conformance::stimulus(case, &params).map_err(value_err))?;
+    Ok(match s {
+        Stimulus::Rx(line) => {
+            let out: RxLine = (
+                line.blocks.iter().map(|&b| pair(b)).collect(),
+                line.slips.into_iter().collect(),
+                line.frames
+                    .into_iter()
+                    .map(|f| (f.frame, f.start.0, f.start.1, f.end.0, f.end.1))
+                    .collect(),
+            );
+            ("rx", out.into_pyobject(py)?.into_any().unbind())
+        }
+        Stimulus::Tx(frames, aborts) => {
+            let frames: Vec<_> = frames
+                .iter()
+                .map(|f| pyo3::types::PyBytes::new(py, f))
+                .collect();
+            (
+                "tx",
+                (frames, aborts).into_pyobject(py)?.into_any().unbind(),
+            )
+        }
+    })
+}
