@@ -212,7 +212,9 @@ impl FecEncoder {
     pub fn new(opt: &FecOptions) -> Result<Option<Self>, String> {
         let inner = match opt.kind {
             Fec::None => return Ok(None),
-            Fec::Fc => Encoder::Fc(Box::new(base_r::FecTx::new())),
+            Fec::Fc => Encoder::Fc(Box::new(
+                base_r::FecTx::new().with_parity_kernel(crate::fec_kernels::parity_kernel()),
+            )),
             Fec::Rs => Encoder::Rs(
                 Box::new(rs::Transmitter::new(&opt.rs).map_err(|e| e.to_string())?),
                 rs::LineWords::new(),
@@ -752,7 +754,10 @@ impl FecDecoder {
         let inner = match opt.kind {
             Fec::None => return Ok(None),
             Fec::Fc => Decoder::Fc(
-                Box::new(base_r::FecRx::new(opt.fc)),
+                Box::new(
+                    base_r::FecRx::new(opt.fc)
+                        .with_parity_kernel(crate::fec_kernels::parity_kernel()),
+                ),
                 vec![base_r::FecRxBlock::EMPTY; 64],
             ),
             Fec::Rs => Decoder::Rs(Box::new(

@@ -26,6 +26,7 @@ pub mod decode_report;
 pub mod describe;
 pub mod fcs;
 pub mod fec;
+pub mod fec_kernels;
 pub mod frame_check;
 pub mod gen;
 pub mod inject;

@@ -24,7 +24,7 @@
 
 use pcs_core::{Block, SyncHeader};
 
-use super::parity::{apply_byte_tables, byte_tables, syndrome, GENERATOR};
+use super::parity::{apply_byte_tables, byte_tables, ParityKernel, GENERATOR};
 use super::pn2112::apply_pn2112;
 use super::transcode::{unpack_rows_into, BLOCKS_PER_FEC_BLOCK, FEC_BLOCK_BITS, FEC_BLOCK_WORDS};
 
@@ -366,12 +366,23 @@ pub fn decode_into(
     options: DecodeOptions,
     blocks: &mut [Block; BLOCKS_PER_FEC_BLOCK],
 ) -> (DecodeOutcome, u32) {
+    decode_into_with(line, options, blocks, ParityKernel::TABLES)
+}
+
+/// [`decode_into`] with the syndrome computed by `kernel`.
+#[inline]
+pub(super) fn decode_into_with(
+    line: &[u64; FEC_BLOCK_WORDS],
+    options: DecodeOptions,
+    blocks: &mut [Block; BLOCKS_PER_FEC_BLOCK],
+    kernel: ParityKernel,
+) -> (DecodeOutcome, u32) {
     let mut words = *line;
     apply_pn2112(&mut words);
     // The blocks as received, while the syndrome is computed (independent work); redone only
     // if a correction changed the bits.
     unpack_rows_into(&words, blocks);
-    let syndrome = syndrome(&words);
+    let syndrome = kernel.syndrome(&words);
     if syndrome == 0 {
         return (DecodeOutcome::Clean, 0);
     }
@@ -419,6 +430,7 @@ pub fn mark_errors(blocks: &mut [Block; BLOCKS_PER_FEC_BLOCK], marking: ErrorMar
 #[cfg(test)]
 mod tests {
     use super::super::encode::encode;
+    use super::super::parity::syndrome;
     use super::super::tests_support::blocks_from;
     use super::*;
     use proptest::prelude::*;

@@ -14,7 +14,7 @@
 use pcs_core::Block;
 use pcs_core::Progress;
 
-use super::parity::parity_line_bits;
+use super::parity::ParityKernel;
 use super::pn2112::apply_pn2112;
 use super::transcode::{pack_rows, BLOCKS_PER_FEC_BLOCK, FEC_BLOCK_WORDS};
 
@@ -35,8 +35,18 @@ pub fn encode(blocks: &[Block; BLOCKS_PER_FEC_BLOCK]) -> [u64; FEC_BLOCK_WORDS] 
 /// Spec: IEEE 802.3 §74.7.4.2, §74.7.4.4, §74.7.4.4.1.
 #[inline]
 pub fn encode_into(blocks: &[Block; BLOCKS_PER_FEC_BLOCK], line: &mut [u64; FEC_BLOCK_WORDS]) {
+    encode_into_with(blocks, line, ParityKernel::TABLES);
+}
+
+/// [`encode_into`] with the parity computed by `kernel`.
+#[inline]
+fn encode_into_with(
+    blocks: &[Block; BLOCKS_PER_FEC_BLOCK],
+    line: &mut [u64; FEC_BLOCK_WORDS],
+    kernel: ParityKernel,
+) {
     *line = pack_rows(blocks);
-    let parity = parity_line_bits(line);
+    let parity = kernel.parity_line_bits(line);
     if let Some(last) = line.last_mut() {
         *last |= u64::from(parity) << 32;
     }
@@ -52,6 +62,7 @@ pub struct FecTx {
     blocks: [Block; BLOCKS_PER_FEC_BLOCK],
     len: u8,
     fec_blocks: u64,
+    parity: ParityKernel,
 }
 
 impl Default for FecTx {
@@ -70,7 +81,17 @@ impl FecTx {
             blocks: [Block::IDLE; BLOCKS_PER_FEC_BLOCK],
             len: 0,
             fec_blocks: 0,
+            parity: ParityKernel::TABLES,
         }
+    }
+
+    /// This transmitter computing the parity with `kernel` (the tables by default).
+    ///
+    /// Spec: IEEE 802.3 §74.7.4.4.
+    #[must_use]
+    pub const fn with_parity_kernel(mut self, kernel: ParityKernel) -> Self {
+        self.parity = kernel;
+        self
     }
 
     /// Blocks held for the next FEC block (0..32).
@@ -103,7 +124,9 @@ impl FecTx {
         }
         self.len = 0;
         self.fec_blocks = self.fec_blocks.wrapping_add(1);
-        Some(encode(&self.blocks))
+        let mut line = [0u64; FEC_BLOCK_WORDS];
+        encode_into_with(&self.blocks, &mut line, self.parity);
+        Some(line)
     }
 
     /// Takes `blocks` and writes whole FEC blocks (33 words each) into `out`, stopping when
@@ -121,7 +144,7 @@ impl FecTx {
             // Whole FEC blocks straight from the slice when nothing is held.
             if self.len == 0 {
                 if let Some((group, rest)) = blocks.split_first_chunk::<BLOCKS_PER_FEC_BLOCK>() {
-                    encode_into(group, room);
+                    encode_into_with(group, room, self.parity);
                     self.fec_blocks = self.fec_blocks.wrapping_add(1);
                     blocks = rest;
                     progress.consumed += BLOCKS_PER_FEC_BLOCK;

@@ -211,6 +211,83 @@ pub fn parity(line: &[u64; FEC_BLOCK_WORDS]) -> u32 {
     parity_line_bits(line).reverse_bits()
 }
 
+/// The function a [`ParityKernel`] holds: `x^32 m(x) mod g(x)` of the message bits of a FEC
+/// block (line bits `0..2080`; the high half of word 32 is not read), reflected: bit `j` is the
+/// parity bit sent at line bit `2080 + j`.
+pub type ParityFn = fn(&[u64; FEC_BLOCK_WORDS]) -> u32;
+
+/// How a transmitter computes the parity and a receiver the syndrome: this module's tables
+/// ([`ParityKernel::TABLES`], the default), or a faster function the caller supplies. The
+/// cores forbid `unsafe`, so a kernel that needs CPU instructions chosen at run time (the
+/// engine's carry-less multiply fold, `baser_engine::fec_kernels`) lives outside and comes in
+/// here. A kernel is a strategy, not state: every kernel must give what the tables give for
+/// every input (the engine's property test says so for its own), so any two compare equal.
+///
+/// Spec: IEEE 802.3 §74.7.4.4 (equation 74-1).
+#[derive(Clone, Copy)]
+pub struct ParityKernel(ParityFn);
+
+impl ParityKernel {
+    /// The slice-by-8 tables of this module.
+    pub const TABLES: Self = Self(parity_line_bits);
+
+    /// A kernel computing [`ParityFn`]'s value with `f`, which must equal the tables' value.
+    #[must_use]
+    pub const fn new(f: ParityFn) -> Self {
+        Self(f)
+    }
+
+    /// The reflected parity of the message bits of `line` (see [`ParityFn`]).
+    ///
+    /// Spec: IEEE 802.3 §74.7.4.4.
+    #[inline(always)]
+    #[must_use]
+    pub fn parity_line_bits(self, line: &[u64; FEC_BLOCK_WORDS]) -> u32 {
+        (self.0)(line)
+    }
+
+    /// The syndrome of a descrambled FEC block, as [`syndrome`] gives it.
+    ///
+    /// Spec: IEEE 802.3 §74.7.4.4; the syndrome test of §74.7.4.7.
+    #[inline(always)]
+    #[must_use]
+    pub fn syndrome(self, line: &[u64; FEC_BLOCK_WORDS]) -> u32 {
+        (self.parity_line_bits(line) ^ received_parity_line_bits(line)).reverse_bits()
+    }
+}
+
+impl Default for ParityKernel {
+    fn default() -> Self {
+        Self::TABLES
+    }
+}
+
+impl core::fmt::Debug for ParityKernel {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("ParityKernel")
+    }
+}
+
+/// Every kernel computes the same function: kernels are equal.
+impl PartialEq for ParityKernel {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for ParityKernel {}
+
+impl core::hash::Hash for ParityKernel {
+    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for ParityKernel {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "ParityKernel");
+    }
+}
+
 /// The received parity bits (line bits `2080..2112`) in reflected form.
 #[inline]
 fn received_parity_line_bits(line: &[u64; FEC_BLOCK_WORDS]) -> u32 {

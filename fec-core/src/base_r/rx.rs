@@ -23,9 +23,10 @@ use pcs_core::Block;
 use pcs_core::Progress;
 
 use super::decode::{
-    decode_into, Correction, DecodeOptions, DecodeOutcome, ErrorIndication, ErrorMarking,
+    decode_into_with, Correction, DecodeOptions, DecodeOutcome, ErrorIndication, ErrorMarking,
 };
 use super::lock::{FecBlockLock, FecLockAction, FecLockConfig, LockChange};
+use super::parity::ParityKernel;
 use super::status::{CounterRead, FecCounters};
 use super::transcode::{BLOCKS_PER_FEC_BLOCK, FEC_BLOCK_BITS, FEC_BLOCK_WORDS};
 
@@ -124,6 +125,7 @@ pub struct FecRx {
     lock_acquired_at: Option<u64>,
     lock_losses: u64,
     fec_blocks: u64,
+    parity: ParityKernel,
 }
 
 impl Default for FecRx {
@@ -149,7 +151,17 @@ impl FecRx {
             lock_acquired_at: None,
             lock_losses: 0,
             fec_blocks: 0,
+            parity: ParityKernel::TABLES,
         }
+    }
+
+    /// This receiver computing the syndrome with `kernel` (the tables by default).
+    ///
+    /// Spec: IEEE 802.3 §74.7.4.4, §74.7.4.7.
+    #[must_use]
+    pub const fn with_parity_kernel(mut self, kernel: ParityKernel) -> Self {
+        self.parity = kernel;
+        self
     }
 
     /// A receiver that knows the first bit fed starts a FEC block: locked there from the start
@@ -337,7 +349,7 @@ impl FecRx {
             error_indication: self.config.error_indication,
             error_marking: self.config.error_marking,
         };
-        let (outcome, syndrome) = decode_into(line, options, &mut record.blocks);
+        let (outcome, syndrome) = decode_into_with(line, options, &mut record.blocks, self.parity);
         let step = self.lock.step(outcome);
         self.counters.count(outcome);
         let bit_offset = self.next_bit;
