@@ -156,38 +156,30 @@ fn parity_clmul(line: &[u64; FEC_BLOCK_WORDS]) -> u32 {
     ParityKernel::TABLES.parity_line_bits(line)
 }
 
-/// Words `2j` and `2j + 1` of `line` as one register (octets `16j..16j + 16`).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn pair(line: &[u64; FEC_BLOCK_WORDS], j: usize) -> __m128i {
-    let w = |i: usize| line.get(i).copied().unwrap_or(0) as i64;
-    // SAFETY (of the intrinsic): SSE2, always there on x86_64.
-    unsafe { _mm_set_epi64x(w(2 * j + 1), w(2 * j)) }
-}
-
 /// [`parity_clmul`] on a CPU with `PCLMULQDQ`, SSSE3 and SSE4.1.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "pclmulqdq,ssse3,sse4.1")]
 fn clmul_parity(line: &[u64; FEC_BLOCK_WORDS]) -> u32 {
-    let fold = |x: __m128i, ahead: usize| {
-        let [lo, hi] = FOLD.get(ahead).copied().unwrap_or([0, 0]);
+    let fold = |x: __m128i, [lo, hi]: [u64; 2]| {
         let key = _mm_set_epi64x(hi as i64, lo as i64);
         _mm_xor_si128(
             _mm_clmulepi64_si128(x, key, 0x00),
             _mm_clmulepi64_si128(x, key, 0x11),
         )
     };
-    // Piece k is octets 16k - 12 .. 16k + 4: the last 12 octets of pair k - 1 and the first 4
-    // of pair k (octets before 0 are zero). The last piece ends at octet 260, inside word 32,
-    // whose high half (the parity's place) is left out.
+    // Piece k is octets 16k - 12 .. 16k + 4: the last 12 octets of pair k - 1 (words 2k - 2
+    // and 2k - 1) and the first 4 of pair k (octets before 0 are zero); piece k < 16 is
+    // folded 16 - k pieces ahead. The last piece ends at octet 260, inside word 32, whose
+    // high half (the parity's place) is left out.
+    let (pairs, last_word) = line.as_chunks::<2>();
     let mut prev = _mm_setzero_si128();
     let mut acc = _mm_setzero_si128();
-    for k in 0..PIECES - 1 {
-        let next = pair(line, k);
-        acc = _mm_xor_si128(acc, fold(_mm_alignr_epi8::<4>(next, prev), PIECES - 1 - k));
+    for (&[lo, hi], &key) in pairs.iter().zip(FOLD.iter().rev()) {
+        let next = _mm_set_epi64x(hi as i64, lo as i64);
+        acc = _mm_xor_si128(acc, fold(_mm_alignr_epi8::<4>(next, prev), key));
         prev = next;
     }
-    let tail = line.get(2 * (PIECES - 1)).copied().unwrap_or(0) & 0xffff_ffff;
+    let tail = last_word.first().copied().unwrap_or(0) & 0xffff_ffff;
     let last = _mm_alignr_epi8::<4>(_mm_set_epi64x(0, tail as i64), prev);
     reduce128(_mm_xor_si128(acc, last))
 }

@@ -44,6 +44,9 @@ pub const BLOCKS_PER_TRANSCODED: usize = 4;
 /// VIP uses for error marking), so the PCS counts them as bad sync headers.
 pub const MALFORMED_SYNC: SyncHeader = SyncHeader::from_bits(0b11);
 
+/// Words a transcoded block can touch in a word stream: 257 bits from any bit of a word.
+const SPAN_WORDS: usize = 6;
+
 /// One 257-bit transcoded block, bit 0 first on the line (`t[0]` in bit 0 of word 0,
 /// `t[256]` in bit 0 of word 4). Any 257-bit pattern can be held.
 ///
@@ -76,7 +79,21 @@ impl Transcoded257 {
     }
 
     /// Reads 257 bits at line bit `offset` of a word stream.
+    #[inline]
     pub(crate) fn read_from(words: &[u64], offset: usize) -> Self {
+        // The six words the bits can touch, checked once (the fast path: a codeword's
+        // slots always have them); else word by word, reading zeros past the end.
+        let w = offset / 64;
+        let s = (offset % 64) as u32;
+        if let Some(src) = words.get(w..).and_then(|d| d.first_chunk::<SPAN_WORDS>()) {
+            let mut out = [0u64; 5];
+            for (k, o) in out.iter_mut().enumerate() {
+                let (lo, hi) = (src.get(k), src.get(k + 1));
+                let (lo, hi) = (lo.copied().unwrap_or(0), hi.copied().unwrap_or(0));
+                *o = (lo >> s) | ((hi << 1) << (63 - s));
+            }
+            return Self::from_words(out);
+        }
         Self::from_words([
             bits::read64(words, offset),
             bits::read64(words, offset + 64),
@@ -88,9 +105,23 @@ impl Transcoded257 {
 
     /// ORs the 257 bits into a word stream at line bit `offset` (a write when those bits
     /// are zero, as in a codeword being built).
+    #[inline]
     pub(crate) fn or_into(&self, words: &mut [u64], offset: usize) {
         let w = offset / 64;
         let s = (offset % 64) as u32;
+        // The six words the bits can touch, checked once (the fast path: a codeword's slots
+        // always have them); else word by word, dropping what falls past the end.
+        if let Some(dst) = words
+            .get_mut(w..)
+            .and_then(|d| d.first_chunk_mut::<SPAN_WORDS>())
+        {
+            let mut carry = 0;
+            for (d, &v) in dst.iter_mut().zip(self.words.iter().chain([0].iter())) {
+                *d |= carry | v << s;
+                carry = (v >> 1) >> (63 - s);
+            }
+            return;
+        }
         for (k, &v) in self.words.iter().enumerate() {
             if let Some(x) = words.get_mut(w + k) {
                 *x |= v << s;
@@ -122,14 +153,28 @@ const fn is_data(block: &Block) -> bool {
     block.sync.to_bits() & 0b10 != 0
 }
 
+/// Bit `k` set when block `k` is a data block ([`is_data`]).
+#[inline(always)]
+fn data_flags(blocks: &[Block; BLOCKS_PER_TRANSCODED]) -> u64 {
+    blocks
+        .iter()
+        .enumerate()
+        .fold(0u64, |f, (k, b)| f | u64::from(is_data(b)) << k)
+}
+
+/// [`data_flags`] of four data blocks.
+const ALL_DATA: u64 = (1 << BLOCKS_PER_TRANSCODED) - 1;
+
 /// Transcodes four scrambled 66-bit blocks (block 0 first on the line).
 ///
 /// Spec: IEEE 802.3 §91.5.2.5.
 #[must_use]
+#[inline]
 pub fn transcode(blocks: &[Block; BLOCKS_PER_TRANSCODED]) -> Transcoded257 {
     let [b0, b1, b2, b3] = blocks;
     let (p0, p1, p2, p3) = (b0.payload, b1.payload, b2.payload, b3.payload);
-    let words = if is_data(b0) && is_data(b1) && is_data(b2) && is_data(b3) {
+    let flags = data_flags(blocks);
+    let words = if flags == ALL_DATA {
         [
             1 | p0 << 1,
             p0 >> 63 | p1 << 1,
@@ -138,10 +183,6 @@ pub fn transcode(blocks: &[Block; BLOCKS_PER_TRANSCODED]) -> Transcoded257 {
             p3 >> 63,
         ]
     } else {
-        let flags = blocks
-            .iter()
-            .enumerate()
-            .fold(0u64, |f, (k, b)| f | u64::from(is_data(b)) << k);
         let mut packer = Packer::default();
         packer.push(flags << 1, 5);
         let mut first = true;
@@ -481,6 +522,33 @@ mod tests {
     }
 
     proptest! {
+        /// `or_into` and `read_from` (six words checked at once where the stream has them,
+        /// word by word near its end) equal a bit-by-bit copy, at any offset of any stream.
+        #[test]
+        fn or_into_and_read_from_equal_a_bit_by_bit_copy(
+            t in prop::array::uniform5(any::<u64>()),
+            stream in prop::collection::vec(any::<u64>(), 0..12),
+            offset in 0usize..800,
+        ) {
+            let t = Transcoded257::from_words(t);
+            let bit = |w: &[u64], b: usize| w.get(b / 64).map_or(0, |x| x >> (b % 64) & 1);
+            let mut got = stream.clone();
+            t.or_into(&mut got, offset);
+            let mut want = stream.clone();
+            for b in 0..TRANSCODED_BITS {
+                let n = offset + b;
+                if let Some(x) = want.get_mut(n / 64) {
+                    *x |= bit(t.words(), b) << (n % 64);
+                }
+            }
+            prop_assert_eq!(&got, &want);
+            let mut read = [0u64; 5];
+            for b in 0..TRANSCODED_BITS {
+                read[b / 64] |= bit(&stream, offset + b) << (b % 64);
+            }
+            prop_assert_eq!(Transcoded257::read_from(&stream, offset), Transcoded257::from_words(read));
+        }
+
         /// Every one of the 16 data/control patterns, with any block types: the receiver
         /// seeded with the transmitter's scrambler seed gives the four blocks back.
         #[test]
