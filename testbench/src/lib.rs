@@ -8,5 +8,6 @@ pub mod html;
 pub mod outfile;
 pub mod pcs_check;
 pub mod report;
+pub mod sinks;
 pub mod stream;
 pub mod wire;

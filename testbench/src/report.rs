@@ -1,6 +1,7 @@
 //! The command's human summary of a run's [`Case`]s; the JSON and JUnit writers are the files
 //! crate's ([`baser_files::report`]), re-exported here for the commands.
 
+use baser_engine::fec::FecSummary;
 use std::io::Write;
 
 pub use baser_files::report::{write_json, write_junit, write_junit_with, Case, Outcome};
@@ -42,6 +43,30 @@ pub fn write_passes(out: &mut impl Write, cases: &[Case]) -> std::io::Result<()>
         writeln!(out, "PASS {}: {}", c.group, c.name)?;
     }
     Ok(())
+}
+
+/// The FEC's counts in one line (decode's and check's text summaries).
+pub fn fec_line(f: &FecSummary) -> String {
+    let unit = f.kind.unit();
+    let lock = match f.lock.acquired_at_bit {
+        Some(b) => format!("lock at bit {b}, {} loss(es)", f.lock.losses),
+        None => "NO LOCK".to_string(),
+    };
+    let symbols = f
+        .corrected_symbols
+        .map_or(String::new(), |s| format!("{s} symbols, "));
+    format!(
+        "fec: {} ({}): {lock}; {} {unit}s, {} corrected ({symbols}{} bits), {} uncorrectable{}",
+        f.kind,
+        f.clause,
+        f.codewords,
+        f.corrected_codewords,
+        f.corrected_bits,
+        f.uncorrected_codewords,
+        f.hi_ser_episodes
+            .filter(|&h| h > 0)
+            .map_or(String::new(), |h| format!(", hi_ser {h} time(s)"))
+    )
 }
 
 #[cfg(test)]

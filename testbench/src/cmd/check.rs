@@ -1,13 +1,13 @@
 //! `baser check`: what a DUT produced against what the model says must come out, frame by
 //! frame (`--frames`) or bit exact at the PCS (`--xgmii`).
 
-use crate::cmd::decode::DecodeSinks;
 use crate::command::{
     self, kind_of, progress_bar, Error, FecRxArgs, Kind, Output, Reports, Verdict,
 };
 use crate::html::{self, DutWindow, LaneTable};
 use crate::pcs_check::{self, PcsCheckReport};
 use crate::report::{self, Case};
+use crate::sinks::DecodeSinks;
 use crate::stream;
 use baser_engine::coverage::{Collector, Coverage};
 use baser_engine::fec::{ExpectedFec, FecOptions, FecSummary};
@@ -444,7 +444,7 @@ fn print_frame_check(
         println!("  hint: {h}");
     }
     if let Some(f) = &doc.fec {
-        println!("  {}", crate::cmd::decode::fec_line(f));
+        println!("  {}", crate::report::fec_line(f));
         if let Some(e) = &doc.fec_expected {
             println!(
                 "  fec: the stimulus planned {} corrected and {} uncorrectable {}s (--outcomes)",

@@ -1,13 +1,11 @@
 //! `baser coverage`: the functional coverage of streams (Clauses 49 and 46), merged over a
 //! regression: a table with the holes, and JSON.
 
-use crate::cmd::decode::DecodeSinks;
 use crate::command::{self, kind_of, progress_bar, Error, FecRxArgs, Kind, Output, Verdict};
 use crate::report;
+use crate::sinks::DecodeSinks;
 use crate::stream;
 use baser_engine::coverage::{Collector, Coverage};
-use baser_engine::fec::{FecOptions, FecSummary};
-use baser_engine::rx::PcsSummary;
 use baser_engine::Profile;
 use baser_files::InputError;
 use std::path::{Path, PathBuf};
@@ -48,23 +46,6 @@ pub struct CoverageArgs {
     /// modes) join the plan.
     #[command(flatten)]
     pub fec: FecRxArgs,
-}
-
-/// Writes a collector's coverage as JSON, with the FEC's bins when the stream had one.
-///
-/// # Errors
-/// The file cannot be written.
-pub fn write(
-    path: &Path,
-    c: Collector,
-    pcs: &PcsSummary,
-    fec: Option<(&FecSummary, &FecOptions)>,
-) -> Result<(), Error> {
-    let mut cov = c.finish(pcs);
-    if let Some((f, opt)) = fec {
-        cov.add_fec(f, opt);
-    }
-    report::write_json(path, &cov).map_err(|e| Error::Output(path.to_path_buf(), e))
 }
 
 /// Reads a coverage file.

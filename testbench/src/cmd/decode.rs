@@ -1,25 +1,23 @@
 //! `baser decode`: a stream file through the engine's RX chain, with a summary.
 
 use crate::command::{
-    self, create, kind_of, named, progress_bar, Error, FecRxArgs, Kind, Output, Verdict,
+    self, create, kind_of, progress_bar, Error, FecRxArgs, Kind, Output, Verdict,
 };
-use crate::outfile::OutFile;
 use crate::report;
+use crate::sinks::DecodeSinks;
 use crate::stream;
 use baser_engine::coverage::Collector;
 use baser_engine::decode_report::DecodeReport;
-use baser_engine::fec::{Fec, FecSummary, Rate};
+use baser_engine::fec::{Fec, FecSummary};
 use baser_engine::inject::{Fault, FaultChannel};
-use baser_engine::judge::Comparer;
 use baser_engine::options::BerTimer;
-use baser_engine::rx::{FrameCounts, FrameRef, PcsSummary, RxSink};
+use baser_engine::rx::{FrameCounts, PcsSummary};
 use baser_engine::{Options, Profile};
 use baser_files::b66::Scrambling;
 use baser_files::pcap::FrameWriter;
 use baser_files::xgmii::XgmiiWriter;
 use baser_files::InputError;
 use mac_core::frame::MAX_FRAME_OCTETS;
-use pcs_core::Block;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -74,113 +72,6 @@ pub struct DecodeArgs {
     /// Line rate and FEC.
     #[command(flatten)]
     pub fec: FecRxArgs,
-}
-
-/// Writes decoded transfers and frames to files, and keeps what a check needs.
-pub struct DecodeSinks {
-    /// The decoded transfers go here.
-    pub xgmii: Option<(PathBuf, XgmiiWriter<OutFile>)>,
-    /// The received frames go here.
-    pub pcap: Option<(PathBuf, FrameWriter<OutFile>)>,
-    /// Print a line per received frame (`-v`).
-    pub list: bool,
-    /// The received frames are judged here as they arrive (only what the judge needs of
-    /// them is kept).
-    pub judge: Option<Comparer>,
-    /// Functional coverage is counted here.
-    pub coverage: Option<Collector>,
-    /// The longest frame classed too long while the link was up (octets after the SFD).
-    pub longest_too_long: Option<usize>,
-    /// The line rate: a frame's pcap time is its `/S/`'s place in octet times of this rate
-    /// (0.8 ns at 10G, 0.32 ns at 25G).
-    pub rate: Rate,
-}
-
-impl DecodeSinks {
-    /// Sinks that keep nothing and write nothing.
-    pub fn none() -> Self {
-        Self {
-            xgmii: None,
-            pcap: None,
-            list: false,
-            judge: None,
-            coverage: None,
-            longest_too_long: None,
-            rate: Rate::G10,
-        }
-    }
-}
-
-impl RxSink for DecodeSinks {
-    fn wants_blocks(&self) -> bool {
-        self.coverage.is_some()
-    }
-
-    fn wants_events(&self) -> bool {
-        self.coverage.is_some()
-    }
-
-    fn wants_words(&self) -> bool {
-        self.xgmii.is_some() || self.coverage.is_some()
-    }
-
-    fn rx_event(&mut self, block: u64, e: &pcs_core::RxEvent) {
-        if let Some(c) = self.coverage.as_mut() {
-            c.rx_event(block, e);
-        }
-    }
-
-    fn link_fault(&mut self, block: u64, status: baser_engine::rx::LinkStatus) {
-        if let Some(c) = self.coverage.as_mut() {
-            c.link_fault(block, status);
-        }
-    }
-
-    fn words(
-        &mut self,
-        first: u64,
-        words: &[pcs_core::XgmiiWord],
-        blocks: Option<&[Block]>,
-    ) -> std::io::Result<()> {
-        if let Some(c) = self.coverage.as_mut() {
-            c.words(first, words, blocks)?;
-        }
-        if let Some((p, w)) = self.xgmii.as_mut() {
-            w.write_words(words).map_err(|e| named(p, e))?;
-        }
-        Ok(())
-    }
-
-    fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
-        if f.class == mac_core::rx::RxClass::FrameTooLong && !f.link_down {
-            self.longest_too_long = Some(self.longest_too_long.unwrap_or(0).max(f.len));
-        }
-        if self.list {
-            use std::io::Write;
-            let gap = f.gap_octets.map_or(String::new(), |g| format!(", gap {g}"));
-            let _ = writeln!(
-                std::io::stdout().lock(),
-                "  frame {}: block {} lane {}, {} octets, {}{gap}",
-                f.index,
-                f.start.block,
-                f.start.lane,
-                f.len,
-                baser_engine::rx::class_name(f.class)
-            );
-        }
-        if let Some((p, w)) = self.pcap.as_mut() {
-            let ps = (f.start.block * 8 + f.start.lane as u64) * (self.rate.block_ps() / 8);
-            w.write(std::time::Duration::from_nanos(ps / 1000), f.content())
-                .map_err(|e| named(p, e))?;
-        }
-        if let Some(j) = self.judge.as_mut() {
-            j.push(f);
-        }
-        if let Some(c) = self.coverage.as_mut() {
-            c.frame(f)?;
-        }
-        Ok(())
-    }
 }
 
 /// `baser decode`.
@@ -271,7 +162,7 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
     }
     if let (Some(p), Some(c)) = (&a.coverage, sinks.coverage.take()) {
         let fec = a.fec.options()?;
-        crate::cmd::coverage::write(p, c, &pcs, fec_summary.as_ref().map(|f| (f, &fec)))?;
+        crate::sinks::write_coverage(p, c, &pcs, fec_summary.as_ref().map(|f| (f, &fec)))?;
     }
     if let Some((p, w)) = sinks.xgmii.take() {
         w.finish().map_err(|e| Error::Output(p, e))?;
@@ -508,34 +399,10 @@ fn decode_fec(
     stream::decode_fec(&a.input, opt, &fec, &a.inject, u64::MAX, sinks, progress)
 }
 
-/// The FEC's counts in one line (decode's and check's text summaries).
-pub fn fec_line(f: &FecSummary) -> String {
-    let unit = f.kind.unit();
-    let lock = match f.lock.acquired_at_bit {
-        Some(b) => format!("lock at bit {b}, {} loss(es)", f.lock.losses),
-        None => "NO LOCK".to_string(),
-    };
-    let symbols = f
-        .corrected_symbols
-        .map_or(String::new(), |s| format!("{s} symbols, "));
-    format!(
-        "fec: {} ({}): {lock}; {} {unit}s, {} corrected ({symbols}{} bits), {} uncorrectable{}",
-        f.kind,
-        f.clause,
-        f.codewords,
-        f.corrected_codewords,
-        f.corrected_bits,
-        f.uncorrected_codewords,
-        f.hi_ser_episodes
-            .filter(|&h| h > 0)
-            .map_or(String::new(), |h| format!(", hi_ser {h} time(s)"))
-    )
-}
-
 /// The FEC's lines of the text summary.
 fn print_fec_summary(f: &FecSummary, max_report: usize) {
     let unit = f.kind.unit();
-    println!("  {}", fec_line(f));
+    println!("  {}", report::fec_line(f));
     for u in f.uncorrectable.iter().take(max_report) {
         let frames: Vec<String> = u.frames.iter().map(u64::to_string).collect();
         println!(
