@@ -216,7 +216,11 @@ impl FecEncoder {
                 base_r::FecTx::new().with_parity_kernel(crate::fec_kernels::parity_kernel()),
             )),
             Fec::Rs => Encoder::Rs(
-                Box::new(rs::Transmitter::new(&opt.rs).map_err(|e| e.to_string())?),
+                Box::new(
+                    rs::Transmitter::new(&opt.rs)
+                        .map_err(|e| e.to_string())?
+                        .with_remainder_kernel(crate::fec_kernels::remainder_kernel()),
+                ),
                 rs::LineWords::new(),
             ),
         };
@@ -761,7 +765,9 @@ impl FecDecoder {
                 vec![base_r::FecRxBlock::EMPTY; 64],
             ),
             Fec::Rs => Decoder::Rs(Box::new(
-                rs::Receiver::new(&opt.rs).map_err(|e| e.to_string())?,
+                rs::Receiver::new(&opt.rs)
+                    .map_err(|e| e.to_string())?
+                    .with_remainder_kernel(crate::fec_kernels::remainder_kernel()),
             )),
         };
         let rs = opt.kind == Fec::Rs;

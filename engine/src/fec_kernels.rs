@@ -13,14 +13,19 @@
 //!   ahead, `k(e)` the reflection of `x^e mod P` shifted left one bit), then the 128-bit
 //!   remainder is reduced to 32 bits as crc32fast does.
 //!
+//! - [`remainder_kernel`]: the RS(528,514) remainder `x^14 m(x) mod g(x)` of a codeword's
+//!   message by carry-less multiplication of polynomials over GF(2^10) (AVX-512
+//!   `VPCLMULQDQ`, [`rs_remainder`]), where `fec-core` runs 666 table lookups.
+//!
 //! Each kernel asks once whether the CPU has its instructions and otherwise runs the cores'
 //! tables; the tests prove each equal to the tables.
 //!
-//! Spec: IEEE 802.3 §74.7.4.4 (the parity, equation 74-1).
+//! Spec: IEEE 802.3 §74.7.4.4 (the parity, equation 74-1); §91.5.2.7 (the RS encoder).
 
 #![allow(unsafe_code)]
 
 use fec_core::base_r::{ParityKernel, FEC_BLOCK_WORDS, GENERATOR};
+use fec_core::rs::{Bits140, RemainderKernel, CODEWORD_WORDS};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 #[cfg(target_arch = "x86_64")]
@@ -40,6 +45,43 @@ pub fn parity_kernel() -> ParityKernel {
     } else {
         ParityKernel::TABLES
     }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub mod rs_remainder;
+
+/// The RS(528,514) remainder kernel for this CPU: [`rs_remainder`]'s carry-less
+/// multiplication where it has AVX-512 `VPCLMULQDQ` and `VBMI`, else `fec-core`'s tables.
+///
+/// Spec: IEEE 802.3 §91.5.2.7.
+#[must_use]
+pub fn remainder_kernel() -> RemainderKernel {
+    if has_rs_clmul() {
+        RemainderKernel::new(remainder_clmul)
+    } else {
+        RemainderKernel::TABLES
+    }
+}
+
+/// Whether this CPU has what [`rs_remainder`] needs.
+fn has_rs_clmul() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return rs_remainder::available();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// The remainder of a codeword's message, as `RemainderKernel::TABLES` computes it: by
+/// [`rs_remainder`] where the CPU has it.
+///
+/// Spec: IEEE 802.3 §91.5.2.7.
+fn remainder_clmul(words: &[u64; CODEWORD_WORDS]) -> Bits140 {
+    #[cfg(target_arch = "x86_64")]
+    if rs_remainder::available() {
+        // SAFETY: `available` found every feature `clmul_remainder` is compiled for.
+        return unsafe { rs_remainder::clmul_remainder(words) };
+    }
+    RemainderKernel::TABLES.message_remainder(words)
 }
 
 /// `P = x^32 + g(x)` (equation 74-1), bit `i` the coefficient of `x^i`.
@@ -241,7 +283,35 @@ mod tests {
         }
     }
 
+    /// Each message bit alone, and the parity bits not read.
+    #[test]
+    fn clmul_remainder_equals_the_tables_on_every_single_bit() {
+        assert!(
+            has_rs_clmul(),
+            "this machine has AVX-512 VPCLMULQDQ and VBMI"
+        );
+        let k = remainder_kernel();
+        for bit in 0..CODEWORD_WORDS * 64 {
+            let mut words = [0u64; CODEWORD_WORDS];
+            words[bit / 64] = 1 << (bit % 64);
+            assert_eq!(
+                k.message_remainder(&words),
+                RemainderKernel::TABLES.message_remainder(&words),
+                "bit {bit}"
+            );
+        }
+    }
+
     proptest! {
+        #[test]
+        fn clmul_remainder_equals_the_tables(words in prop::collection::vec(any::<u64>(), CODEWORD_WORDS)) {
+            let words: [u64; CODEWORD_WORDS] = words.try_into().unwrap();
+            prop_assert_eq!(
+                remainder_kernel().message_remainder(&words),
+                RemainderKernel::TABLES.message_remainder(&words)
+            );
+        }
+
         #[test]
         fn clmul_parity_equals_the_tables(words in prop::array::uniform32(any::<u64>()), last in any::<u64>()) {
             let mut line = [0u64; FEC_BLOCK_WORDS];

@@ -22,7 +22,7 @@
 //! Spec: IEEE 802.3 §91.5.3.3 (Reed-Solomon decoder), used by §108.5.3.3.
 
 use super::codeword::{Codeword, N, PARITY, T};
-use super::encode::remainder;
+use super::encode::{remainder_with, RemainderKernel};
 use super::gf::{Gf1024, GROUP_ORDER};
 
 /// Whether the decoder corrects what it finds (MDIO 1.200.0 `FEC_bypass_correction_enable`
@@ -122,7 +122,7 @@ impl DecodeOutcome {
 pub type Syndromes = [Gf1024; PARITY];
 
 /// Syndromes from the remainder `c(x) mod g(x)` (14 symbols, highest degree first), as
-/// [`remainder`] gives it: `S_j = r(α^j)` because `g(α^j) = 0`.
+/// [`remainder`](crate::rs::remainder) gives it: `S_j = r(α^j)` because `g(α^j) = 0`.
 ///
 /// Spec: IEEE 802.3 §91.5.3.3.
 #[must_use]
@@ -345,7 +345,16 @@ fn judge(s: &Syndromes, mode: CorrectionMode) -> DecodeOutcome {
 ///
 /// Spec: IEEE 802.3 §91.5.3.3.
 pub fn decode(codeword: &mut Codeword, mode: CorrectionMode) -> DecodeOutcome {
-    let rem = remainder(codeword);
+    decode_with(codeword, mode, RemainderKernel::TABLES)
+}
+
+/// [`decode`] with the remainder of the message computed by `kernel`.
+pub(crate) fn decode_with(
+    codeword: &mut Codeword,
+    mode: CorrectionMode,
+    kernel: RemainderKernel,
+) -> DecodeOutcome {
+    let rem = remainder_with(codeword, kernel);
     if rem == [0; PARITY] {
         return DecodeOutcome::Clean;
     }
@@ -382,7 +391,7 @@ pub fn decode_symbols(symbols: &mut [u16; N], mode: CorrectionMode) -> DecodeOut
 mod tests {
     use super::*;
     use crate::rs::codeword::K;
-    use crate::rs::encode::encode_symbols;
+    use crate::rs::encode::{encode_symbols, remainder};
     use proptest::prelude::*;
     use std::collections::BTreeMap;
 

@@ -24,7 +24,9 @@
 //! Spec: IEEE 802.3 §91.5.2.7 (Reed-Solomon encoder), used by §108.5.2.5.
 
 use super::bits;
-use super::codeword::{Codeword, K, MESSAGE_BITS, N, PARITY, PARITY_BITS, SYMBOL_BITS};
+use super::codeword::{
+    Codeword, CODEWORD_WORDS, K, MESSAGE_BITS, N, PARITY, PARITY_BITS, SYMBOL_BITS,
+};
 use super::gf::{mul_bit_serial, SYMBOL_MASK};
 
 /// The generator polynomial's coefficients `g0 ..= g14` (`g14 = 1`), lowest degree first:
@@ -118,7 +120,7 @@ pub fn encode_symbols(message: &[u16; K]) -> [u16; N] {
 }
 
 /// A 140-bit chunk or remainder in line order: bits 0..63, 64..127, 128..139.
-type Bits140 = [u64; 3];
+pub type Bits140 = [u64; 3];
 
 /// A table row: a 140-bit value padded to 32 bytes and aligned, so that a row never
 /// straddles two cache lines and the XOR of rows compiles to two 128-bit operations.
@@ -295,12 +297,91 @@ fn message_remainder(words: &[u64]) -> Bits140 {
     [r1[0] ^ r2[0], r1[1] ^ r2[1], r1[2] ^ r2[2]]
 }
 
+/// The function a [`RemainderKernel`] holds: `x^14 m(x) mod g(x)` of the message in line bits
+/// `0..5140` of a codeword's words (the parity bits are not read), as 140 line bits (the
+/// parity a transmitter sends: bits 0..63, 64..127 and the low 12 bits of the third word).
+pub type RemainderFn = fn(&[u64; CODEWORD_WORDS]) -> Bits140;
+
+/// How a transmitter computes the parity and a receiver its error-free check: this module's
+/// sliced tables ([`RemainderKernel::TABLES`], the default), or a function the caller
+/// supplies. The cores forbid `unsafe`, so a kernel built on CPU instructions chosen at run
+/// time (the engine's carry-less multiplication, `baser_engine::fec_kernels`) lives outside
+/// and comes in here. A kernel is a strategy, not state: every kernel must give what the
+/// tables give for every input (the engine's property test says so for its own), so any two
+/// compare equal.
+///
+/// Spec: IEEE 802.3 §91.5.2.7.
+#[derive(Clone, Copy)]
+pub struct RemainderKernel(RemainderFn);
+
+/// [`message_remainder`] as a function to point at.
+fn remainder_by_tables(words: &[u64; CODEWORD_WORDS]) -> Bits140 {
+    message_remainder(words)
+}
+
+impl RemainderKernel {
+    /// The sliced tables of this module.
+    pub const TABLES: Self = Self(remainder_by_tables);
+
+    /// A kernel computing [`RemainderFn`]'s value with `f`, which must equal the tables'.
+    #[must_use]
+    pub const fn new(f: RemainderFn) -> Self {
+        Self(f)
+    }
+
+    /// The remainder of the message of `words` (see [`RemainderFn`]).
+    ///
+    /// Spec: IEEE 802.3 §91.5.2.7.
+    #[inline(always)]
+    #[must_use]
+    pub fn message_remainder(self, words: &[u64; CODEWORD_WORDS]) -> Bits140 {
+        (self.0)(words)
+    }
+}
+
+impl Default for RemainderKernel {
+    fn default() -> Self {
+        Self::TABLES
+    }
+}
+
+impl core::fmt::Debug for RemainderKernel {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("RemainderKernel")
+    }
+}
+
+/// Every kernel computes the same function: kernels are equal.
+impl PartialEq for RemainderKernel {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for RemainderKernel {}
+
+impl core::hash::Hash for RemainderKernel {
+    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for RemainderKernel {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "RemainderKernel");
+    }
+}
+
 /// Computes the parity of the message in line bits `0..5140` of `codeword` and writes it to
 /// bits `5140..5280` (systematic encoding), by the sliced tables.
 ///
 /// Spec: IEEE 802.3 §91.5.2.7.
 pub fn encode_in_place(codeword: &mut Codeword) {
-    let p = message_remainder(codeword.words());
+    encode_in_place_with(codeword, RemainderKernel::TABLES);
+}
+
+/// [`encode_in_place`] with the remainder computed by `kernel`.
+pub(crate) fn encode_in_place_with(codeword: &mut Codeword, kernel: RemainderKernel) {
+    let p = kernel.message_remainder(codeword.words());
     let w = codeword.words_mut();
     bits::write_bits(w, MESSAGE_BITS, 64, p[0]);
     bits::write_bits(w, MESSAGE_BITS + 64, 64, p[1]);
@@ -313,8 +394,13 @@ pub fn encode_in_place(codeword: &mut Codeword) {
 /// Spec: IEEE 802.3 §91.5.3.3.
 #[must_use]
 pub fn remainder(codeword: &Codeword) -> [u16; PARITY] {
+    remainder_with(codeword, RemainderKernel::TABLES)
+}
+
+/// [`remainder`] with the message's remainder computed by `kernel`.
+pub(crate) fn remainder_with(codeword: &Codeword, kernel: RemainderKernel) -> [u16; PARITY] {
     let w = codeword.words();
-    let p = message_remainder(w);
+    let p = kernel.message_remainder(w);
     let r: Bits140 = [
         p[0] ^ bits::read64(w, MESSAGE_BITS),
         p[1] ^ bits::read64(w, MESSAGE_BITS + 64),

@@ -38,6 +38,7 @@
 //! | [`LineWords`] | packs codewords into a continuous 64-bit line word stream (carries the half word) |
 //! | [`parity_reference`], [`encode_symbols`] | bit-serial LFSR encoder on symbols (the reference) |
 //! | [`encode_in_place`], [`remainder`] | sliced-table encoder / check on line bits (the data path) |
+//! | [`RemainderKernel`], [`RemainderFn`], [`Bits140`] | the hook for a faster remainder from outside (`with_remainder_kernel` on [`Transmitter`], [`Receiver`], [`CodewordDecoder`]; the tables by default) |
 //! | [`decode`], [`decode_symbols`] | RS decoder on a [`Codeword`] (data path) / on symbols (reference) |
 //! | [`DecodeOutcome`], [`ErrorPattern`], [`SymbolError`], [`CorrectionMode`] | its result and mode |
 //! | [`syndromes_from_remainder`], [`syndromes_reference`] | the syndromes both ways |
@@ -169,7 +170,10 @@ pub use decode::{
     decode, decode_symbols, syndromes_from_remainder, syndromes_reference, CorrectionMode,
     DecodeOutcome, ErrorPattern, SymbolError, Syndromes,
 };
-pub use encode::{encode_in_place, encode_symbols, parity_reference, remainder, GENERATOR};
+pub use encode::{
+    encode_in_place, encode_symbols, parity_reference, remainder, Bits140, RemainderFn,
+    RemainderKernel, GENERATOR,
+};
 pub use gf::{mul_bit_serial, Gf1024, FIELD_POLY};
 pub use lock::{CodewordLock, LockState, LockTransition};
 pub use marker::{

@@ -28,7 +28,8 @@ use pcs_core::{Block, SyncHeader};
 use super::bits;
 use super::codeword::{Codeword, CODEWORD_BITS, CODEWORD_WORDS};
 use super::config::{ConfigError, ErrorMarking, RsFecConfig};
-use super::decode::{decode, CorrectionMode, DecodeOutcome};
+use super::decode::{decode_with, CorrectionMode, DecodeOutcome};
+use super::encode::RemainderKernel;
 use super::lock::{CodewordLock, LockState, LockTransition};
 use super::marker::{marker_mismatch_bits, MARKER, MARKER_COMPARED_BITS};
 use super::ser::SerMonitor;
@@ -86,6 +87,7 @@ pub struct CodewordDecoder {
     /// Codewords still to mark because of hi_ser (indication bypassed).
     corrupt_left: u32,
     status: RsFecStatus,
+    kernel: RemainderKernel,
 }
 
 impl CodewordDecoder {
@@ -104,7 +106,17 @@ impl CodewordDecoder {
             ser: SerMonitor::new(),
             corrupt_left: 0,
             status: RsFecStatus::new(),
+            kernel: RemainderKernel::TABLES,
         })
+    }
+
+    /// This decoder checking codewords with `kernel` (the tables by default).
+    ///
+    /// Spec: IEEE 802.3 §91.5.3.3.
+    #[must_use]
+    pub const fn with_remainder_kernel(mut self, kernel: RemainderKernel) -> Self {
+        self.kernel = kernel;
+        self
     }
 
     /// The configuration.
@@ -186,7 +198,7 @@ impl CodewordDecoder {
         is_marker: bool,
         out: &mut [Block; BLOCKS_PER_CODEWORD],
     ) -> CodewordReport {
-        let outcome = decode(codeword, self.mode());
+        let outcome = decode_with(codeword, self.mode(), self.kernel);
         let symbol_errors = match outcome {
             DecodeOutcome::Clean => 0,
             DecodeOutcome::Corrected(p) | DecodeOutcome::NotCorrected(p) => u32::from(p.symbols()),
@@ -229,7 +241,7 @@ impl CodewordDecoder {
     /// Decodes and untranscodes a codeword only to feed the descrambler history (while
     /// confirming lock: the codeword before the marker); no counters, no hi_ser.
     fn learn_history(&mut self, codeword: &mut Codeword, is_marker: bool) {
-        let _ = decode(codeword, self.mode());
+        let _ = decode_with(codeword, self.mode(), self.kernel);
         let mut scratch = [Block::IDLE; BLOCKS_PER_CODEWORD];
         let _ = self.untranscode(codeword, is_marker, &mut scratch);
     }
@@ -326,6 +338,15 @@ impl Receiver {
             just_found: false,
             blocks: [Block::IDLE; BLOCKS_PER_CODEWORD],
         })
+    }
+
+    /// This receiver checking codewords with `kernel` (the tables by default).
+    ///
+    /// Spec: IEEE 802.3 §91.5.3.3.
+    #[must_use]
+    pub const fn with_remainder_kernel(mut self, kernel: RemainderKernel) -> Self {
+        self.decoder.kernel = kernel;
+        self
     }
 
     /// The lock state.
@@ -540,7 +561,7 @@ impl Receiver {
     /// would lose lock on correctable errors, which a receiver that corrects them has no
     /// reason to do).
     fn carries_marker(&self, mut cw: Codeword) -> bool {
-        match decode(&mut cw, CorrectionMode::Correct) {
+        match decode_with(&mut cw, CorrectionMode::Correct, self.decoder.kernel) {
             DecodeOutcome::Clean | DecodeOutcome::Corrected(_) => {
                 self.marker_matches(marker_mismatch_bits(cw.words(), 0))
             }

@@ -21,7 +21,7 @@ use pcs_core::Block;
 
 use super::codeword::Codeword;
 use super::config::{ConfigError, RsFecConfig};
-use super::encode::encode_in_place;
+use super::encode::{encode_in_place, encode_in_place_with, RemainderKernel};
 use super::marker::MARKER;
 use super::transcode::{transcode, BLOCKS_PER_TRANSCODED, TRANSCODED_BITS};
 
@@ -85,6 +85,7 @@ pub struct Transmitter {
     codeword: Codeword,
     complete: bool,
     codewords: u64,
+    kernel: RemainderKernel,
 }
 
 impl Transmitter {
@@ -104,9 +105,19 @@ impl Transmitter {
             codeword: Codeword::ZERO,
             complete: false,
             codewords: 0,
+            kernel: RemainderKernel::TABLES,
         };
         tx.start_codeword();
         Ok(tx)
+    }
+
+    /// This transmitter computing the parity with `kernel` (the tables by default).
+    ///
+    /// Spec: IEEE 802.3 §91.5.2.7.
+    #[must_use]
+    pub const fn with_remainder_kernel(mut self, kernel: RemainderKernel) -> Self {
+        self.kernel = kernel;
+        self
     }
 
     fn start_codeword(&mut self) {
@@ -172,7 +183,7 @@ impl Transmitter {
         if self.slots < TRANSCODED_PER_CODEWORD {
             return false;
         }
-        encode_in_place(&mut self.codeword);
+        encode_in_place_with(&mut self.codeword, self.kernel);
         self.complete = true;
         self.codewords += 1;
         self.index = (self.index + 1) % self.period;
