@@ -21,6 +21,12 @@
 //! runs the same kernel over the received message and XORs the received parity: zero means
 //! `c(x) mod g(x) = 0`, a codeword.
 //!
+//! The kernel is a hook, [`RemainderKernel`]: the tables by default, or a function from
+//! outside that computes the same remainder faster (the engine's carry-less multiplication
+//! of the message as polynomials over GF(2^10), on AVX-512 `VPCLMULQDQ`, chosen at run time:
+//! this crate forbids `unsafe`). The transmitter, the receiver and the codeword decoder take
+//! one with `with_remainder_kernel`.
+//!
 //! Spec: IEEE 802.3 §91.5.2.7 (Reed-Solomon encoder), used by §108.5.2.5.
 
 use super::bits;
