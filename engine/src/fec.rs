@@ -15,6 +15,7 @@
 //! counts the block times the source was held, and the reports say so.
 
 use crate::case::Case;
+use crate::live::RxView;
 use crate::rx::{
     FrameCounts, FrameRef, LinkStatus, PcsSummary, RxChain, RxInput, RxOptions, RxSink,
 };
@@ -460,6 +461,10 @@ pub struct FecLock {
     pub acquired_at_bit: Option<u64>,
     /// Times lock was lost after it was acquired.
     pub losses: u64,
+    /// The boundary was found offline (a Clause 74 dump read as `check` reads it): every FEC
+    /// block from the first whole one was decoded with lock held, none lost to the search.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub offline: bool,
 }
 
 /// An uncorrectable FEC block or codeword.
@@ -745,7 +750,19 @@ pub struct FecDecoder {
 #[derive(Debug)]
 enum Decoder {
     Fc(Box<base_r::FecRx>, Vec<base_r::FecRxBlock>),
+    /// Clause 74 read offline, while its boundary is searched for.
+    FcAlign(Box<align::FcAlign>),
     Rs(Box<rs::Receiver>),
+}
+
+impl Decoder {
+    /// The Clause 74 decoder around `rx`.
+    fn fc(rx: base_r::FecRx) -> Self {
+        Self::Fc(
+            Box::new(rx.with_parity_kernel(crate::fec_kernels::parity_kernel())),
+            vec![base_r::FecRxBlock::EMPTY; 64],
+        )
+    }
 }
 
 impl FecDecoder {
@@ -755,16 +772,26 @@ impl FecDecoder {
     /// # Errors
     /// A Clause 108 setting the standard refuses.
     pub fn new(opt: &FecOptions, max_events: usize) -> Result<Option<Self>, String> {
-        let inner = match opt.kind {
-            Fec::None => return Ok(None),
-            Fec::Fc => Decoder::Fc(
-                Box::new(
-                    base_r::FecRx::new(opt.fc)
-                        .with_parity_kernel(crate::fec_kernels::parity_kernel()),
-                ),
-                vec![base_r::FecRxBlock::EMPTY; 64],
-            ),
-            Fec::Rs => Decoder::Rs(Box::new(
+        Self::with_view(opt, max_events, RxView::Receiver)
+    }
+
+    /// As [`FecDecoder::new`], reading the line in `view`: offline, a Clause 74 line's
+    /// boundary is found first (any bit offset) and every FEC block from the first whole one
+    /// is decoded with lock held (`align.rs`); an RS-FEC line is read as `opt.rs.lock_markers`
+    /// says in either view.
+    ///
+    /// # Errors
+    /// As [`FecDecoder::new`].
+    pub fn with_view(
+        opt: &FecOptions,
+        max_events: usize,
+        view: RxView,
+    ) -> Result<Option<Self>, String> {
+        let inner = match (opt.kind, view) {
+            (Fec::None, _) => return Ok(None),
+            (Fec::Fc, RxView::Receiver) => Decoder::fc(base_r::FecRx::new(opt.fc)),
+            (Fec::Fc, RxView::Offline) => Decoder::FcAlign(Box::new(align::FcAlign::new(opt.fc))),
+            (Fec::Rs, _) => Decoder::Rs(Box::new(
                 rs::Receiver::new(&opt.rs)
                     .map_err(|e| e.to_string())?
                     .with_remainder_kernel(crate::fec_kernels::remainder_kernel()),
@@ -793,6 +820,35 @@ impl FecDecoder {
         &self.summary
     }
 
+    /// Ends the offline search of a line that ended before it found a boundary: what it held
+    /// goes to a receiver as it is (which will not lock on so little either), its blocks to
+    /// `out`. Nothing to do otherwise.
+    pub fn flush(&mut self, out: impl FnMut(&[Block])) {
+        if matches!(self.inner, Decoder::FcAlign(_)) {
+            let held = self.aligned(align::Search::GaveUp);
+            self.push_bytes(&held, out);
+        }
+    }
+
+    /// Ends the offline search with what it found: the Clause 74 decoder it makes (locked at
+    /// the boundary found, or a receiver from the first bit), and the bytes it held for it.
+    fn aligned(&mut self, found: align::Search) -> Vec<u8> {
+        let Decoder::FcAlign(a) = &mut self.inner else {
+            return Vec::new();
+        };
+        let (config, held) = (a.config, std::mem::take(&mut a.held));
+        self.inner = match found {
+            align::Search::Found(bit) => {
+                self.summary.lock.offline = true;
+                Decoder::fc(base_r::FecRx::new_locked_at(config, bit))
+            }
+            align::Search::Waiting | align::Search::GaveUp => {
+                Decoder::fc(base_r::FecRx::new(config))
+            }
+        };
+        held
+    }
+
     /// The summary, to keep.
     pub fn into_summary(self) -> FecSummary {
         self.summary
@@ -802,6 +858,14 @@ impl FecDecoder {
     /// the blocks of each FEC block or codeword decoded while locked, in line order (nothing
     /// of a unit decoded while unlocked is handed on).
     pub fn push_bytes(&mut self, bytes: &[u8], mut out: impl FnMut(&[Block])) {
+        let held = match &mut self.inner {
+            Decoder::FcAlign(a) => match a.push(bytes) {
+                align::Search::Waiting => return,
+                found => Some(self.aligned(found)),
+            },
+            _ => None,
+        };
+        let bytes = held.as_deref().unwrap_or(bytes);
         let Self {
             inner,
             summary,
@@ -835,6 +899,8 @@ impl FecDecoder {
                     rs_event(summary, *max_events, blocks_out, was_hi_ser, &ev, &mut out);
                 });
             }
+            // (Ended above: the search has a decoder by now.)
+            Decoder::FcAlign(_) => {}
         }
     }
 }
@@ -965,7 +1031,21 @@ impl<K: RxSink> FecRxChain<K> {
     /// # Errors
     /// No FEC, or a Clause 108 setting the standard refuses.
     pub fn new(opt: &RxOptions, fec: &FecOptions, sink: K) -> Result<Self, String> {
-        let decoder = FecDecoder::new(fec, opt.max_events)?
+        Self::with_view(opt, fec, RxView::Receiver, sink)
+    }
+
+    /// As [`FecRxChain::new`], the line read in `view` ([`FecDecoder::with_view`]: offline, a
+    /// Clause 74 line is decoded from its first whole FEC block).
+    ///
+    /// # Errors
+    /// As [`FecRxChain::new`].
+    pub fn with_view(
+        opt: &RxOptions,
+        fec: &FecOptions,
+        view: RxView,
+        sink: K,
+    ) -> Result<Self, String> {
+        let decoder = FecDecoder::with_view(fec, opt.max_events, view)?
             .ok_or_else(|| "FecRxChain needs a FEC (fc or rs)".to_string())?;
         let input = RxInput::Blocks {
             scrambled: true,
@@ -987,6 +1067,12 @@ impl<K: RxSink> FecRxChain<K> {
 
     /// Receives serial bytes (bit 0 of the first byte first on the line).
     pub fn push_bytes(&mut self, bytes: &[u8]) {
+        self.decode(|d, blocks| d.push_bytes(bytes, |b| blocks.extend_from_slice(b)));
+    }
+
+    /// What `decode` gets from the decoder into the chain, each uncorrectable unit among it
+    /// known to the sink before its frames arrive.
+    fn decode(&mut self, decode: impl FnOnce(&mut FecDecoder, &mut Vec<Block>)) {
         let Self {
             decoder,
             chain,
@@ -994,7 +1080,7 @@ impl<K: RxSink> FecRxChain<K> {
         } = self;
         let before = decoder.summary().uncorrectable.len();
         blocks.clear();
-        decoder.push_bytes(bytes, |b| blocks.extend_from_slice(b));
+        decode(decoder, blocks);
         // The uncorrectable units among these, before their frames reach the sink.
         let hits = &mut chain.sink_mut().hits;
         for (i, u) in decoder
@@ -1019,7 +1105,8 @@ impl<K: RxSink> FecRxChain<K> {
     ///
     /// # Errors
     /// The sink failed.
-    pub fn finish(self) -> std::io::Result<(PcsSummary, FrameCounts, K, FecSummary)> {
+    pub fn finish(mut self) -> std::io::Result<(PcsSummary, FrameCounts, K, FecSummary)> {
+        self.decode(|d, blocks| d.flush(|b| blocks.extend_from_slice(b)));
         let (pcs, counts, hit_sink) = self.chain.finish()?;
         let mut summary = self.decoder.into_summary();
         for h in hit_sink.hits {
@@ -1091,6 +1178,8 @@ impl<K: RxSink> RxSink for HitSink<K> {
         self.sink.link_fault(block, status);
     }
 }
+
+mod align;
 
 #[cfg(test)]
 mod tests {

@@ -49,6 +49,10 @@ pub fn write_passes(out: &mut impl Write, cases: &[Case]) -> std::io::Result<()>
 pub fn fec_line(f: &FecSummary) -> String {
     let unit = f.kind.unit();
     let lock = match f.lock.acquired_at_bit {
+        Some(b) if f.lock.offline => format!(
+            "lock at bit {b} (offline: boundary found first, held from there), {} loss(es)",
+            f.lock.losses
+        ),
         Some(b) => format!("lock at bit {b}, {} loss(es)", f.lock.losses),
         None => "NO LOCK".to_string(),
     };

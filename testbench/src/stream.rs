@@ -71,10 +71,32 @@ pub fn decode_prefix<K: RxSink>(
 /// What a decode below a FEC returns.
 pub type FecDecoded<K> = (PcsSummary, FrameCounts, K, FecSummary);
 
-/// Decodes the `.bits` line at `path` through the RX chain below the FEC of `fec` (the FEC
-/// locks from any bit offset; the PCS gets the blocks of what it decoded while locked):
-/// at most `max_bytes` of it (all: `u64::MAX`), with `faults` put on the line first (then it
-/// is read whole). `progress` is told the bytes read so far.
+/// A `.bits` line below a FEC, as [`decode_fec`] reads it.
+#[derive(Clone, Copy)]
+pub struct FecLine<'a> {
+    /// The FEC.
+    pub fec: &'a FecOptions,
+    /// Offline (a Clause 74 line's boundary found first) or as a receiver sees it.
+    pub view: RxView,
+    /// Faults put on the line first (then it is read whole).
+    pub faults: &'a [baser_engine::inject::Fault],
+}
+
+impl<'a> FecLine<'a> {
+    /// The line below `fec`, in `view`, without faults.
+    pub fn new(fec: &'a FecOptions, view: RxView) -> Self {
+        Self {
+            fec,
+            view,
+            faults: &[],
+        }
+    }
+}
+
+/// Decodes the `.bits` line at `path` through the RX chain below the FEC of `line` (the FEC
+/// locks from any bit offset, or offline finds its boundary first; the PCS gets the blocks of
+/// what it decoded while locked): at most `max_bytes` of it (all: `u64::MAX`). `progress` is
+/// told the bytes read so far.
 ///
 /// # Errors
 /// The input cannot be read, a fault or a FEC setting is refused (the message names it), or
@@ -82,14 +104,14 @@ pub type FecDecoded<K> = (PcsSummary, FrameCounts, K, FecSummary);
 pub fn decode_fec<K: RxSink>(
     path: &Path,
     opt: &RxOptions,
-    fec: &FecOptions,
-    faults: &[baser_engine::inject::Fault],
+    line: FecLine<'_>,
     max_bytes: u64,
     sink: K,
     progress: &dyn Fn(u64),
 ) -> Result<FecDecoded<K>, crate::command::Error> {
     use crate::command::Error;
-    let mut chain = FecRxChain::new(opt, fec, sink).map_err(Error::Usage)?;
+    let FecLine { fec, view, faults } = line;
+    let mut chain = FecRxChain::with_view(opt, fec, view, sink).map_err(Error::Usage)?;
     let file = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
     let mut file = file.take(max_bytes);
     let mut total = 0u64;

@@ -592,6 +592,96 @@ fn check_with_fec_explains_a_b66_dut_is_the_pcs_side_and_checks_a_clause_74_line
     std::fs::remove_dir_all(&d).ok();
 }
 
+/// `bytes` as a line, its first `bits` bits cut off (a dump that starts there).
+fn cut_line(bytes: &[u8], bits: usize) -> Vec<u8> {
+    let n = bytes.len() * 8 - bits;
+    let mut out = vec![0u8; n.div_ceil(8)];
+    for i in 0..n {
+        let b = i + bits;
+        out[i / 8] |= (bytes[b / 8] >> (b % 8) & 1) << (i % 8);
+    }
+    out
+}
+
+#[test]
+fn check_aligns_a_clause_74_line_cut_at_an_odd_bit_offline_and_a_receiver_view_loses_it() {
+    let d = dir("fc-cut");
+    let (frames_pcap, frames) = pcap(&d, 12);
+    let line = d.join("line.bits");
+    let (code, _, text) = run(
+        &[
+            "encode",
+            s(&frames_pcap),
+            "--rate",
+            "25g",
+            "--fec",
+            "fc",
+            "--bits",
+            s(&line),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{text}");
+    let cut = d.join("cut.bits");
+    std::fs::write(&cut, cut_line(&std::fs::read(&line).unwrap(), 1237)).unwrap();
+    let json = d.join("c.json");
+    let check = |extra: &[&str]| {
+        let mut args = vec![
+            "check",
+            "--frames",
+            s(&frames_pcap),
+            "--dut",
+            s(&cut),
+            "--rate",
+            "25g",
+            "--fec",
+            "fc",
+        ];
+        args.extend_from_slice(extra);
+        run(&args, Some(&json))
+    };
+    // Offline (check's default): the boundary 875 bits in, every FEC block from there decoded.
+    let (code, doc, text) = check(&["--blocks"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("lock at bit 875 (offline"), "{text}");
+    let fec = &doc["fec"];
+    assert_eq!(fec["lock"]["acquired_at_bit"], 875, "{fec}");
+    assert_eq!(fec["lock"]["offline"], true, "{fec}");
+    assert_eq!(fec["bits_before_lock"], 875, "{fec}");
+    let bits = std::fs::metadata(&cut).unwrap().len() * 8;
+    assert_eq!(fec["codewords"], (bits - 875) / 2112, "{fec}");
+    assert_eq!(doc["summary"]["matched"], frames.len(), "{text}");
+    assert_eq!(doc["blocks"]["divergent"], 0);
+    // As a receiver sees it: slipping a bit a FEC block, it never locks on so short a line.
+    let (code, doc, text) = check(&["--receiver-view"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(doc["fec"]["lock"]["acquired_at_bit"].is_null(), "{text}");
+    // decode --offline reads it as check does.
+    let got = d.join("got.pcap");
+    let (code, _, text) = run(
+        &[
+            "decode",
+            s(&cut),
+            "--rate",
+            "25g",
+            "--fec",
+            "fc",
+            "--offline",
+            "--pcap",
+            s(&got),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(frames_of(&got), frames);
+    // Less than the n = 2 FEC blocks the search needs: no lock, no panic.
+    std::fs::write(&cut, cut_line(&std::fs::read(&line).unwrap()[..600], 1237)).unwrap();
+    let (code, _, text) = check(&[]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("NO LOCK"), "{text}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
 /// The block lines of a `.b66` file (its comments left out).
 fn block_lines(p: &Path) -> Vec<String> {
     std::fs::read_to_string(p)
@@ -606,7 +696,9 @@ fn block_lines(p: &Path) -> Vec<String> {
 fn convert_round_trips_fec_lines_and_their_pcs_blocks_bit_exactly() {
     let d = dir("convert");
     let (frames_pcap, frames) = pcap(&d, 80);
-    for (fec, rate, skipped) in [("rs", "25g", 0usize), ("fc", "10g", 32)] {
+    // (Both read offline: a Clause 74 line from its first whole FEC block, as an RS-FEC one
+    // from its first marker.)
+    for (fec, rate, skipped) in [("rs", "25g", 0usize), ("fc", "10g", 0)] {
         let (line, b66) = (d.join("line.bits"), d.join("pcs.b66"));
         let (code, _, text) = run(
             &[
@@ -636,8 +728,8 @@ fn convert_round_trips_fec_lines_and_their_pcs_blocks_bit_exactly() {
             std::fs::read(&line).unwrap(),
             "{fec}"
         );
-        // The line to the PCS's blocks: the encoder's blocks from lock on (Clause 74 tests its
-        // first FEC block, n = 2), every FEC block or codeword accounted for.
+        // The line to the PCS's blocks: the encoder's blocks from lock on, every FEC block or
+        // codeword accounted for.
         let got = d.join("got.b66");
         let (code, _, text) = run(
             &["convert", s(&line), s(&got), "--rate", rate, "--fec", fec],

@@ -176,6 +176,21 @@ impl FecRx {
         rx
     }
 
+    /// A receiver that knows a FEC block starts at bit `bit` of what is fed (`bit` below
+    /// 2112): the bits before it are dropped, and it is locked there (an offline decode of a
+    /// dump whose FEC block boundary was found first). Event offsets count from the first bit
+    /// fed.
+    ///
+    /// Spec: IEEE 802.3 §74.7.4.7.
+    #[must_use]
+    pub const fn new_locked_at(config: FecRxConfig, bit: u16) -> Self {
+        let mut rx = Self::new_locked(config);
+        rx.skip_bits = bit as u32;
+        rx.next_bit = bit as u64;
+        rx.lock_acquired_at = Some(bit as u64);
+        rx
+    }
+
     /// The settings.
     ///
     /// Spec: IEEE 802.3 §74.7.4.7.
@@ -565,6 +580,23 @@ mod tests {
         assert_eq!(recs[0].blocks, blocks);
         assert_eq!(recs[0].event.outcome, DecodeOutcome::Clean);
         assert_eq!(recs[0].event.syndrome, 0);
+    }
+
+    #[test]
+    fn locked_at_a_known_offset_decodes_every_fec_block_from_there() {
+        for offset in [0usize, 1, 7, 1237, 2111] {
+            let (s, groups) = stream(offset, 3, offset as u64 + 5);
+            let mut rx = FecRx::new_locked_at(FecRxConfig::default(), offset as u16);
+            let recs = run(&mut rx, &s.words());
+            assert_eq!(recs.len(), 3, "offset {offset}");
+            for (i, r) in recs.iter().enumerate() {
+                assert_eq!(r.event.bit_offset, (offset + 2112 * i) as u64);
+                assert!(r.event.fec_block_lock);
+                assert_eq!(r.event.outcome, DecodeOutcome::Clean);
+                assert_eq!(r.blocks, groups[i]);
+            }
+            assert_eq!(rx.lock_acquired_at(), Some(offset as u64));
+        }
     }
 
     /// Gives FEC blocks `fec_blocks` of a stream that starts at a FEC block two far-apart

@@ -531,8 +531,14 @@ impl DutStream<'_> {
             } else {
                 records.saturating_add(2 * 80).saturating_mul(66) / 8
             };
-            let (pcs, counts, sink, f) =
-                stream::decode_fec(self.path, self.opt, fec, &[], bytes, sink, progress)?;
+            let (pcs, counts, sink, f) = stream::decode_fec(
+                self.path,
+                self.opt,
+                stream::FecLine::new(fec, self.view),
+                bytes,
+                sink,
+                progress,
+            )?;
             return Ok((pcs, counts, sink, Some(f)));
         }
         let name = self.kind.name();

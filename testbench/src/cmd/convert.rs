@@ -203,7 +203,7 @@ fn fec_sides(
 
 /// A FEC'd `.bits` input as the line blocks its FEC decodes while locked.
 fn fec_line_blocks(a: &ConvertArgs, fec: &FecOptions) -> Result<Line, Error> {
-    let decoder = FecDecoder::new(fec, 20)
+    let decoder = FecDecoder::with_view(fec, 20, baser_engine::live::RxView::Offline)
         .map_err(Error::Usage)?
         .ok_or_else(|| Error::Usage("no FEC".into()))?;
     let seen: FecSeen = Rc::default();
@@ -249,6 +249,11 @@ impl Iterator for FecBlocks {
                 Err(e) => return Some(Err(InputError::io(&self.path, &e))),
             };
             if n == 0 {
+                let queue = &mut self.queue;
+                self.decoder.flush(|b| queue.extend(b));
+                if !self.queue.is_empty() {
+                    continue;
+                }
                 let seen = self.seen.take()?;
                 *seen.borrow_mut() = Some((self.decoder.summary().clone(), self.bytes * 8));
                 return None;
@@ -614,8 +619,14 @@ fn to_xgmii(
     }
     .rx();
     if let Some(fec) = fec {
-        let (_, _, sink, seen) =
-            stream::decode_fec(&a.input, &opt, fec, &[], u64::MAX, XgmiiSink(w), &|_| {})?;
+        let (_, _, sink, seen) = stream::decode_fec(
+            &a.input,
+            &opt,
+            stream::FecLine::new(fec, baser_engine::live::RxView::Offline),
+            u64::MAX,
+            XgmiiSink(w),
+            &|_| {},
+        )?;
         sink.0.finish().map_err(io_err(p))?;
         let bits = std::fs::metadata(&a.input).map_or(0, |m| m.len() * 8);
         return Ok(Some((seen, bits)));

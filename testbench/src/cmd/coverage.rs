@@ -93,8 +93,14 @@ fn measure(path: &Path, a: &CoverageArgs, out: Output) -> Result<Coverage, Error
     if a.fec.is_on() {
         command::refuse_fec_kind(path, kind)?;
         let fec = a.fec.options()?;
-        let (pcs, _, mut sinks, f) =
-            stream::decode_fec(path, &opt, &fec, &[], u64::MAX, sinks, &|n| bar.set(n))?;
+        let (pcs, _, mut sinks, f) = stream::decode_fec(
+            path,
+            &opt,
+            stream::FecLine::new(&fec, view),
+            u64::MAX,
+            sinks,
+            &|n| bar.set(n),
+        )?;
         bar.done();
         let mut c = sinks
             .coverage

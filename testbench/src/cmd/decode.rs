@@ -144,7 +144,8 @@ pub fn decode(a: &DecodeArgs, out: Output) -> Result<Verdict, Error> {
     let bar = progress_bar(&a.input, out);
     let mut fec_summary = None;
     let (pcs, counts, mut sinks) = if a.fec.line.fec != Fec::None {
-        let (pcs, counts, sinks, summary) = decode_fec(a, kind, &opt, sinks, &|n| bar.set(n))?;
+        let (pcs, counts, sinks, summary) =
+            decode_fec(a, kind, &opt, view, sinks, &|n| bar.set(n))?;
         fec_summary = Some(summary);
         (pcs, counts, sinks)
     } else if a.inject.is_empty() {
@@ -385,18 +386,24 @@ fn print_pcs_summary(input: &Path, p: &PcsSummary, max: usize, ber_timer: BerTim
     }
 }
 
-/// A `.bits` stream through the RX chain below a FEC (the FEC locks from any bit offset);
-/// `--inject` puts its bit faults on the line before the FEC.
+/// A `.bits` stream through the RX chain below a FEC (the FEC locks from any bit offset; in
+/// the offline view a Clause 74 line's boundary is found first); `--inject` puts its bit
+/// faults on the line before the FEC.
 fn decode_fec(
     a: &DecodeArgs,
     kind: Kind,
     opt: &baser_engine::rx::RxOptions,
+    view: baser_engine::live::RxView,
     sinks: DecodeSinks,
     progress: &dyn Fn(u64),
 ) -> Result<(PcsSummary, FrameCounts, DecodeSinks, FecSummary), Error> {
     command::refuse_fec_kind(&a.input, kind)?;
     let fec = a.fec.options()?;
-    stream::decode_fec(&a.input, opt, &fec, &a.inject, u64::MAX, sinks, progress)
+    let line = stream::FecLine {
+        faults: &a.inject,
+        ..stream::FecLine::new(&fec, view)
+    };
+    stream::decode_fec(&a.input, opt, line, u64::MAX, sinks, progress)
 }
 
 /// The FEC's lines of the text summary.
