@@ -19,11 +19,11 @@
 
 use pcs_core::Block;
 
-use super::codeword::Codeword;
+use super::codeword::{Codeword, CODEWORD_WORDS};
 use super::config::{ConfigError, RsFecConfig};
 use super::encode::{encode_in_place, encode_in_place_with, RemainderKernel};
 use super::marker::MARKER;
-use super::transcode::{transcode, BLOCKS_PER_TRANSCODED, TRANSCODED_BITS};
+use super::transcode::{transcode, Transcoded257, BLOCKS_PER_TRANSCODED, TRANSCODED_BITS};
 
 /// Transcoded blocks per codeword message.
 ///
@@ -190,6 +190,29 @@ impl Transmitter {
         true
     }
 
+    /// Transcodes whole groups of four (no more than the codeword being filled has room for)
+    /// into it from its next slot, appended a line word at a time (no word read back but
+    /// the part word where they start); true when they complete (and encode) the codeword.
+    /// As [`Transmitter::add_group`] group by group.
+    fn add_groups(&mut self, blocks: &[Block]) -> bool {
+        let mut out = WordWriter::at(self.codeword.words_mut(), TRANSCODED_BITS * self.slots);
+        for group in blocks.chunks_exact(BLOCKS_PER_TRANSCODED) {
+            if let Ok(four) = <&[Block; BLOCKS_PER_TRANSCODED]>::try_from(group) {
+                out.put_transcoded(&transcode(four));
+                self.slots += 1;
+            }
+        }
+        out.finish();
+        if self.slots < TRANSCODED_PER_CODEWORD {
+            return false;
+        }
+        encode_in_place_with(&mut self.codeword, self.kernel);
+        self.complete = true;
+        self.codewords += 1;
+        self.index = (self.index + 1) % self.period;
+        true
+    }
+
     /// Takes one scrambled block; returns the codeword it completes, if it completes one.
     ///
     /// Spec: IEEE 802.3 §108.5.2.
@@ -225,18 +248,88 @@ impl Transmitter {
                 on_codeword(cw);
             }
         }
-        let mut groups = rest.chunks_exact(BLOCKS_PER_TRANSCODED);
-        for group in &mut groups {
-            if let Ok(four) = <&[Block; BLOCKS_PER_TRANSCODED]>::try_from(group) {
-                if self.add_group(four) {
-                    on_codeword(&self.codeword);
-                }
+        // Whole groups straight from the slice into the codeword, a line word at a time.
+        while rest.len() >= BLOCKS_PER_TRANSCODED {
+            if self.complete {
+                self.start_codeword();
+            }
+            let room = TRANSCODED_PER_CODEWORD.saturating_sub(self.slots);
+            let take = room.min(rest.len() / BLOCKS_PER_TRANSCODED) * BLOCKS_PER_TRANSCODED;
+            let Some((groups, later)) = rest.split_at_checked(take) else {
+                break;
+            };
+            rest = later;
+            if self.add_groups(groups) {
+                on_codeword(&self.codeword);
             }
         }
-        for &b in groups.remainder() {
+        for &b in rest {
             if let Some(cw) = self.push(b) {
                 on_codeword(cw);
             }
+        }
+    }
+}
+
+/// Appends transcoded blocks to a codeword being filled (zero from where they start), a
+/// whole word at a time.
+struct WordWriter<'a> {
+    words: &'a mut [u64; CODEWORD_WORDS],
+    /// The word the next whole word goes to.
+    next: usize,
+    /// Bits not yet stored, from bit 0.
+    acc: u64,
+    /// How many (0..64).
+    fill: u32,
+}
+
+impl<'a> WordWriter<'a> {
+    /// A writer that appends from bit `offset`, the bits before it kept.
+    fn at(words: &'a mut [u64; CODEWORD_WORDS], offset: usize) -> Self {
+        let next = offset / 64;
+        let fill = (offset % 64) as u32;
+        let acc = words.get(next).copied().unwrap_or(0) & !(u64::MAX << fill);
+        Self {
+            words,
+            next,
+            acc,
+            fill,
+        }
+    }
+
+    /// Appends the low `n` (1..=64) bits of `v`, whose bits above them are zero.
+    #[inline(always)]
+    fn put(&mut self, v: u64, n: u32) {
+        self.acc |= v << self.fill;
+        let total = self.fill + n;
+        if total >= 64 {
+            if let Some(w) = self.words.get_mut(self.next) {
+                *w = self.acc;
+            }
+            self.next += 1;
+            // The bits of `v` not stored: `v >> (64 - fill)`, none when `fill` is 0.
+            self.acc = (v >> 1) >> (63 - self.fill);
+            self.fill = total - 64;
+        } else {
+            self.fill = total;
+        }
+    }
+
+    /// Appends the 257 bits of a transcoded block.
+    #[inline(always)]
+    fn put_transcoded(&mut self, t: &Transcoded257) {
+        let [w0, w1, w2, w3, w4] = *t.words();
+        self.put(w0, 64);
+        self.put(w1, 64);
+        self.put(w2, 64);
+        self.put(w3, 64);
+        self.put(w4, 1);
+    }
+
+    /// Stores the last part word (the words after it are still zero).
+    fn finish(self) {
+        if let Some(w) = self.words.get_mut(self.next) {
+            *w = self.acc;
         }
     }
 }
