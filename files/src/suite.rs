@@ -96,7 +96,8 @@ pub fn write(
         let found: Result<Vec<_>, String> = names.iter().map(|n| conformance::find(n)).collect();
         found.map_err(|e| InputError::file(dir, e))?
     };
-    std::fs::create_dir_all(dir).map_err(out_err(dir))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| InputError::file(dir, format!("cannot make the suite folder: {e}")))?;
     let mut index = SuiteIndex {
         made_by: made_by.to_string(),
         rate: "10g".into(),

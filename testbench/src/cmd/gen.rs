@@ -13,12 +13,38 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args, Debug)]
 pub struct GenArgs {
     /// The seed: the same seed gives the same files (within one generator version).
-    #[arg(long)]
+    #[arg(
+        long,
+        required_unless_present = "suite",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
     pub seed: u64,
     /// The folder to write to (made if missing): frames.pcap, stream.xgmii, stream.b66,
     /// stream.bits, expected.json, outcomes.txt.
-    #[arg(long)]
+    #[arg(
+        long,
+        required_unless_present = "suite",
+        default_value = ".",
+        hide_default_value = true
+    )]
     pub out: PathBuf,
+    /// The conformance catalogue instead (docs/conformance.md, "SystemVerilog"), written to
+    /// DIR for a bench that replays it through the DPI-C package: per receive case CASE.bits
+    /// (its line: serdes bits as sent, bit 0 first, 66-bit clocks back to back) and
+    /// CASE.expected.json (the model's frames, status levels and counters, the levels the
+    /// standard demands), per transmit case CASE.pcap (its frames), and index.json (cases,
+    /// clauses, needs, files). Takes --cases, --max-frame-length, --ber-window-blocks and
+    /// --rate 10g.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["seed", "out", "hostile", "for_dut", "cover", "test_pattern"])]
+    pub suite: Option<PathBuf>,
+    /// With --suite: the cases to write, comma separated (default: every case).
+    #[arg(long, value_delimiter = ',', requires = "suite")]
+    pub cases: Vec<String>,
+    /// With --suite: the DUT's 125 µs BER timer in blocks (19531 at 10G; a shortened timer
+    /// shortens rx-hi-ber-16's line; that case needs the standard's timer, index.json says so).
+    #[arg(long, default_value_t = baser_engine::conformance::BER_WINDOW_BLOCKS, requires = "suite")]
+    pub ber_window_blocks: usize,
     /// Scenario items: frames, ordered set runs and (with --hostile) line faults.
     #[arg(long, default_value_t = 40)]
     pub items: usize,
@@ -77,6 +103,20 @@ pub struct GenArgs {
 /// # Errors
 /// A file cannot be written.
 pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
+    if let Some(dir) = &a.suite {
+        let s = crate::cmd::suite::SuiteArgs {
+            dir,
+            cases: &a.cases,
+            rate: a.line.rate,
+            fec: a.line.fec,
+            max_frame_length: a.max_frame_length,
+            ber_window_blocks: a.ber_window_blocks,
+        };
+        return crate::cmd::suite::suite(&s, out);
+    }
+    if !a.cases.is_empty() {
+        return Err(Error::Usage("--cases: only with --suite DIR".into()));
+    }
     let bit_offset = a.bit_offset.unwrap_or(if a.cover { 13 } else { 0 });
     if bit_offset > 65 {
         return Err(Error::Usage(format!(

@@ -7,3 +7,4 @@ pub mod coverage;
 pub mod decode;
 pub mod encode;
 pub mod gen;
+pub mod suite;

@@ -1,0 +1,66 @@
+//! `baser gen --suite DIR`: the conformance catalogue written for a bench that cannot run
+//! the Python package (a SystemVerilog bench replays it through the DPI-C package): per case
+//! its line or frames and its expected outcome, and `index.json` (`baser_files::suite`).
+
+use crate::command::{Error, Output, Verdict};
+use baser_engine::conformance::{Kind, Params};
+use baser_engine::fec::{Fec, Rate};
+use std::path::Path;
+
+/// What `--suite` takes from the rest of `gen`'s options.
+pub struct SuiteArgs<'a> {
+    /// The folder.
+    pub dir: &'a Path,
+    /// The cases (empty: all).
+    pub cases: &'a [String],
+    /// The line rate and FEC (10g, none: the catalogue's line).
+    pub rate: Rate,
+    /// The FEC below the PCS.
+    pub fec: Fec,
+    /// The receiver's largest good frame, FCS included.
+    pub max_frame_length: u16,
+    /// The DUT's 125 µs timer in blocks.
+    pub ber_window_blocks: usize,
+}
+
+/// Writes the suite.
+///
+/// # Errors
+/// 25G or a FEC (the catalogue is 10GBASE-R without FEC so far), an unknown case, a folder
+/// that cannot be written.
+pub fn suite(a: &SuiteArgs<'_>, out: Output) -> Result<Verdict, Error> {
+    if a.rate != Rate::G10 || a.fec != Fec::None {
+        return Err(Error::Usage(format!(
+            "--suite with --rate {} --fec {}: the catalogue's cases are 10GBASE-R without a FEC so far (--rate 10g --fec none)",
+            a.rate, a.fec
+        )));
+    }
+    let params = Params {
+        max_frame_length: usize::from(a.max_frame_length),
+        ber_window_blocks: a.ber_window_blocks,
+    };
+    let made_by = format!(
+        "made by baser {} gen --suite (the conformance catalogue, docs/conformance.md)",
+        env!("CARGO_PKG_VERSION")
+    );
+    let index = baser_files::suite::write(a.dir, a.cases, &params, &made_by).map_err(|e| {
+        if e.message.starts_with("no case") {
+            Error::Usage(format!("--cases: {}", e.message))
+        } else {
+            Error::Input(e)
+        }
+    })?;
+    if !out.quiet {
+        let rx = index.cases.iter().filter(|c| c.kind == Kind::Rx).count();
+        println!(
+            "baser gen --suite: {} cases ({rx} receive, {} transmit) -> {}",
+            index.cases.len(),
+            index.cases.len() - rx,
+            a.dir.join("index.json").display()
+        );
+        for c in &index.cases {
+            println!("  {:24} {:28} {}", c.name, c.clause, c.stream);
+        }
+    }
+    Ok(Verdict::Pass)
+}
