@@ -1036,6 +1036,12 @@ impl TxRing {
             if stop_requested() {
                 return Ok(false);
             }
+            if st == libc::TP_STATUS_SEND_REQUEST {
+                // Written by an earlier push and not taken yet: the kernel stops walking the
+                // ring when the device pushes back (a full backlog on a busy machine), so it
+                // must be kicked again, whatever this batch has queued.
+                self.queued = self.queued.max(1);
+            }
             self.flush()?;
             self.sock.poll(libc::POLLOUT, Duration::from_millis(10))?;
         }
@@ -1072,7 +1078,12 @@ impl TxRing {
         if r < 0 {
             let e = io::Error::last_os_error();
             match e.raw_os_error() {
-                Some(libc::EAGAIN | libc::ENOBUFS | libc::EINTR) => {}
+                Some(libc::EAGAIN | libc::ENOBUFS | libc::EINTR) => {
+                    // Pushed back: the frames stay queued, and the next flush kicks again
+                    // (after a short yield, so that the receiving side gets the CPU).
+                    std::thread::sleep(Duration::from_micros(50));
+                    return Ok(());
+                }
                 _ => return Err(e),
             }
         }
