@@ -157,6 +157,7 @@ def decode(
     rate="10g",
     fec="none",
     rs_marker_period=1024,
+    ber_timer=None,
 ):
     """A stream through the RX chain, as ``baser decode`` does.
 
@@ -175,6 +176,10 @@ def decode(
     (``"fc"``, ``"rs"``, with ``rs_marker_period``): a ``"bits"`` stream is the FEC's line,
     locked from any bit offset (RS-FEC on its first marker); the document then has ``fec``
     (lock, codewords, corrected and uncorrected ones, symbols: docs/fec.md).
+
+    ``ber_timer``: the BER monitor's timer where a test bench shortens it, as the RTL's
+    parameter does (``"100blocks"``, ``"640ns"``, ``"125us"``; ``baser check --ber-timer``);
+    None = the standard's (125 us at 10G, 2 ms at 25G).
     """
     kind = _kind(stream, kind)
     doc, data = _baser.decode(
@@ -191,6 +196,7 @@ def decode(
         rate=rate,
         fec=fec,
         rs_marker_period=rs_marker_period,
+        ber_timer=ber_timer,
     )
     doc = json.loads(doc)
     for f, d in zip(doc["received"], data):
@@ -218,14 +224,15 @@ def check(
     rate="10g",
     fec="none",
     rs_marker_period=1024,
+    ber_timer=None,
 ):
     """Expected frames (DA to the end of the payload, no FCS unless ``fcs_included``) against
     what a DUT produced, as ``baser check --frames`` does; returns its ``--json`` document as
     a dict (``verdict`` is ``"pass"`` or ``"fail"``). ``dut`` and ``kind`` as in
     :func:`decode`; a serial stream is read offline unless ``receiver_view``; ``blocks``
     also compares the DUT's blocks with the model's encoding, bit for bit (``--blocks``).
-    ``rate``, ``fec`` and ``rs_marker_period`` as in :func:`decode` (the document then has
-    ``fec``)."""
+    ``rate``, ``fec``, ``rs_marker_period`` and ``ber_timer`` as in :func:`decode` (the
+    document then has ``fec``)."""
     kind = _kind(dut, kind)
     doc = _baser.check(
         _frames(expected),
@@ -246,6 +253,7 @@ def check(
         rate=rate,
         fec=fec,
         rs_marker_period=rs_marker_period,
+        ber_timer=ber_timer,
     )
     return json.loads(doc)
 

@@ -53,6 +53,7 @@ def decode(
     rate: str = "10g",
     fec: str = "none",
     rs_marker_period: int = 1024,
+    ber_timer: Optional[str] = None,
 ) -> Tuple[str, List[bytes]]: ...
 def check(
     expected: Sequence[bytes],
@@ -74,6 +75,7 @@ def check(
     rate: str = "10g",
     fec: str = "none",
     rs_marker_period: int = 1024,
+    ber_timer: Optional[str] = None,
 ) -> str: ...
 def read_pcap(path: _Path, fcs_included: bool = False) -> List[bytes]: ...
 def write_pcap(path: _Path, frames: Sequence[bytes]) -> None: ...
@@ -204,6 +206,7 @@ class RxModel:
         rate: str = "10g",
         fec: str = "none",
         rs_marker_period: int = 1024,
+        ber_timer: Optional[str] = None,
     ) -> None: ...
     def push(self, header: int, payload: int) -> Optional[List[RxFrame]]: ...
     def push_word(self, word: int) -> Optional[List[RxFrame]]: ...

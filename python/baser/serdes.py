@@ -391,7 +391,9 @@ class BaseRSerdesSink(_OriginalsAttributes, FrameSink):
     or ``"receiver"``: frames sent before block lock are lost, as on a link; the
     ``RxModel``'s option), ``rate``, ``fec`` and ``rs_marker_period`` (as the source's: the
     FEC finds its lock from any bit offset, then the PCS decodes its blocks; the BER monitor
-    follows the rate; :attr:`fec` and the summary's ``fec`` say what it corrected). Each
+    follows the rate; :attr:`fec` and the summary's ``fec`` say what it corrected),
+    ``ber_timer`` (the BER monitor's timer where the bench shortens the RTL's, e.g.
+    ``"100blocks"``; default the standard's). Each
     received frame also carries
     ``baser_class`` (``"ok"``, ``"fcs_error"``, ``"runt"``, ...), ``fcs_ok`` and
     ``start_block``; :meth:`finish` gives the PCS summary, :attr:`status` the receiver now.
@@ -420,6 +422,7 @@ class BaseRSerdesSink(_OriginalsAttributes, FrameSink):
         rate="10g",
         fec="none",
         rs_marker_period=1024,
+        ber_timer=None,
         **kwargs,
     ):
         self.log = logging.getLogger(f"cocotb.{data._path}")
@@ -474,6 +477,7 @@ class BaseRSerdesSink(_OriginalsAttributes, FrameSink):
                 rate=rate,
                 fec=fec,
                 rs_marker_period=rs_marker_period,
+                ber_timer=ber_timer,
             )
         )
 

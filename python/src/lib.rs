@@ -18,6 +18,7 @@ use baser_engine::fec::{Fec, FecEncoder, FecOptions, FecRxChain, FecSummary, Rat
 use baser_engine::frame_check::{frame_check, FrameCheckInput};
 use baser_engine::judge::{self, Expected};
 use baser_engine::live::RxView;
+use baser_engine::options::BerTimer;
 use baser_engine::pcs_check::compare_frame_blocks;
 use baser_engine::rx::{FrameCounts, FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink};
 use baser_engine::stream::{DecodeStreamError, Stream};
@@ -124,6 +125,7 @@ fn rx_options(
     strict_start: bool,
     max_events: usize,
     rate: Rate,
+    ber_timer: Option<&str>,
 ) -> PyResult<RxOptions> {
     Ok(Options {
         profile: self::profile(profile)?,
@@ -131,9 +133,19 @@ fn rx_options(
         strict_start,
         max_events,
         rate,
+        ber_timer: self::ber_timer(ber_timer)?,
         ..Options::default()
     }
     .rx())
+}
+
+/// The BER monitor's timer from `ber_timer` (`None`: the standard's, 125 us at 10G and 2 ms
+/// at 25G), as `baser check --ber-timer` takes it: `"100blocks"`, `"640ns"`, `"125us"`.
+fn ber_timer(t: Option<&str>) -> PyResult<BerTimer> {
+    t.map_or(Ok(BerTimer::default()), |t| {
+        t.parse()
+            .map_err(|e| value_err(format!("ber_timer={t:?}: {e}")))
+    })
 }
 
 /// The line rate and the FEC from the keywords every entry point shares (`rate`, `fec`,
@@ -464,10 +476,18 @@ fn decoding(
     scrambled: bool,
     scrambler_state: Option<u64>,
     (rate, fec): (Rate, FecOptions),
+    ber_timer: Option<&str>,
 ) -> PyResult<Decoding> {
     Ok(Decoding {
         fec,
-        opt: rx_options(profile, max_frame_length, strict_start, max_events, rate)?,
+        opt: rx_options(
+            profile,
+            max_frame_length,
+            strict_start,
+            max_events,
+            rate,
+            ber_timer,
+        )?,
         view: if offline {
             RxView::Offline
         } else {
@@ -483,7 +503,8 @@ fn decoding(
 #[pyfunction]
 #[pyo3(signature = (stream, kind, *, profile="ieee", max_frame_length=1518, strict_start=false,
                     max_events=20, offline=false, scrambled=true, scrambler_state=None,
-                    name="<stream>", rate="10g", fec="none", rs_marker_period=1024))]
+                    name="<stream>", rate="10g", fec="none", rs_marker_period=1024,
+                    ber_timer=None))]
 #[allow(clippy::too_many_arguments)]
 fn decode(
     py: Python<'_>,
@@ -500,6 +521,7 @@ fn decode(
     rate: &str,
     fec: &str,
     rs_marker_period: u32,
+    ber_timer: Option<&str>,
 ) -> PyResult<(String, Vec<Py<PyBytes>>)> {
     let s = self::stream(kind, stream)?;
     let d = decoding(
@@ -511,6 +533,7 @@ fn decode(
         scrambled,
         scrambler_state,
         line(rate, fec, rs_marker_period)?,
+        ber_timer,
     )?;
     guard(|| {
         let (pcs, counts, keep, fec) = d.run(&s, false)?;
@@ -537,7 +560,7 @@ fn decode(
                     strict_start=false, max_frame_length=None, receiver_view=false,
                     blocks=false, ifg=12, max_report=10, scrambled=true, scrambler_state=None,
                     expected_name="<expected>", dut_name="<dut>", rate="10g", fec="none",
-                    rs_marker_period=1024))]
+                    rs_marker_period=1024, ber_timer=None))]
 #[allow(clippy::too_many_arguments)]
 fn check(
     expected: Vec<Vec<u8>>,
@@ -558,6 +581,7 @@ fn check(
     rate: &str,
     fec: &str,
     rs_marker_period: u32,
+    ber_timer: Option<&str>,
 ) -> PyResult<String> {
     let line = line(rate, fec, rs_marker_period)?;
     let s = self::stream(kind, dut)?;
@@ -584,6 +608,7 @@ fn check(
         scrambled,
         scrambler_state,
         line,
+        ber_timer,
     )?;
     guard(|| {
         let keep_blocks = blocks && !matches!(s, Owned::Xgmii(_));

@@ -169,7 +169,8 @@ impl RxModel {
     #[new]
     #[pyo3(signature = (*, input="units", profile="ieee", max_frame_length=16384,
                         scrambled=true, scrambler_state=None, strict_start=false, max_events=20,
-                        view="receiver", rate="10g", fec="none", rs_marker_period=1024))]
+                        view="receiver", rate="10g", fec="none", rs_marker_period=1024,
+                        ber_timer=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         input: &str,
@@ -183,9 +184,17 @@ impl RxModel {
         rate: &str,
         fec: &str,
         rs_marker_period: u32,
+        ber_timer: Option<&str>,
     ) -> PyResult<Self> {
         let (rate, fec) = crate::line(rate, fec, rs_marker_period)?;
-        let opt = rx_options(profile, max_frame_length, strict_start, max_events, rate)?;
+        let opt = rx_options(
+            profile,
+            max_frame_length,
+            strict_start,
+            max_events,
+            rate,
+            ber_timer,
+        )?;
         let view: RxView = view.parse().map_err(value_err)?;
         let descrambler_state = state(scrambler_state)?;
         let input = match input {

@@ -614,3 +614,34 @@ def test_the_stub_names_what_the_extension_has():
             names |= {n.target.id for n in cls.body if isinstance(n, ast.AnnAssign)}
             have = {n for n in dir(getattr(baser._baser, cls.name)) if not n.startswith("_")}
             assert have <= names, (cls.name, have - names)
+
+
+def test_a_shortened_ber_timer_is_an_option_of_every_receiver():
+    # 16 invalid sync headers, one every 10 blocks: within one standard window (125 us =
+    # 19531 blocks at 10G) they trip hi_ber; with the window shortened to 100 blocks, as RTL
+    # benches shorten COUNT_125US, at most 10 fall in a window and it never trips.
+    e = baser.encode([bytes(range(60))] * 100, idle_blocks=200)
+    hurt = list(e.blocks)
+    for k in range(16):
+        hurt[300 + 10 * k] = (0, hurt[300 + 10 * k][1])
+
+    def episodes(**kw):
+        return baser.decode(hurt, kind="b66", **kw)["pcs"]["hi_ber_episodes"]
+
+    assert episodes() == [300 + 10 * 15]
+    assert episodes(ber_timer="125us") == [300 + 10 * 15]
+    assert episodes(ber_timer="100blocks") == []
+    # 16 inside one 100-block window still trip it.
+    tight = list(e.blocks)
+    for k in range(16):
+        tight[350 + 2 * k] = (0, tight[350 + 2 * k][1])
+    assert baser.decode(tight, kind="b66", ber_timer="100blocks")["pcs"]["hi_ber_episodes"] == [380]
+    for timer, want in ((None, 1), ("100blocks", 0)):
+        rx = baser.RxModel(input="blocks", ber_timer=timer)
+        for h, p in hurt:
+            rx.push(h, p)
+        assert rx.status["hi_ber_episodes"] == want, timer
+    sent = [bytes(range(60))] * 100
+    assert baser.check(sent, e.blocks, kind="b66", ber_timer="100blocks")["verdict"] == "pass"
+    with pytest.raises(ValueError, match="ber_timer"):
+        baser.RxModel(ber_timer="5 parsecs")
