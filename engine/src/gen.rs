@@ -231,7 +231,7 @@ pub fn serial(blocks: &[Block], slips: &[(u64, i32)], bit_offset: u32) -> Vec<u8
 }
 
 mod fec_line;
-pub use fec_line::{fec_stimulus, FecStimulus};
+pub use fec_line::{fec_stimulus, FecFaults, FecStimulus};
 
 /// The version of the generator's scenario rules.
 pub const GENERATOR: &str = "baser-gen 1";

@@ -1051,13 +1051,156 @@ fn gen_fec_plans_counters_decode_finds_and_check_judges_by_them() {
             "--rate",
             "25g",
             "--fec",
-            "rs",
-            "--fec-uncorrectable",
-            "2",
+            "fc",
+            "--test-pattern",
+            "prbs31",
         ],
         None,
     );
     assert_eq!(code, 2, "{text}");
-    assert!(text.contains("at most 1 with --fec rs"), "{text}");
+    assert!(text.contains("--fec with --test-pattern"), "{text}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// `check --outcomes` of a `gen --fec` stimulus: every outcome met, both FEC cases passed,
+/// each uncorrectable unit naming the frames the plan says; the check's JSON report.
+fn check_by_plan(
+    out: &Path,
+    rate: &str,
+    fec: &str,
+    plan: &Path,
+) -> (i32, serde_json::Value, String) {
+    run(
+        &[
+            "check",
+            "--frames",
+            s(&out.join("frames.pcap")),
+            "--dut",
+            s(&out.join("stream.bits")),
+            "--rate",
+            rate,
+            "--fec",
+            fec,
+            "--outcomes",
+            s(plan),
+            "-v",
+        ],
+        Some(&out.join("c.json")),
+    )
+}
+
+#[test]
+fn gen_fec_goes_with_hostile_cover_a_bit_offset_and_several_uncorrectable_codewords() {
+    let d = dir("gen-more");
+    let unit = |fec: &str| if fec == "rs" { "codeword" } else { "FEC block" };
+    for (fec, rate, extra, uncorrectable) in [
+        ("rs", "25g", &["--hostile"][..], 1),
+        ("fc", "25g", &["--hostile"][..], 2),
+        ("rs", "25g", &["--cover"][..], 1),
+        ("fc", "10g", &["--cover"][..], 1),
+        ("rs", "25g", &["--bit-offset", "37"][..], 1),
+        ("fc", "10g", &["--bit-offset", "37"][..], 1),
+        ("rs", "25g", &[][..], 3),
+    ] {
+        let out = d.join(format!("{fec}-{}-{uncorrectable}", extra.join("")));
+        let n = uncorrectable.to_string();
+        let mut args = vec![
+            "gen",
+            "--seed",
+            "7",
+            "--out",
+            s(&out),
+            "--items",
+            "300",
+            "--rate",
+            rate,
+            "--fec",
+            fec,
+            "--fec-errors",
+            "3",
+            "--fec-uncorrectable",
+            &n,
+        ];
+        args.extend_from_slice(extra);
+        let (code, _, text) = run(&args, None);
+        assert_eq!(code, 0, "{text}");
+        let plan = out.join("expected.json");
+        let expected: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+        let e = &expected["fec"];
+        assert_eq!(e["uncorrected_codewords"], uncorrectable, "{e}");
+        let (_, doc, text) = check_by_plan(&out, rate, fec, &plan);
+        let outcomes = doc["outcomes"].as_array().unwrap();
+        assert!(
+            outcomes.iter().all(|o| o["met"] == true),
+            "{extra:?} {text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "PASS fec: uncorrectable {}s as planned",
+                unit(fec)
+            )) && text.contains("PASS fec: corrections as planned"),
+            "{extra:?} {text}"
+        );
+        let got = doc["fec"]["uncorrectable"].as_array().unwrap();
+        assert_eq!(got.len(), uncorrectable, "{text}");
+        for (g, w) in got.iter().zip(e["uncorrectable"].as_array().unwrap()) {
+            assert_eq!(g["bit"], w["bit"], "{extra:?}");
+            // (With hi_ber up the frames after it are missing too, and check, which places
+            // a missing frame between the received ones around it, names them all.)
+            let (g, w) = (
+                g["expected_frames"].as_array().unwrap(),
+                w["frames"].as_array().unwrap(),
+            );
+            if uncorrectable > 1 && fec == "rs" {
+                assert!(w.iter().all(|f| g.contains(f)), "{g:?} {w:?}");
+            } else {
+                assert_eq!(g, w, "{extra:?}");
+            }
+        }
+        if extra == ["--bit-offset", "37"] {
+            assert_eq!(doc["fec"]["lock"]["acquired_at_bit"], 37, "{text}");
+        }
+        // A plan one bit off, or a hit frame said to arrive intact, fails.
+        let mut off = expected.clone();
+        off["fec"]["uncorrectable"][0]["bit"] =
+            serde_json::json!(e["uncorrectable"][0]["bit"].as_u64().unwrap() + 1);
+        let off_path = out.join("off.json");
+        std::fs::write(&off_path, off.to_string()).unwrap();
+        let (code, _, text) = check_by_plan(&out, rate, fec, &off_path);
+        assert_eq!(code, 1, "{text}");
+        assert!(
+            text.contains(&format!(
+                "FAIL fec: uncorrectable {}s as planned",
+                unit(fec)
+            )),
+            "{text}"
+        );
+        // (The first uncorrectable unit that held a frame; one in idles hits none.)
+        let Some(hit) = e["uncorrectable"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find_map(|u| u["frames"][0].as_u64())
+        else {
+            continue;
+        };
+        let mut intact = expected.clone();
+        intact["frames"][hit as usize]["outcome"] = serde_json::json!("ok");
+        std::fs::write(&off_path, intact.to_string()).unwrap();
+        let (code, doc, text) = check_by_plan(&out, rate, fec, &off_path);
+        assert_eq!(code, 1, "{text}");
+        let unmet = doc["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["met"] == false);
+        assert!(
+            unmet
+                || !text.contains(&format!("frame {hit} ("))
+                || text.contains(&format!("FAIL frames: frame {hit} (")),
+            "{extra:?} {text}"
+        );
+    }
     std::fs::remove_dir_all(&d).ok();
 }

@@ -8,6 +8,20 @@ use crate::fec::{
 };
 use crate::inject::Fault;
 
+/// The faults [`fec_stimulus`] plans on a FEC's line, and where the line starts.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FecFaults {
+    /// FEC blocks or codewords given a correctable fault.
+    pub correctable: usize,
+    /// FEC blocks or codewords given an uncorrectable fault.
+    pub uncorrectable: usize,
+    /// The seed the faults are drawn from.
+    pub seed: u64,
+    /// Bits (ones) before the line's first bit, as `gen --bit-offset` puts them before a
+    /// plain line: the planned line bits count them.
+    pub bit_offset: u32,
+}
+
 /// A FEC'd stream: the line and its expectation (the generated stream's own is updated).
 pub struct FecStimulus {
     /// The line bits, bit 0 of byte 0 first.
@@ -31,13 +45,18 @@ fn rs_blocks(index: u64, period: u64) -> (u64, u64) {
 }
 
 /// Encodes `g`'s line blocks with the FEC of `fec` (idle blocks finish the last FEC block or
-/// codeword: `g.line` gains them) and plans faults from `seed`: `correctable` FEC blocks or
-/// codewords get 1 to 7 symbol errors (RS-FEC) or a burst of 1 to 11 bits (Clause 74), and
+/// codeword: `g.line` gains them) and plans faults from `plan.seed`: `correctable` FEC blocks
+/// or codewords get 1 to 7 symbol errors (RS-FEC) or a burst of 1 to 11 bits (Clause 74), and
 /// `uncorrectable` get 8 to 12 symbols or a burst of 12 or 13 bits (every such burst is
-/// detected). The first FEC blocks or codewords (lock) and RS-FEC marker codewords are left
-/// alone. The expectation gains the `fec` counters; the outcomes of the frames an
-/// uncorrectable one hits are the model's decode of the faulted line (the others stay the
-/// scenario's), and its PCS counts are left unpredicted where they depend on the data.
+/// detected). The first FEC blocks or codewords (lock; with a bit offset, Clause 74 also the
+/// ones a receiver slips through) and RS-FEC marker codewords are left alone. The expectation
+/// gains the `fec` counters; the outcomes of the frames an uncorrectable one hits are the
+/// model's decode of the faulted line (the others stay the scenario's). When the FEC changes
+/// what the PCS receives beyond that (a hostile stream's invalid sync headers and reserved
+/// block types, which a FEC's transcoding cannot carry as they were; hi_ber raised by several
+/// uncorrectable RS-FEC codewords), every frame's outcome and the PCS counts are the model's
+/// decode of the line. A hostile stream's bit slips are PCS-line events: below a FEC they are
+/// left out.
 ///
 /// # Errors
 /// A FEC setting the standard refuses, or no room for the faults asked for.
@@ -45,10 +64,18 @@ pub fn fec_stimulus(
     g: &mut Generated,
     rate: crate::fec::Rate,
     fec: &FecOptions,
-    correctable: usize,
-    uncorrectable: usize,
-    seed: u64,
+    plan: &FecFaults,
 ) -> Result<FecStimulus, String> {
+    let FecFaults {
+        correctable,
+        uncorrectable,
+        seed,
+        bit_offset,
+    } = *plan;
+    let slips = std::mem::take(&mut g.slips);
+    g.expectation
+        .events
+        .retain(|(_, what)| !what.starts_with("bit slip"));
     let mut enc = FecEncoder::new(fec)?.ok_or("no FEC given")?;
     let mut words = Vec::new();
     enc.push_blocks(&g.line, &mut words);
@@ -64,9 +91,13 @@ pub fn fec_stimulus(
     }
     let units = enc.codewords();
     let period = u64::from(fec.rs.marker_period_codewords);
+    // (A Clause 74 receiver slips a bit a FEC block: `bit_offset` more before it locks.)
     let (unit_bits, first_free) = match fec.kind {
         Fec::Rs => (fec_core::rs::CODEWORD_BITS as u64, 1),
-        _ => (fec_core::base_r::FEC_BLOCK_BITS as u64, 2),
+        _ => (
+            fec_core::base_r::FEC_BLOCK_BITS as u64,
+            2 + u64::from(bit_offset),
+        ),
     };
     let free: Vec<u64> = (first_free..units)
         .filter(|&u| fec.kind != Fec::Rs || !u.is_multiple_of(period.max(1)))
@@ -120,14 +151,59 @@ pub fn fec_stimulus(
             correctable: ok,
         });
     }
+    let reshaped = !slips.is_empty() || !carried_as_sent(g, fec, &line)?;
     crate::inject::corrupt_line(&mut line, &faults)?;
-    let expected = expect(g, rate, fec, &planned, period)?;
+    let mut expected = expect(g, rate, fec, &planned, period)?;
+    for b in expected
+        .faults
+        .iter_mut()
+        .map(|f| &mut f.bit)
+        .chain(expected.uncorrectable.iter_mut().map(|u| &mut u.bit))
+    {
+        *b += u64::from(bit_offset);
+    }
     g.expectation.fec = Some(ExpectedFec {
         codewords_on_line: units,
         ..expected
     });
-    hit_outcomes(g, rate, fec, &line)?;
+    let line = ones_before(&line, bit_offset);
+    model_outcomes(g, rate, fec, &line, reshaped)?;
     Ok(FecStimulus { line, faults })
+}
+
+/// `line` after `bits` ones (0 to 65: `gen --bit-offset`), bit 0 first.
+fn ones_before(line: &[u8], bits: u32) -> Vec<u8> {
+    if bits == 0 {
+        return line.to_vec();
+    }
+    let (whole, rest) = ((bits / 8) as usize, bits % 8);
+    let mut out = vec![0xff; whole];
+    if rest == 0 {
+        out.extend_from_slice(line);
+        return out;
+    }
+    let mut carry = (1u16 << rest) - 1;
+    for &b in line {
+        let v = carry | u16::from(b) << rest;
+        out.push(v as u8);
+        carry = v >> 8;
+    }
+    out.push(carry as u8);
+    out
+}
+
+/// The FEC's receiver, reading the clean `line` offline, hands the PCS exactly `g`'s line
+/// blocks (false for a hostile stream's invalid sync headers, which neither FEC's transcoding
+/// keeps, and the block types RS-FEC's cannot carry).
+fn carried_as_sent(g: &Generated, fec: &FecOptions, line: &[u8]) -> Result<bool, String> {
+    let mut fec = *fec;
+    fec.rs.lock_markers = 1;
+    let mut d = crate::fec::FecDecoder::with_view(&fec, 0, crate::live::RxView::Offline)?
+        .ok_or("no FEC given")?;
+    let mut got = Vec::with_capacity(g.line.len());
+    d.push_bytes(line, |b| got.extend_from_slice(b));
+    d.flush(|b| got.extend_from_slice(b));
+    Ok(got == g.line)
 }
 
 /// The counters the planned faults give, each uncorrectable unit with the frames in it (their
@@ -221,12 +297,14 @@ fn rx_options(g: &Generated, rate: crate::fec::Rate) -> crate::rx::RxOptions {
 }
 
 /// The outcomes of the frames an uncorrectable unit hit, as the model's receiver below the
-/// FEC makes them of the faulted line.
-fn hit_outcomes(
+/// FEC makes them of the faulted line (read offline, as `check` reads it); of every frame, and
+/// the PCS counts, when the FEC changed more (`reshaped`, or hi_ber rose).
+fn model_outcomes(
     g: &mut Generated,
     rate: crate::fec::Rate,
     fec: &FecOptions,
     line: &[u8],
+    reshaped: bool,
 ) -> Result<(), String> {
     let hit: Vec<u64> = g
         .expectation
@@ -238,15 +316,17 @@ fn hit_outcomes(
                 .flat_map(|u| u.frames.iter().copied())
         })
         .collect();
-    if hit.is_empty() {
+    if hit.is_empty() && !reshaped {
         return Ok(());
     }
     // A dump is decoded from its first marker, as `check` and `decode` do.
     let mut fec = *fec;
     fec.rs.lock_markers = 1;
-    let mut rx = FecRxChain::new(&rx_options(g, rate), &fec, Vec::new())?;
+    let view = crate::live::RxView::Offline;
+    let mut rx = FecRxChain::with_view(&rx_options(g, rate), &fec, view, Vec::new())?;
     rx.push_bytes(line);
-    let (_, _, received, _) = rx.finish().map_err(|e| e.to_string())?;
+    let (pcs, _, received, _) = rx.finish().map_err(|e| e.to_string())?;
+    let every = reshaped || !pcs.hi_ber_episodes.is_empty();
     let expected = g.expectation.judged();
     // The judge `check` runs: each frame identified as the MAC delivers it.
     let mut judge = crate::judge::Comparer::new(&expected);
@@ -255,21 +335,42 @@ fn hit_outcomes(
     }
     let cmp = judge.finish();
     for (f, r) in g.expectation.frames.iter_mut().zip(&cmp.frames) {
-        if hit.contains(&f.index) {
+        if every || hit.contains(&f.index) {
             f.outcome = match (r.status, r.class) {
                 (crate::judge::Status::Missing, _) | (_, None) => "dropped",
                 (_, Some(c)) => c,
             };
         }
     }
-    g.expectation.outcomes_from =
-        "the scenario; the frames an uncorrectable FEC block or codeword hit: the model's decode of the faulted line";
+    g.expectation.outcomes_from = if every {
+        g.expectation.pcs = crate::gen::ExpectedPcs {
+            invalid_headers: Some(pcs.invalid_headers),
+            errored_blocks: Some(pcs.errored_blocks),
+            hi_ber_episodes: Some(pcs.hi_ber_episodes.len() as u64),
+            lock_losses: pcs.lock_losses.len() as u64,
+            link_fault_changes: pcs.link_fault_changes.len() as u64,
+        };
+        "the model's decode of the FEC's line (the FEC changed what the PCS receives: a hostile stream's blocks its transcoding cannot carry, or hi_ber raised by uncorrectable codewords)"
+    } else {
+        "the scenario; the frames an uncorrectable FEC block or codeword hit: the model's decode of the faulted line"
+    };
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ones_before_shifts_the_line_by_any_bit_count() {
+        let line = [0b1010_0101u8, 0x3c];
+        assert_eq!(ones_before(&line, 0), line);
+        assert_eq!(ones_before(&line, 8), [0xff, 0b1010_0101, 0x3c]);
+        assert_eq!(
+            ones_before(&line, 3),
+            [0b0010_1111, 0b1110_0101, 0b0000_0001]
+        );
+    }
 
     #[test]
     fn rs_codewords_carry_76_blocks_after_a_marker_and_80_otherwise() {

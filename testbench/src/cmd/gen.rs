@@ -177,9 +177,12 @@ pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
                 &mut g,
                 a.line.rate,
                 f,
-                a.fec_errors,
-                a.fec_uncorrectable,
-                a.seed,
+                &baser_engine::gen::FecFaults {
+                    correctable: a.fec_errors,
+                    uncorrectable: a.fec_uncorrectable,
+                    seed: a.seed,
+                    bit_offset,
+                },
             )
             .map_err(Error::Usage)?,
         ),
@@ -264,22 +267,11 @@ fn fec_settings(a: &GenArgs) -> Result<Option<baser_engine::fec::FecOptions>, Er
     if a.line.fec == baser_engine::fec::Fec::None {
         return Ok(None);
     }
-    let clash = [
-        (a.hostile, "--hostile"),
-        (a.cover, "--cover"),
-        (a.test_pattern.is_some(), "--test-pattern"),
-        (a.bit_offset.is_some(), "--bit-offset"),
-    ];
-    if let Some((_, flag)) = clash.iter().find(|c| c.0) {
-        return Err(Error::Usage(format!(
-            "--fec makes a conforming stream with faults on the FEC's line only: not with {flag} (a FEC finds its boundary from any bit offset)"
-        )));
-    }
-    if a.line.fec == baser_engine::fec::Fec::Rs && a.fec_uncorrectable > 1 {
-        return Err(Error::Usage(format!(
-            "--fec-uncorrectable {}: at most 1 with --fec rs (each uncorrectable codeword gives the PCS 80 invalid sync headers, and 97 in 2 ms raise hi_ber)",
-            a.fec_uncorrectable
-        )));
+    if a.test_pattern.is_some() {
+        return Err(Error::Usage(
+            "--fec with --test-pattern: a test pattern is sent without a FEC below the PCS (give one or the other)"
+                .into(),
+        ));
     }
     let f = a.line.options();
     f.check(a.line.rate).map_err(Error::Usage)?;
