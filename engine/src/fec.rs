@@ -820,6 +820,12 @@ impl FecDecoder {
         &self.summary
     }
 
+    /// What it saw so far, for the receiver above to name the frames an uncorrectable unit
+    /// hit ([`Hits::name`]).
+    pub(crate) fn summary_mut(&mut self) -> &mut FecSummary {
+        &mut self.summary
+    }
+
     /// Ends the offline search of a line that ended before it found a boundary: what it held
     /// goes to a receiver as it is (which will not lock on so little either), its blocks to
     /// `out`. Nothing to do otherwise.
@@ -1058,7 +1064,7 @@ impl<K: RxSink> FecRxChain<K> {
                 input,
                 HitSink {
                     sink,
-                    hits: Vec::new(),
+                    hits: Hits::default(),
                 },
             ),
             blocks: Vec::new(),
@@ -1082,21 +1088,7 @@ impl<K: RxSink> FecRxChain<K> {
         blocks.clear();
         decode(decoder, blocks);
         // The uncorrectable units among these, before their frames reach the sink.
-        let hits = &mut chain.sink_mut().hits;
-        for (i, u) in decoder
-            .summary()
-            .uncorrectable
-            .iter()
-            .enumerate()
-            .skip(before)
-        {
-            hits.push(Hit {
-                unit: i,
-                first_block: u.first_block,
-                end_block: u.first_block + u64::from(u.blocks),
-                frames: Vec::new(),
-            });
-        }
+        chain.sink_mut().hits.open(decoder.summary(), before);
         chain.push_blocks(blocks);
     }
 
@@ -1109,11 +1101,7 @@ impl<K: RxSink> FecRxChain<K> {
         self.decode(|d, blocks| d.flush(|b| blocks.extend_from_slice(b)));
         let (pcs, counts, hit_sink) = self.chain.finish()?;
         let mut summary = self.decoder.into_summary();
-        for h in hit_sink.hits {
-            if let Some(u) = summary.uncorrectable.get_mut(h.unit) {
-                u.frames = h.frames;
-            }
-        }
+        hit_sink.hits.name(&mut summary);
         Ok((pcs, counts, hit_sink.sink, summary))
     }
 }
@@ -1127,11 +1115,54 @@ struct Hit {
     frames: Vec<u64>,
 }
 
+/// The uncorrectable units a decoder reported and the received frames each hit (a frame
+/// with a block in it): the one place the RX chain below a FEC ([`FecRxChain`]) and the live
+/// receiver (`LiveRx` with a FEC) name them.
+#[derive(Debug, Default)]
+pub(crate) struct Hits(Vec<Hit>);
+
+impl Hits {
+    /// Opens the uncorrectable units `summary` gained since it held `before`, before the
+    /// frames of their blocks are received.
+    pub(crate) fn open(&mut self, summary: &FecSummary, before: usize) {
+        for (i, u) in summary.uncorrectable.iter().enumerate().skip(before) {
+            self.0.push(Hit {
+                unit: i,
+                first_block: u.first_block,
+                end_block: u.first_block + u64::from(u.blocks),
+                frames: Vec::new(),
+            });
+        }
+    }
+
+    /// A received frame (its index, its `/S/` block and lane, its octets after the SFD):
+    /// named in every unit it had a block in.
+    pub(crate) fn frame(&mut self, index: u64, start: crate::tx::Placement, len: usize) {
+        // The frame's octets run from its /S/ to its /T/: 8 of preamble and SFD, then `len`.
+        let (first, lane) = (start.block, u64::from(start.lane));
+        let end = (first * 8 + lane + 8 + len as u64) / 8;
+        for h in &mut self.0 {
+            if first < h.end_block && end >= h.first_block && !h.frames.contains(&index) {
+                h.frames.push(index);
+            }
+        }
+    }
+
+    /// Writes the frames each unit hit into `summary`'s `uncorrectable[].frames`.
+    pub(crate) fn name(&self, summary: &mut FecSummary) {
+        for h in &self.0 {
+            if let Some(u) = summary.uncorrectable.get_mut(h.unit) {
+                u.frames.clone_from(&h.frames);
+            }
+        }
+    }
+}
+
 /// The sink above a FEC: the caller's, and the frames that had a block in an uncorrectable
 /// unit.
 pub struct HitSink<K> {
     sink: K,
-    hits: Vec<Hit>,
+    hits: Hits,
 }
 
 impl<K> HitSink<K> {}
@@ -1155,14 +1186,7 @@ impl<K: RxSink> RxSink for HitSink<K> {
     }
 
     fn frame(&mut self, frame: &FrameRef<'_>) -> std::io::Result<()> {
-        // The frame's octets run from its /S/ to its /T/: 8 of preamble and SFD, then `len`.
-        let start = frame.start.block;
-        let end = (start * 8 + u64::from(frame.start.lane) + 8 + frame.len as u64) / 8;
-        for h in &mut self.hits {
-            if start < h.end_block && end >= h.first_block {
-                h.frames.push(frame.index);
-            }
-        }
+        self.hits.frame(frame.index, frame.start, frame.len);
         self.sink.frame(frame)
     }
 
@@ -1414,13 +1438,7 @@ mod tests {
         sent: &[Vec<u8>],
         hurt: impl FnOnce(&mut Vec<u8>),
     ) -> (Vec<crate::rx::ReceivedFrame>, FecSummary) {
-        use crate::tx::{TxChain, TxOptions};
-        let enc = FecEncoder::new(fec).unwrap();
-        let mut tx = TxChain::with_fec(&TxOptions::default(), Serial::default(), enc);
-        for f in sent {
-            tx.frame(f, None).unwrap();
-        }
-        let (Serial(mut line), _) = tx.finish().unwrap();
+        let mut line = line_of(fec, sent);
         hurt(&mut line);
         let opt = RxOptions {
             max_events: 20,
@@ -1459,6 +1477,58 @@ mod tests {
         assert!(got.iter().all(|f| f.class.is_ok()));
         assert_eq!(s.corrected_symbols, Some(7 * (codewords - 1)));
         assert_eq!(s.uncorrected_codewords, 0);
+    }
+
+    /// The line of `sent` through the TX chain below `fec`.
+    fn line_of(fec: &FecOptions, sent: &[Vec<u8>]) -> Vec<u8> {
+        use crate::tx::{TxChain, TxOptions};
+        let enc = FecEncoder::new(fec).unwrap();
+        let mut tx = TxChain::with_fec(&TxOptions::default(), Serial::default(), enc);
+        for f in sent {
+            tx.frame(f, None).unwrap();
+        }
+        tx.finish().unwrap().0 .0
+    }
+
+    #[test]
+    fn the_live_receiver_names_the_frames_of_an_uncorrectable_unit_as_the_chain_does() {
+        let fc = FecOptions {
+            kind: Fec::Fc,
+            ..FecOptions::default()
+        };
+        let fault = [
+            (rs_opt(), crate::inject::Fault::Symbols(5, 8)),
+            (fc, crate::inject::Fault::Burst(9 * 2112 + 700, 12)),
+        ];
+        for (fec, fault) in fault {
+            let sent = frames(60);
+            let (_, chain) = through(&fec, &sent, |line| {
+                crate::inject::corrupt_line(line, std::slice::from_ref(&fault)).unwrap();
+            });
+            let mut line = line_of(&fec, &sent);
+            crate::inject::corrupt_line(&mut line, &[fault]).unwrap();
+            let opt = RxOptions {
+                max_events: 20,
+                ..RxOptions::default()
+            };
+            let mut live = crate::live::LiveRx::new(&opt, RxInput::Serial);
+            live.set_fec(&opt, Rate::G25, &fec).unwrap();
+            line.resize(line.len().div_ceil(8) * 8, 0);
+            let words: Vec<u64> = line
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            // Word by word, as a simulation clocks them; the frames taken as they come.
+            let mut taken = 0;
+            for w in words {
+                live.push_word(64, w).unwrap();
+                taken += live.frames().drain(..).count();
+            }
+            let named = &live.fec().unwrap().uncorrectable[0].frames;
+            assert_eq!(chain.uncorrected_codewords, 1, "{fec:?}");
+            assert!(!named.is_empty() && taken > 0, "{fec:?}");
+            assert_eq!(named, &chain.uncorrectable[0].frames, "{:?}", fec.kind);
+        }
     }
 
     #[test]

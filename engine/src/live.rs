@@ -820,17 +820,33 @@ struct FecFront {
     decoder: FecDecoder,
     packer: pcs_core::TxGearbox<u8>,
     blocks: Vec<Block>,
+    /// The frames each uncorrectable unit hit, named in the summary as they arrive.
+    hits: crate::fec::Hits,
 }
 
 impl FecFront {
-    /// Serial bytes through the decoder; its blocks into `chain`.
+    /// Serial bytes through the decoder; its blocks into `chain`; the frames they complete
+    /// named in the uncorrectable units they had a block in.
     fn bytes(&mut self, chain: &mut RxChain<FrameQueue>, bytes: &[u8]) {
         let Self {
-            decoder, blocks, ..
+            decoder,
+            blocks,
+            hits,
+            ..
         } = self;
+        let before = decoder.summary().uncorrectable.len();
         blocks.clear();
         decoder.push_bytes(bytes, |b| blocks.extend_from_slice(b));
+        hits.open(decoder.summary(), before);
+        let queued = chain.sink_mut().frames.len();
         chain.push_blocks(blocks);
+        let frames = &chain.sink_mut().frames;
+        if frames.len() > queued && decoder.summary().uncorrected_codewords > 0 {
+            for f in frames.range(queued..) {
+                hits.frame(f.index, f.start, f.len);
+            }
+            hits.name(decoder.summary_mut());
+        }
     }
 
     /// 66-bit units (any boundary) through the decoder.
@@ -892,6 +908,7 @@ impl LiveRx {
             decoder,
             packer: pcs_core::TxGearbox::new(),
             blocks: Vec::new(),
+            hits: crate::fec::Hits::default(),
         }));
         Ok(())
     }
