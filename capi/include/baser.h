@@ -108,6 +108,9 @@
 // Flag: the DUT marks the frame bad (AXI `tuser` on the last beat; any beat counts).
 #define BASER_BEAT_ERROR 2
 
+// A receive case being replayed (opaque).
+typedef struct baser_case baser_case;
+
 // The live checker: expected frames in, the DUT's stream in, divergences as they happen; at
 // the end the frame check of `baser check --frames` and its reports.
 typedef struct baser_check baser_check;
@@ -591,6 +594,86 @@ const char *baser_check_last(struct baser_check *c);
 // # Safety
 // `c` is a live handle; the paths are NULL or NUL-terminated strings.
 int32_t baser_check_finish(struct baser_check *c, const char *json_path, const char *junit_path);
+
+// Opens the receive case `name` of the suite in `suite_dir` (made by `baser gen --suite
+// DIR`) for a DUT described by `options` (`fcs=0|1`: its frames hold their FCS, default 0;
+// `frames=0|1`: it delivers frames, default 1; `pulses=bad_frame+bad_fcs`: its pulse
+// outputs, default none). Returns NULL on error ([`super::baser_last_error`]: no such
+// folder, case, a transmit case, a bad option).
+//
+// # Safety
+// The strings are NULL or NUL-terminated.
+struct baser_case *baser_case_open(const char *suite_dir, const char *name, const char *options);
+
+// Releases a case (NULL: nothing).
+//
+// # Safety
+// `c` is NULL or a live handle; it is not used again.
+void baser_case_free(struct baser_case *c);
+
+// The next serdes clock of the case's line: its first 2 bits in `header` (bit 0 first), the
+// next 64 in `data`. `slip`: the DUT asked for a bit slip (one line bit is dropped first).
+// Returns 1 for a clock, 0 once the line is out, or an error code.
+//
+// # Safety
+// `c` is a live handle; `header` and `data` are writable.
+int32_t baser_case_next(struct baser_case *c, int32_t slip, uint8_t *header, uint64_t *data);
+
+// A beat of the DUT's received frames (AXI-stream: `data` lane 0 in bits 7:0, `keep` the
+// valid octets, `last` the frame's last beat, `bad` its bad-frame flag there).
+//
+// # Safety
+// `c` is a live handle.
+int32_t baser_case_beat(struct baser_case *c,
+                        uint64_t data,
+                        uint8_t keep,
+                        int32_t last,
+                        int32_t bad);
+
+// This clock's level of a DUT status output: `role` one of `block_lock`, `hi_ber`,
+// `link_up`, `local_fault`, `remote_fault` (call it every clock for each output the DUT has).
+//
+// # Safety
+// `c` is a live handle; `role` a NUL-terminated string.
+int32_t baser_case_level(struct baser_case *c, const char *role, int32_t value);
+
+// A DUT pulse output this clock: `role` `bad_frame` or `bad_fcs`; `high` its level (a
+// high clock counts once).
+//
+// # Safety
+// `c` is a live handle; `role` a NUL-terminated string.
+int32_t baser_case_pulse(struct baser_case *c, const char *role, int32_t high);
+
+// A DUT counter's value: `role` one of `errored_blocks`, `frames_good`, `frames_bad`,
+// `fcs_errors`. Give it before the first clock and after the last (the judge compares how
+// far it moved with the model's, modulo 2^32).
+//
+// # Safety
+// `c` is a live handle; `role` a NUL-terminated string.
+int32_t baser_case_counter(struct baser_case *c, const char *role, int64_t value);
+
+// Judges the run (what the DUT said so far against the case's expected outcome) and writes
+// a JSON report to `json_path` and a JUnit one to `junit_path` (NULL or `""`: none). Returns
+// the number of divergences (0: the DUT passes), or an error code.
+//
+// # Safety
+// `c` is a live handle; the paths are NULL or NUL-terminated.
+int64_t baser_case_finish(struct baser_case *c, const char *json_path, const char *junit_path);
+
+// Divergence `k` (0: the first) of the verdict, in the model's words; `""` past the last (or
+// on error). Valid until the next call on the handle.
+//
+// # Safety
+// `c` is a live handle.
+const char *baser_case_divergence(struct baser_case *c, int64_t k);
+
+// The name of case `k` (0-based, in the catalogue's order) of the suite in `suite_dir`
+// whose kind is `kind` (`"rx"`, `"tx"`, or NULL/`""` for any); `""` past the last (or on
+// error: no such folder or index). Valid until the next call of this function on the thread.
+//
+// # Safety
+// The strings are NULL or NUL-terminated.
+const char *baser_suite_case(const char *suite_dir, const char *kind, int32_t k);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -36,6 +36,8 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
+pub mod case;
+
 /// Success.
 pub const BASER_OK: i32 = 0;
 /// A null handle or pointer.

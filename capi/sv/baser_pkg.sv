@@ -20,6 +20,10 @@
 //   baser_frame_monitor  the same judge for the frames a DUT delivers on a frame interface (an
 //                        AXI stream: octets and an error flag), against the frames a source
 //                        sent it.
+//   baser_case_replay    a receive case of a conformance suite (`baser gen --suite DIR`) fed
+//                        to a DUT one serdes clock at a time; its frames, status levels, error
+//                        pulses and counters judged against the case's expected outcome
+//                        (docs/conformance.md, "SystemVerilog").
 //
 // Cost: the models hand out and take the line in batches of BASER_BATCH clocks (one DPI call
 // each); the checkers judge a batch when it is full, when asked (flush(), the query
@@ -153,6 +157,29 @@ package baser_pkg;
     import "DPI-C" function string  baser_check_last(input chandle c);
     import "DPI-C" function int     baser_check_finish(input chandle c, input string json_path,
                                                        input string junit_path);
+
+    // conformance: a receive case of a suite (`baser gen --suite DIR`) replayed and judged
+    // (baser_case_replay; docs/conformance.md, "SystemVerilog")
+    import "DPI-C" function chandle baser_case_open(input string suite_dir, input string name,
+                                                    input string options);
+    import "DPI-C" function void    baser_case_free(input chandle c);
+    import "DPI-C" function int     baser_case_next(input chandle c, input int slip,
+                                                    output byte unsigned header,
+                                                    output longint unsigned data);
+    import "DPI-C" function int     baser_case_beat(input chandle c, input longint unsigned data,
+                                                    input byte unsigned keep, input int last,
+                                                    input int bad);
+    import "DPI-C" function int     baser_case_level(input chandle c, input string role,
+                                                     input int value);
+    import "DPI-C" function int     baser_case_pulse(input chandle c, input string role,
+                                                     input int high);
+    import "DPI-C" function int     baser_case_counter(input chandle c, input string role,
+                                                       input longint value);
+    import "DPI-C" function longint baser_case_finish(input chandle c, input string json_path,
+                                                      input string junit_path);
+    import "DPI-C" function string  baser_case_divergence(input chandle c, input longint k);
+    import "DPI-C" function string  baser_suite_case(input string suite_dir, input string kind,
+                                                     input int k);
 
     // Return codes (the BASER_OK / BASER_E_* of baser.h)
     localparam int BASER_OK         = 0;
@@ -724,6 +751,86 @@ package baser_pkg;
                 die($sformatf("baser_check_push_beats: %s", baser_last_error()));
             report_new();
             return n;
+        endfunction
+    endclass
+
+    // ------------------------------------------------------------------ conformance cases
+    // A receive case of a conformance suite (`baser gen --suite DIR`) replayed into a DUT one
+    // serdes clock at a time and judged live by the model (docs/conformance.md,
+    // "SystemVerilog"). Each clock: next() gives the 66 line bits (slip: the DUT's bit slip
+    // request of the clock before); beat(), level(), pulse() take what the DUT said; counter()
+    // before the first clock and after the last. finish() judges: the number of divergences
+    // (0: pass), divergence(k) each in the model's words, the first first; JSON and JUnit
+    // reports. opts: "fcs=1" (the DUT's frames hold their FCS), "frames=0" (a PHY-only top),
+    // "pulses=bad_frame+bad_fcs" (the pulse outputs it has).
+    class baser_case_replay;
+        chandle h;
+        string name;
+
+        function new(string suite_dir, string case_name, string opts = "");
+            name = case_name;
+            h = baser_case_open(suite_dir, case_name, opts);
+            if (h == null)
+                die($sformatf("baser_case_open(%s, %s): %s", suite_dir, case_name,
+                              baser_last_error()));
+        endfunction
+
+        protected function void ok(int r, string what);
+            if (r < 0) die($sformatf("baser_case_%s(%s): %s", what, name, baser_last_error()));
+        endfunction
+
+        // The next serdes clock (hdr: its first 2 line bits, data the next 64); 0 once the
+        // case's line is out.
+        function bit next(input bit slip, output bit [1:0] hdr, output bit [63:0] data);
+            byte unsigned h8;
+            longint unsigned d;
+            int r;
+            r = baser_case_next(h, int'(slip), h8, d);
+            ok(r, "next");
+            hdr = h8[1:0];
+            data = d;
+            return r == 1;
+        endfunction
+
+        // A beat of the DUT's received frames (keep: the valid octets; last, bad: tlast and
+        // the bad-frame flag).
+        function void beat(bit [63:0] data, bit [7:0] keep, bit last, bit bad);
+            ok(baser_case_beat(h, data, keep, int'(last), int'(bad)), "beat");
+        endfunction
+
+        // A status output's level this clock: block_lock, hi_ber, link_up, local_fault,
+        // remote_fault.
+        function void level(string role, bit value);
+            ok(baser_case_level(h, role, int'(value)), "level");
+        endfunction
+
+        // A pulse output this clock: bad_frame, bad_fcs.
+        function void pulse(string role, bit high);
+            ok(baser_case_pulse(h, role, int'(high)), "pulse");
+        endfunction
+
+        // A counter's value (errored_blocks, frames_good, frames_bad, fcs_errors): before the
+        // first clock and after the last.
+        function void counter(string role, longint value);
+            ok(baser_case_counter(h, role, value), "counter");
+        endfunction
+
+        // The verdict: the number of divergences (0: pass); reports unless "".
+        function longint finish(string json_path = "", string junit_path = "");
+            longint n;
+            n = baser_case_finish(h, json_path, junit_path);
+            if (n < 0) ok(int'(n), "finish");
+            return n;
+        endfunction
+
+        // Divergence k (0: the first), in the model's words; "" past the last.
+        function string divergence(longint k);
+            return baser_case_divergence(h, k);
+        endfunction
+
+        function void free();
+            baser_case_free(h);
+            h = null;
         endfunction
     endclass
 

@@ -1,0 +1,347 @@
+//! `baser_case`: a receive case of a conformance suite (`baser gen --suite DIR`) replayed
+//! into a DUT one serdes clock at a time and judged live (docs/conformance.md,
+//! "SystemVerilog"): the engine's [`Replay`], translated. The suite's files are read by
+//! `baser_files::suite`; the verdict is the engine's, in the model's words.
+
+use super::{guard, handle, put, text, Fail, BASER_E_ARG, BASER_E_IO, BASER_E_STATE};
+use baser_engine::case::Case;
+use baser_engine::conformance::judge::DutShape;
+use baser_engine::conformance::replay::Replay;
+use std::cell::RefCell;
+use std::ffi::{c_char, CStr, CString};
+use std::path::Path;
+
+/// What a string function returns past the last item or on error: `""`, never NULL (a DPI-C
+/// `string` import cannot take NULL).
+const EMPTY: &CStr = c"";
+
+/// A receive case being replayed (opaque).
+pub struct baser_case {
+    replay: Replay,
+    name: String,
+    clause: String,
+    /// The verdict, once asked for.
+    divergences: Option<Vec<String>>,
+    /// The last string handed out (valid until the next call on the handle).
+    text: CString,
+}
+
+/// The status roles a DUT may report ([`baser_case_level`]).
+const LEVELS: &[&str] = &[
+    "block_lock",
+    "hi_ber",
+    "link_up",
+    "local_fault",
+    "remote_fault",
+];
+/// The pulse roles ([`baser_case_pulse`]).
+const PULSES: &[&str] = &["bad_frame", "bad_fcs"];
+/// The counter roles ([`baser_case_counter`]).
+const COUNTERS: &[&str] = &["errored_blocks", "frames_good", "frames_bad", "fcs_errors"];
+
+fn role<'a>(kind: &str, r: &'a str, known: &[&str]) -> Result<&'a str, Fail> {
+    if known.contains(&r) {
+        Ok(r)
+    } else {
+        Err(Fail::arg(format!(
+            "{kind} role `{r}`: expected one of {}",
+            known.join(", ")
+        )))
+    }
+}
+
+/// The DUT's shape from an options string: `fcs=1` (its frames hold their FCS; default 0),
+/// `frames=0` (it delivers no frames: a PHY-only top), `pulses=bad_frame+bad_fcs` (the
+/// pulse outputs it has; default none).
+fn shape(options: &str) -> Result<DutShape, Fail> {
+    let mut s = DutShape {
+        frames: true,
+        fcs_stripped: true,
+        pulses: Vec::new(),
+    };
+    for word in options.split([' ', ',']).filter(|w| !w.is_empty()) {
+        let (k, v) = word
+            .split_once('=')
+            .ok_or_else(|| Fail::arg(format!("option `{word}`: expected key=value")))?;
+        match k {
+            "fcs" => s.fcs_stripped = !super::flag(k, v)?,
+            "frames" => s.frames = super::flag(k, v)?,
+            "pulses" => {
+                for p in v.split('+').filter(|p| !p.is_empty()) {
+                    s.pulses.push(role("pulse", p, PULSES)?.to_string());
+                }
+            }
+            _ => {
+                return Err(Fail::arg(format!(
+                    "unknown option `{k}`: expected fcs, frames or pulses"
+                )))
+            }
+        }
+    }
+    Ok(s)
+}
+
+/// Opens the receive case `name` of the suite in `suite_dir` (made by `baser gen --suite
+/// DIR`) for a DUT described by `options` (`fcs=0|1`: its frames hold their FCS, default 0;
+/// `frames=0|1`: it delivers frames, default 1; `pulses=bad_frame+bad_fcs`: its pulse
+/// outputs, default none). Returns NULL on error ([`super::baser_last_error`]: no such
+/// folder, case, a transmit case, a bad option).
+///
+/// # Safety
+/// The strings are NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn baser_case_open(
+    suite_dir: *const c_char,
+    name: *const c_char,
+    options: *const c_char,
+) -> *mut baser_case {
+    guard(
+        |_| std::ptr::null_mut(),
+        || {
+            // SAFETY: the caller's contract.
+            let (dir, name, options) = unsafe { (text(suite_dir)?, text(name)?, text(options)?) };
+            let shape = shape(options)?;
+            let case = baser_files::suite::read_rx_case(Path::new(dir), name)
+                .map_err(|e| Fail::arg(e.to_string()))?;
+            let c = baser_case {
+                name: case.entry.name.clone(),
+                clause: case.entry.clause.clone(),
+                replay: Replay::new(case.expected, case.units, shape),
+                divergences: None,
+                text: CString::default(),
+            };
+            Ok(Box::into_raw(Box::new(c)))
+        },
+    )
+}
+
+/// Releases a case (NULL: nothing).
+///
+/// # Safety
+/// `c` is NULL or a live handle; it is not used again.
+#[no_mangle]
+pub unsafe extern "C" fn baser_case_free(c: *mut baser_case) {
+    if !c.is_null() {
+        // SAFETY: the caller's contract: a handle of baser_case_open, released once.
+        drop(unsafe { Box::from_raw(c) });
+    }
+}
+
+/// The next serdes clock of the case's line: its first 2 bits in `header` (bit 0 first), the
+/// next 64 in `data`. `slip`: the DUT asked for a bit slip (one line bit is dropped first).
+/// Returns 1 for a clock, 0 once the line is out, or an error code.
+///
+/// # Safety
+/// `c` is a live handle; `header` and `data` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn baser_case_next(
+    c: *mut baser_case,
+    slip: i32,
+    header: *mut u8,
+    data: *mut u64,
+) -> i32 {
+    guard(super::code32, || {
+        // SAFETY: the caller's contract.
+        let c = unsafe { handle(c)? };
+        let Some(b) = c.replay.next(slip != 0) else {
+            return Ok(0);
+        };
+        // SAFETY: the caller's contract.
+        unsafe {
+            put(header, b.sync.to_bits())?;
+            put(data, b.payload)?;
+        }
+        Ok(1)
+    })
+}
+
+/// A beat of the DUT's received frames (AXI-stream: `data` lane 0 in bits 7:0, `keep` the
+/// valid octets, `last` the frame's last beat, `bad` its bad-frame flag there).
+///
+/// # Safety
+/// `c` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn baser_case_beat(
+    c: *mut baser_case,
+    data: u64,
+    keep: u8,
+    last: i32,
+    bad: i32,
+) -> i32 {
+    guard(super::code32, || {
+        // SAFETY: the caller's contract.
+        let c = unsafe { handle(c)? };
+        let octets: Vec<u8> = (0..8)
+            .filter(|k| keep >> k & 1 == 1)
+            .map(|k| (data >> (8 * k)) as u8)
+            .collect();
+        c.replay.frame_octets(&octets, last != 0, bad != 0);
+        Ok(0)
+    })
+}
+
+/// This clock's level of a DUT status output: `role` one of `block_lock`, `hi_ber`,
+/// `link_up`, `local_fault`, `remote_fault` (call it every clock for each output the DUT has).
+///
+/// # Safety
+/// `c` is a live handle; `role` a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn baser_case_level(
+    c: *mut baser_case,
+    role: *const c_char,
+    value: i32,
+) -> i32 {
+    guard(super::code32, || {
+        // SAFETY: the caller's contract.
+        let (c, r) = unsafe { (handle(c)?, text(role)?) };
+        c.replay.level(self::role("status", r, LEVELS)?, value != 0);
+        Ok(0)
+    })
+}
+
+/// A DUT pulse output this clock: `role` `bad_frame` or `bad_fcs`; `high` its level (a
+/// high clock counts once).
+///
+/// # Safety
+/// `c` is a live handle; `role` a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn baser_case_pulse(
+    c: *mut baser_case,
+    role: *const c_char,
+    high: i32,
+) -> i32 {
+    guard(super::code32, || {
+        // SAFETY: the caller's contract.
+        let (c, r) = unsafe { (handle(c)?, text(role)?) };
+        let r = self::role("pulse", r, PULSES)?;
+        if high != 0 {
+            c.replay.pulse(r);
+        }
+        Ok(0)
+    })
+}
+
+/// A DUT counter's value: `role` one of `errored_blocks`, `frames_good`, `frames_bad`,
+/// `fcs_errors`. Give it before the first clock and after the last (the judge compares how
+/// far it moved with the model's, modulo 2^32).
+///
+/// # Safety
+/// `c` is a live handle; `role` a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn baser_case_counter(
+    c: *mut baser_case,
+    role: *const c_char,
+    value: i64,
+) -> i32 {
+    guard(super::code32, || {
+        // SAFETY: the caller's contract.
+        let (c, r) = unsafe { (handle(c)?, text(role)?) };
+        let v = u64::try_from(value).map_err(|_| Fail::arg("a negative counter value"))?;
+        c.replay.counter(self::role("counter", r, COUNTERS)?, v);
+        Ok(0)
+    })
+}
+
+fn verdict(c: &mut baser_case) -> &[String] {
+    c.divergences.get_or_insert_with(|| c.replay.verdict())
+}
+
+/// Judges the run (what the DUT said so far against the case's expected outcome) and writes
+/// a JSON report to `json_path` and a JUnit one to `junit_path` (NULL or `""`: none). Returns
+/// the number of divergences (0: the DUT passes), or an error code.
+///
+/// # Safety
+/// `c` is a live handle; the paths are NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn baser_case_finish(
+    c: *mut baser_case,
+    json_path: *const c_char,
+    junit_path: *const c_char,
+) -> i64 {
+    guard(super::code64, || {
+        // SAFETY: the caller's contract.
+        let (c, json, junit) = unsafe { (handle(c)?, text(json_path)?, text(junit_path)?) };
+        let clocks = c.replay.clocks();
+        let (name, clause) = (c.name.clone(), c.clause.clone());
+        let div = verdict(c).to_vec();
+        let verdict = if div.is_empty() { "pass" } else { "fail" };
+        if !json.is_empty() {
+            let doc = serde_json::json!({
+                "case": name, "clause": clause, "verdict": verdict, "clocks": clocks,
+                "divergences": div,
+            });
+            super::write_json(json, &doc)?;
+        }
+        if !junit.is_empty() {
+            let test = format!("{name} ({clause})");
+            let case = match div.first() {
+                None => Case::pass("conformance", test),
+                Some(first) => Case::fail("conformance", test, first, Some(div.join("\n"))),
+            };
+            baser_files::report::write_junit(Path::new(junit), "baser conformance", &[case])
+                .map_err(|e| Fail(BASER_E_IO, format!("{junit}: {e}")))?;
+        }
+        Ok(div.len() as i64)
+    })
+}
+
+/// Divergence `k` (0: the first) of the verdict, in the model's words; `""` past the last (or
+/// on error). Valid until the next call on the handle.
+///
+/// # Safety
+/// `c` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn baser_case_divergence(c: *mut baser_case, k: i64) -> *const c_char {
+    guard(
+        |_| EMPTY.as_ptr(),
+        || {
+            // SAFETY: the caller's contract.
+            let c = unsafe { handle(c)? };
+            let k = usize::try_from(k).map_err(|_| Fail::arg("a negative index"))?;
+            let Some(d) = verdict(c).get(k).cloned() else {
+                return Ok(EMPTY.as_ptr());
+            };
+            c.text = CString::new(d.replace('\0', " ")).unwrap_or_default();
+            Ok(c.text.as_ptr())
+        },
+    )
+}
+
+thread_local! {
+    static SUITE_TEXT: RefCell<CString> = RefCell::new(CString::default());
+}
+
+/// The name of case `k` (0-based, in the catalogue's order) of the suite in `suite_dir`
+/// whose kind is `kind` (`"rx"`, `"tx"`, or NULL/`""` for any); `""` past the last (or on
+/// error: no such folder or index). Valid until the next call of this function on the thread.
+///
+/// # Safety
+/// The strings are NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn baser_suite_case(
+    suite_dir: *const c_char,
+    kind: *const c_char,
+    k: i32,
+) -> *const c_char {
+    guard(
+        |_| EMPTY.as_ptr(),
+        || {
+            // SAFETY: the caller's contract.
+            let (dir, kind) = unsafe { (text(suite_dir)?, text(kind)?) };
+            let index = baser_files::suite::read_index(Path::new(dir))
+                .map_err(|e| Fail(BASER_E_STATE, e.to_string()))?;
+            let k = usize::try_from(k).map_err(|_| Fail(BASER_E_ARG, "a negative index".into()))?;
+            let want = |c: &&baser_files::suite::SuiteCase| {
+                kind.is_empty() || serde_json::to_value(c.kind).is_ok_and(|v| v == kind)
+            };
+            let Some(c) = index.cases.iter().filter(want).nth(k) else {
+                return Ok(EMPTY.as_ptr());
+            };
+            let name = CString::new(c.name.clone()).unwrap_or_default();
+            Ok(SUITE_TEXT.with(|t| {
+                *t.borrow_mut() = name;
+                t.borrow().as_ptr()
+            }))
+        },
+    )
+}

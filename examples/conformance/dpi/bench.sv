@@ -1,0 +1,141 @@
+// bench.sv: conf_bench replays the receive cases of a conformance suite (`baser gen --suite
+// DIR`) into one DUT through the DPI-C package (capi/sv/baser_pkg.sv: baser_case_replay) and
+// has the model judge each (docs/conformance.md, "SystemVerilog"). Its ports are the DUT's
+// receive side with verilog-ethernet's names (the example DUT's, ../rtl/conf_dut.v).
+//
+// Plusargs: +suite=DIR (default: suite), +report=DIR (per case DIR/NAME/CASE.json and .xml,
+// JUnit; default: none). ONLY: one case (default "": every receive case of the suite).
+// For each case: 8 clocks of reset, then one serdes clock of the case's line a clock (the
+// DUT's bit slip request taken at the next clock), the DUT's received frames, status levels,
+// error pulses and counters handed to the replay; at the line's end the model's verdict:
+// "TB: NAME: CASE pass" or "TB: NAME: CASE fail: <the first divergence>". `done` rises after
+// the last case, with `failed` high if any failed.
+`timescale 1ns / 1ps
+
+module conf_bench #(
+    parameter string NAME = "dut",
+    parameter string ONLY = ""
+) (
+    input  logic        clk,
+    output logic        rst,
+    output logic [63:0] serdes_rx_data,
+    output logic [1:0]  serdes_rx_hdr,
+    input  logic        serdes_rx_bitslip,
+    input  logic [63:0] rx_axis_tdata,
+    input  logic [7:0]  rx_axis_tkeep,
+    input  logic        rx_axis_tvalid,
+    input  logic        rx_axis_tlast,
+    input  logic        rx_axis_tuser,
+    input  logic        rx_error_bad_frame,
+    input  logic        rx_error_bad_fcs,
+    input  logic        rx_block_lock,
+    input  logic        rx_high_ber,
+    input  logic        rx_status,
+    input  logic        rx_local_fault,
+    input  logic        rx_remote_fault,
+    input  logic [31:0] rx_errored_blocks,
+    input  logic [31:0] rx_frames_good,
+    input  logic [31:0] rx_frames_bad,
+    input  logic [31:0] rx_fcs_errors,
+    output logic        done,
+    output logic        failed
+);
+    import baser_pkg::*;
+
+    string suite = "suite", report = "";
+    string cases[$];
+    int ci = 0, resetting = 0, failures = 0;
+    bit running = 1'b0;
+    baser_case_replay c;
+
+    initial begin
+        string n;
+        rst = 1'b1;
+        serdes_rx_data = '0;
+        serdes_rx_hdr = 2'd1;
+        done = 1'b0;
+        failed = 1'b0;
+        void'($value$plusargs("suite=%s", suite));
+        void'($value$plusargs("report=%s", report));
+        if (ONLY != "") cases.push_back(ONLY);
+        else
+            for (int k = 0; ; k++) begin
+                n = baser_suite_case(suite, "rx", k);
+                if (n == "") break;
+                cases.push_back(n);
+            end
+        if (cases.size() == 0) die($sformatf("no receive case in %s: %s", suite, baser_last_error()));
+    end
+
+    // what the DUT says this clock
+    task automatic observe();
+        if (rx_axis_tvalid) c.beat(rx_axis_tdata, rx_axis_tkeep, rx_axis_tlast, rx_axis_tuser);
+        c.level("block_lock", rx_block_lock);
+        c.level("hi_ber", rx_high_ber);
+        c.level("link_up", rx_status);
+        c.level("local_fault", rx_local_fault);
+        c.level("remote_fault", rx_remote_fault);
+        c.pulse("bad_frame", rx_error_bad_frame);
+        c.pulse("bad_fcs", rx_error_bad_fcs);
+    endtask
+
+    task automatic counters();
+        c.counter("errored_blocks", longint'(rx_errored_blocks));
+        c.counter("frames_good", longint'(rx_frames_good));
+        c.counter("frames_bad", longint'(rx_frames_bad));
+        c.counter("fcs_errors", longint'(rx_fcs_errors));
+    endtask
+
+    // the verdict of the case
+    task automatic close();
+        longint n;
+        string json = "", junit = "";
+        counters();
+        if (report != "") begin
+            json = {report, "/", NAME, "/", c.name, ".json"};
+            junit = {report, "/", NAME, "/", c.name, ".xml"};
+        end
+        n = c.finish(json, junit);
+        if (n == 0) $display("TB: %s: %s pass", NAME, c.name);
+        else begin
+            $display("TB: %s: %s fail: %s%s", NAME, c.name, c.divergence(0),
+                     n > 1 ? $sformatf(" (+%0d more)", n - 1) : "");
+            failures++;
+        end
+        c.free();
+    endtask
+
+    // (state in `running` and `resetting`: Verilator 5.006 misreads `c == null` here)
+    always @(posedge clk) begin
+        bit [1:0] hdr;
+        bit [63:0] data;
+        if (running) begin
+            observe();
+            if (c.next(serdes_rx_bitslip, hdr, data)) begin
+                serdes_rx_hdr <= hdr;
+                serdes_rx_data <= data;
+            end else begin
+                close();
+                running = 1'b0;
+            end
+        end else if (resetting > 0) begin
+            resetting = resetting - 1;
+            if (resetting == 0) begin
+                rst <= 1'b0;
+                c = new(suite, cases[ci], "pulses=bad_frame+bad_fcs");
+                ci++;
+                counters();
+                running = 1'b1;
+            end
+        end else if (ci == cases.size()) begin
+            if (!done)
+                $display("TB: %s: %0d of %0d cases pass", NAME, cases.size() - failures,
+                         cases.size());
+            done <= 1'b1;
+            failed <= failures != 0;
+        end else begin
+            rst <= 1'b1;
+            resetting = 8;
+        end
+    end
+endmodule

@@ -1,0 +1,49 @@
+// dut_bench.svh: `CONF_TB_BODY(M, N, O): one DUT of the example's ports (module M),
+// its conf_bench (bench.sv) named N running O (a case; "": every receive case), and the
+// wires between them, all prefixed M; M_done and M_failed are the
+// bench's. Used by tb.sv (one DUT) and bugs.sv (the correct DUT and its planted bugs at once).
+`define CONF_TB_BODY(M, N, O) \
+    wire        ``M``_rst, ``M``_bitslip, ``M``_done, ``M``_failed; \
+    wire [63:0] ``M``_serdes_data, ``M``_tdata; \
+    wire [1:0]  ``M``_serdes_hdr; \
+    wire [7:0]  ``M``_tkeep; \
+    wire        ``M``_tvalid, ``M``_tlast, ``M``_tuser, ``M``_bad_frame, \
+                ``M``_bad_fcs, ``M``_bad_block, ``M``_lock, ``M``_hi_ber, \
+                ``M``_status, ``M``_lf, ``M``_rf, ``M``_tready; \
+    wire [31:0] ``M``_errored, ``M``_ber_count, ``M``_good, ``M``_bad, \
+                ``M``_fcs_errors, ``M``_tx_frames; \
+    wire [63:0] ``M``_tx_data; \
+    wire [1:0]  ``M``_tx_hdr; \
+    M M``_i ( \
+        .rx_clk(clk), .rx_rst(``M``_rst), .tx_clk(clk), .tx_rst(``M``_rst), \
+        .tx_axis_tdata(64'd0), .tx_axis_tkeep(8'd0), .tx_axis_tvalid(1'b0), \
+        .tx_axis_tready(``M``_tready), .tx_axis_tlast(1'b0), .tx_axis_tuser(1'b0), \
+        .rx_axis_tdata(``M``_tdata), .rx_axis_tkeep(``M``_tkeep), \
+        .rx_axis_tvalid(``M``_tvalid), .rx_axis_tlast(``M``_tlast), \
+        .rx_axis_tuser(``M``_tuser), \
+        .serdes_tx_data(``M``_tx_data), .serdes_tx_hdr(``M``_tx_hdr), \
+        .serdes_rx_data(``M``_serdes_data), .serdes_rx_hdr(``M``_serdes_hdr), \
+        .serdes_rx_bitslip(``M``_bitslip), \
+        .rx_error_bad_frame(``M``_bad_frame), .rx_error_bad_fcs(``M``_bad_fcs), \
+        .rx_bad_block(``M``_bad_block), .rx_block_lock(``M``_lock), \
+        .rx_high_ber(``M``_hi_ber), .rx_status(``M``_status), \
+        .rx_local_fault(``M``_lf), .rx_remote_fault(``M``_rf), \
+        .rx_errored_blocks(``M``_errored), .rx_ber_count(``M``_ber_count), \
+        .rx_frames_good(``M``_good), .rx_frames_bad(``M``_bad), \
+        .rx_fcs_errors(``M``_fcs_errors), .tx_frames(``M``_tx_frames) \
+    ); \
+    conf_bench #(.NAME(N), .ONLY(O)) M``_bench ( \
+        .clk(clk), .rst(``M``_rst), \
+        .serdes_rx_data(``M``_serdes_data), .serdes_rx_hdr(``M``_serdes_hdr), \
+        .serdes_rx_bitslip(``M``_bitslip), \
+        .rx_axis_tdata(``M``_tdata), .rx_axis_tkeep(``M``_tkeep), \
+        .rx_axis_tvalid(``M``_tvalid), .rx_axis_tlast(``M``_tlast), \
+        .rx_axis_tuser(``M``_tuser), \
+        .rx_error_bad_frame(``M``_bad_frame), .rx_error_bad_fcs(``M``_bad_fcs), \
+        .rx_block_lock(``M``_lock), .rx_high_ber(``M``_hi_ber), \
+        .rx_status(``M``_status), .rx_local_fault(``M``_lf), \
+        .rx_remote_fault(``M``_rf), \
+        .rx_errored_blocks(``M``_errored), .rx_frames_good(``M``_good), \
+        .rx_frames_bad(``M``_bad), .rx_fcs_errors(``M``_fcs_errors), \
+        .done(``M``_done), .failed(``M``_failed) \
+    );
