@@ -59,7 +59,7 @@ if ! verilator --cc --exe --build -j "$JOBS" --top-module tb --timescale 1ns/1ps
         -MAKEFLAGS "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
         "$repo/capi/sv/baser_pkg.sv" "$here/../rtl/conf_dut.v" "$here/../rtl/conf_pcs.v" \
         "$here/../rtl/conf_mac.v" "${variants[@]}" "$here/bench.sv" "$here/bugs.sv" \
-        "$here/sim_main.cpp" -LDFLAGS "$LDLIBS" >"$build/build.log" 2>&1; then
+        "$repo/examples/dpi-verilator/tb/sim_main.cpp" -LDFLAGS "$LDLIBS" >"$build/build.log" 2>&1; then
     tail -20 "$build/build.log"; echo "FAILED (build, see $build/build.log)"
     echo "0 passed, 1 failed"; exit 1
 fi

@@ -3,7 +3,8 @@
 // then prints the simulated clocks, the wall time and the CPU time (the process's: bench.sh
 // compares those, steadier than wall time on a loaded machine). Exit status: 1 when the
 // bench's `failed` output is high at the end (a failed expectation, a failed baser_pkg call)
-// or the run stopped on an error, else 0. Serves tb.sv and (built with --prefix Vtb) bench.sv.
+// or the run stopped on an error, else 0. Serves tb.sv and (built with --prefix Vtb) bench.sv,
+// and examples/conformance/dpi (its tb.sv and bugs.sv).
 #include <chrono>
 #include <cstdio>
 #include <ctime>
