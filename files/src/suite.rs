@@ -127,10 +127,9 @@ fn write_case(dir: &Path, case: &Case, params: &Params) -> Result<SuiteCase, Inp
         aborts: Vec::new(),
     };
     match stimulus {
-        Stimulus::Rx(line) => {
-            let units = line.units();
-            let exp = conformance::expected(case, params, &units)
-                .map_err(|e| InputError::file(dir, e))?;
+        Stimulus::Rx(_) => {
+            let (units, exp) =
+                conformance::rx_expected(case, params).map_err(|e| InputError::file(dir, e))?;
             entry.stream = format!("{}.bits", case.name);
             let path = dir.join(&entry.stream);
             let mut w = BitsWriter::new(create(&path)?);

@@ -106,6 +106,20 @@ def conformance_stimulus(
     """A case's stimulus: ``("rx", (blocks, slips, frames))`` (unscrambled blocks; slips as
     ``(block index, bits)``; frames as ``(octets, s_block, s_lane, t_block, t_lane)``) or
     ``("tx", (frames, aborts))``."""
+def conformance_verdict(
+    name: str,
+    said: Tuple[List[Tuple[bytes, bool, int]], Dict[str, int], Dict[str, List[Tuple[int, bool]]],
+                Dict[str, Tuple[int, int]]],
+    *,
+    max_frame_length: int = 1518,
+    ber_window_blocks: int = 19531,
+    has_frames: bool = True,
+    fcs_stripped: bool = True,
+    pulse_roles: Sequence[str] = (),
+) -> List[str]:
+    """A receive case's verdict (the engine's): what the DUT said (frames ``(octets, bad,
+    clock)``, pulses, status level changes, counters ``(before, after)``) against the case's
+    expected outcome; the divergences, the first first."""
 
 class TxModel:
     """The TX chain, one block per clock (the engine's test-bench transmitter)."""

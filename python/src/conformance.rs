@@ -4,9 +4,11 @@
 //! Blocks cross as `(header, payload)`, as in `lib.rs`.
 
 use crate::{guard, pair, value_err, Pair};
+use baser_engine::conformance::judge::{self, DutFrame, DutSaid, DutShape};
 use baser_engine::conformance::{self, Kind, Params, Stimulus};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::collections::BTreeMap;
 
 /// The catalogue, in the order it runs: one dict a case with `name`, `clause`, `title`,
 /// `kind` ("rx" or "tx"), `expect` (status role -> the levels the standard demands from the
@@ -85,5 +87,59 @@ pub fn conformance_stimulus(
                 (frames, aborts).into_pyobject(py)?.into_any().unbind(),
             )
         }
+    })
+}
+
+/// What a DUT said in a receive case's run, as the bench records it: `frames` `(octets, bad,
+/// clock)`, `pulses` role -> clocks high, `status` role -> `(clock, level)` changes,
+/// `counters` role -> `(before, after)`.
+type Said = (
+    Vec<(Vec<u8>, bool, u64)>,
+    BTreeMap<String, u64>,
+    BTreeMap<String, Vec<(u64, bool)>>,
+    BTreeMap<String, (u64, u64)>,
+);
+
+/// The verdict of a receive case (the engine's `conformance::judge::rx`, as the C ABI's
+/// replay gives it): what the DUT said (`said`, as [`Said`]) against the case's expected
+/// outcome for a DUT of `max_frame_length` and `ber_window_blocks`; `has_frames`: it delivers
+/// frames; `fcs_stripped`: without their FCS; `pulse_roles`: the pulse outputs it has.
+/// Returns the divergences, the first first (none: pass).
+#[pyfunction]
+#[pyo3(signature = (name, said, *, max_frame_length=1518, ber_window_blocks=19531,
+                    has_frames=true, fcs_stripped=true, pulse_roles=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+pub fn conformance_verdict(
+    name: &str,
+    said: Said,
+    max_frame_length: usize,
+    ber_window_blocks: usize,
+    has_frames: bool,
+    fcs_stripped: bool,
+    pulse_roles: Vec<String>,
+) -> PyResult<Vec<String>> {
+    let case = conformance::find(name).map_err(value_err)?;
+    let params = Params {
+        max_frame_length,
+        ber_window_blocks,
+    };
+    let (frames, pulses, status, counters) = said;
+    guard(|| {
+        let (_, exp) = conformance::rx_expected(case, &params).map_err(value_err)?;
+        let shape = DutShape {
+            frames: has_frames,
+            fcs_stripped,
+            pulses: pulse_roles,
+        };
+        let said = DutSaid {
+            frames: frames
+                .into_iter()
+                .map(|(octets, bad, clock)| DutFrame { octets, bad, clock })
+                .collect(),
+            pulses,
+            status,
+            counters,
+        };
+        Ok(judge::rx(&exp, &shape, &said))
     })
 }

@@ -1,54 +1,35 @@
-"""baser.conformance without a simulator: the receive judge's pairing (missing and extra
-frames, a PHY-only top), the cases a PHY-only adapter runs, the shipped waivers, every
-case's stimulus built on the model against the Python it replaced."""
+"""baser.conformance without a simulator: the engine's receive verdict through the binding, the
+cases a PHY-only adapter runs, the shipped waivers, every case's stimulus built on the model
+against the Python it replaced."""
 
 from types import SimpleNamespace
 
 from baser.conformance import CASES, load_waivers, waivers
-from baser.conformance import _judge
 
 
-def _frame(i, cls="ok"):
-    data = bytes([i]) * 60 + b"\xaa\xbb\xcc\xdd"  # the FCS stands in; the judge strips it
-    return SimpleNamespace(data=data, class_=cls, start_block=10 * i, start_lane=0)
+# The receive verdict is the engine's (engine/src/conformance/judge.rs, whose unit tests hold
+# the pairing rules: missing and extra frames, bad frames delivered good or flagged, levels).
+# Here: the binding on real cases.
+
+from baser import _baser  # noqa: E402
 
 
-def _obs(model, dut):
-    return SimpleNamespace(model_frames=model, dut_frames=dut)
+def _verdict(name, frames=(), status=None, **kw):
+    return _baser.conformance_verdict(name, (list(frames), {}, status or {}, {}), **kw)
 
 
-MAC = SimpleNamespace(rx_axis={}, rx_fcs_stripped=True)
+def test_a_phy_only_top_that_says_nothing_has_no_divergence():
+    assert _verdict("rx-lock-loss", has_frames=False) == []
 
 
-def _dut(i, bad=False):
-    return (bytes([i]) * 60, bad, 100 * i)
-
-
-def test_all_received():
-    assert _judge.frames(_obs([_frame(1), _frame(2)], [_dut(1), _dut(2)]), MAC) == []
-
-
-def test_a_skipped_frame_is_missing():
-    out = _judge.frames(_obs([_frame(1), _frame(2), _frame(3)], [_dut(1), _dut(3)]), MAC)
+def test_a_dut_that_delivers_nothing_misses_every_good_frame():
+    out = _verdict("rx-lock-loss")
     assert len(out) == 1 and "frame 1" in out[0] and "delivered nothing" in out[0], out
 
 
-def test_extra_frames_before_the_expected_one():
-    junk = (b"\x55" * 16, True, 150)
-    out = _judge.frames(_obs([_frame(1), _frame(2)], [_dut(1), junk, _dut(2)]), MAC)
-    assert len(out) == 1 and "did not (16 octets, flag high" in out[0], out
-
-
-def test_a_bad_frame_delivered_good():
-    out = _judge.frames(_obs([_frame(1, "too_long")], [_dut(1)]), MAC)
-    assert len(out) == 1 and "too_long" in out[0] and "flag low" in out[0], out
-    assert _judge.frames(_obs([_frame(1, "too_long")], [_dut(1, True)]), MAC) == []
-    assert _judge.frames(_obs([_frame(1, "too_long")], []), MAC) == []
-
-
-def test_a_phy_only_top_has_no_frames_to_judge():
-    phy = SimpleNamespace(rx_axis=None, rx_fcs_stripped=True)
-    assert _judge.frames(_obs([_frame(1)], []), phy) == []
+def test_a_status_level_that_never_moves_is_the_first_divergence():
+    out = _verdict("rx-lock-loss", status={"block_lock": [(0, False)]}, has_frames=False)
+    assert out == ["block_lock: the DUT went low; the model's receiver low -> high -> low -> high"], out
 
 
 def test_status_only_cases_need_no_mac():

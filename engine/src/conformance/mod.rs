@@ -506,6 +506,19 @@ pub fn expected(case: &Case, params: &Params, units: &[Block]) -> Result<Expecte
     })
 }
 
+/// A receive case's line as serdes clocks ([`Line::units`]) and its expected outcome.
+///
+/// # Errors
+/// A transmit case, or the line or the model's receiver failed.
+pub fn rx_expected(case: &Case, params: &Params) -> Result<(Vec<Block>, Expected), String> {
+    let Stimulus::Rx(line) = stimulus(case, params)? else {
+        return Err(format!("{} is a transmit case", case.name));
+    };
+    let units = line.units();
+    let exp = expected(case, params, &units)?;
+    Ok((units, exp))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

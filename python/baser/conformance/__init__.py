@@ -13,9 +13,10 @@ import json
 import os
 import time
 
+from .. import _baser
 from . import _judge
 from ._adapter import Adapter, example_dut, taxi, verilog_ethernet
-from ._cases import BER_WINDOW_BLOCKS, CASES, LEAD, Case
+from ._cases import BER_WINDOW_BLOCKS, CASES, Case
 from ._report import write_html, write_junit
 
 __all__ = ["Adapter", "CASES", "Case", "Result", "example_dut", "load_waivers", "run",
@@ -91,10 +92,11 @@ async def _run_case(bench, adapter, case):
     if case.kind == "rx":
         lb = case.build(adapter)
         obs = await bench.run_rx(lb.blocks, lb.slips)
-        div = _judge.status(obs, adapter, case.expect, LEAD)  # the cause first
-        div += _judge.frames(obs, adapter) + _judge.pulses(obs, adapter)
-        if case.counters:
-            div += _judge.counters(obs, adapter)
+        said = (obs.dut_frames, obs.pulses, obs.status, obs.counters)
+        div = _baser.conformance_verdict(
+            case.name, said, max_frame_length=adapter.max_frame_length,
+            ber_window_blocks=adapter.ber_window_blocks, has_frames=adapter.rx_axis is not None,
+            fcs_stripped=adapter.rx_fcs_stripped, pulse_roles=list(adapter.pulses))
         return div, obs.clocks
     frames, aborts = case.build(adapter)
     obs = await bench.run_tx(frames, aborts)
