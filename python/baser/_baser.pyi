@@ -121,6 +121,16 @@ def conformance_verdict(
     clock)``, pulses, status level changes, counters ``(before, after)``) against the case's
     expected outcome; the divergences, the first first."""
 
+class LineCursor:
+    """A line read as 66-bit serdes clocks (the engine's cursor): the line's own ``slips``
+    (block index -> bits inserted, > 0, or deleted) apply as their block is reached."""
+
+    def __init__(self, blocks: Sequence[Pair], slips: Dict[int, int]) -> None: ...
+    def left(self) -> int:
+        """Whole blocks not yet read."""
+    def take(self, slip: bool = False) -> Pair:
+        """The next 66 bits as ``(header, data)``; ``slip``: one bit dropped first."""
+
 class TxModel:
     """The TX chain, one block per clock (the engine's test-bench transmitter)."""
 

@@ -143,3 +143,34 @@ pub fn conformance_verdict(
         Ok(judge::rx(&exp, &shape, &said))
     })
 }
+
+/// Reads a line as 66-bit serdes clocks (the engine's `conformance::line::Cursor`): `take()`
+/// gives the next `(header, data)`, `take(True)` first drops one bit (a receiver's bit slip
+/// request); the line's own slips (`slips`: block index -> bits inserted, > 0, or deleted)
+/// apply as their block is reached.
+#[pyclass(module = "baser._baser")]
+pub struct LineCursor {
+    inner: conformance::line::Cursor,
+}
+
+#[pymethods]
+impl LineCursor {
+    #[new]
+    fn new(blocks: Vec<Pair>, slips: BTreeMap<usize, i32>) -> PyResult<Self> {
+        let blocks = crate::blocks(&blocks)?;
+        Ok(Self {
+            inner: conformance::line::Cursor::new(blocks, slips),
+        })
+    }
+
+    /// Whole blocks not yet read.
+    fn left(&self) -> usize {
+        self.inner.left()
+    }
+
+    /// The next 66 bits as `(header, data)`.
+    #[pyo3(signature = (slip=false))]
+    fn take(&mut self, slip: bool) -> Pair {
+        pair(self.inner.take(slip))
+    }
+}

@@ -1,15 +1,16 @@
 //! Single PCS stages from Python, for building a line by hand (`baser.conformance`'s receive
 //! cases put blocks no conforming transmitter sends where they want): pcs-core's stateless
 //! block encoder and decoder ([`encode_word`], [`decode_block`]), its 0x1E block of any seven-bit
-//! codes ([`Block::from_control_codes`]) and its scrambler ([`Scrambler`]). Nothing is
-//! composed here: a whole chain is `encode`, `TxModel` or `RxModel`.
+//! codes ([`Block::from_control_codes`]) and its scrambler (`pcs_core::Scrambler`, through the
+//! engine's `conformance::line::scramble`, the one place blocks are scrambled by hand).
+//! Nothing is composed here: a whole chain is `encode`, `TxModel` or `RxModel`.
 //!
 //! Blocks cross as `(header, payload)` and transfers as `(data, ctrl)`, as in `lib.rs`.
 
 use crate::{block, guard, pair, value_err, Pair};
 use pcs_core::{decode_block as decode, encode_word as encode};
 use pcs_core::{Block, ControlCode, XgmiiWord};
-use pcs_core::{Scrambler, SCRAMBLER_DEFAULT_STATE};
+use pcs_core::SCRAMBLER_DEFAULT_STATE;
 use pyo3::prelude::*;
 
 /// The block pcs-core's stateless encoder makes of one XGMII transfer (`ENCODE(tx_raw)`; for a
@@ -50,14 +51,7 @@ pub fn scramble_blocks(blocks: Vec<Pair>, state: Option<u64>) -> PyResult<(Vec<P
     let state = crate::state(state)?.unwrap_or(SCRAMBLER_DEFAULT_STATE);
     let blocks = crate::blocks(&blocks)?;
     guard(|| {
-        let mut payloads: Vec<u64> = blocks.iter().map(|b| b.payload).collect();
-        let mut scrambler = Scrambler::new(state);
-        scrambler.scramble_slice(&mut payloads);
-        let line = blocks
-            .iter()
-            .zip(payloads)
-            .map(|(b, p)| (b.sync.to_bits(), p))
-            .collect();
-        Ok((line, scrambler.state()))
+        let (line, after) = baser_engine::conformance::line::scramble(&blocks, state);
+        Ok((line.into_iter().map(pair).collect(), after))
     })
 }

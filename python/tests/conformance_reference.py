@@ -1,7 +1,7 @@
 """The Python the conformance catalogue's stimulus was first written in, kept as the oracle of
 the engine's (engine/src/conformance/): the same cases built with Python's own random draws,
-scrambler, block formats and line builder (the model's transmitter, ``TxModel``, sends the
-frames, as it did then). test_conformance.py builds every case both ways and compares them
+scrambler, block formats, line builder and serdes cursor (the model's transmitter,
+``TxModel``, sends the frames, as it did then). test_conformance.py builds every case both ways and compares them
 bit for bit."""
 
 import random
@@ -314,6 +314,48 @@ def tx_jumbo(rng, a):
 
 def tx_abort(rng, a):
     return [frame(i, 200, rng) for i in range(6)]
+
+
+class Cursor:
+    """Reads the line as 66-bit serdes clocks: each :meth:`take` gives the next ``(header,
+    data)``; ``slip=True`` first drops one bit, as a serdes does on a receiver's bit slip
+    request. The line's own slips (:meth:`LineBuilder.slip`) are applied as their block is
+    reached, so two cursors over one line see the same bits."""
+
+    def __init__(self, blocks, slips):
+        self.blocks = blocks
+        self.slips = slips
+        self.i = 0
+        self.bits = 0
+        self.n = 0
+
+    def _next_block(self):
+        slip = self.slips.get(self.i, 0)
+        if slip > 0:  # bits inserted: alternating ones and zeros
+            self.bits |= (0x2AAAAAAAAAAAAAAAAA & ((1 << slip) - 1)) << self.n
+            self.n += slip
+        header, payload = self.blocks[self.i]
+        self.i += 1
+        self.bits |= (header | (payload << 2)) << self.n
+        self.n += 66
+        if slip < 0:  # bits deleted
+            self.bits >>= -slip
+            self.n += slip
+
+    def left(self):
+        """Whole blocks not yet read."""
+        return len(self.blocks) - self.i
+
+    def take(self, slip=False):
+        while self.n < 67:
+            self._next_block()
+        if slip:
+            self.bits >>= 1
+            self.n -= 1
+        unit = self.bits & ((1 << 66) - 1)
+        self.bits >>= 66
+        self.n -= 66
+        return unit & 3, unit >> 2
 
 
 # the catalogue's builders by name, in its order

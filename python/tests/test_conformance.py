@@ -57,22 +57,22 @@ from baser.conformance import _line  # noqa: E402
 _M58 = (1 << 58) - 1
 
 
-def _units(line, slips):
-    cursor = _line.Cursor(line, slips)
+def _units(cursor):
     return [cursor.take() for _ in range(cursor.left() - 2)]
 
 
 def _engine(c, adapter):
     """A case's stimulus as the catalogue takes it from the engine: a receive case's
-    unscrambled blocks, line, the serdes clocks a cursor cuts from it, its slips and frames; a
-    transmit case's frames."""
+    unscrambled blocks, line, the serdes clocks the engine's cursor cuts from it, its slips and
+    frames; a transmit case's frames."""
     if c.kind == "tx":
         frames, aborts = c.build(adapter)
         return repr(([bytes(f) for f in frames], aborts)).encode()
     lb = c.build(adapter)
     line, slips = lb.line()
     frames = [(r["frame"], r["s_block"], r["s_lane"], r["t_block"], r["t_lane"]) for r in lb.frames]
-    return repr((lb.blocks, line, _units(line, slips), sorted(slips.items()), frames)).encode()
+    return repr((lb.blocks, line, _units(_line.Cursor(line, slips)), sorted(slips.items()),
+                 frames)).encode()
 
 
 def _reference(c, adapter):
@@ -83,7 +83,8 @@ def _reference(c, adapter):
     lb = ref.BUILDERS[c.name](adapter)
     line, slips = lb.line()
     frames = [(bytes(r["frame"]), r["s_block"], r["s_lane"], r["t_block"], r["t_lane"]) for r in lb.frames]
-    return repr((lb.blocks, line, _units(line, slips), sorted(slips.items()), frames)).encode()
+    return repr((lb.blocks, line, _units(ref.Cursor(line, slips)), sorted(slips.items()),
+                 frames)).encode()
 
 
 def test_every_cases_line_is_the_python_it_replaced_bit_for_bit():
