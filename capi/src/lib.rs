@@ -296,6 +296,9 @@ const RX_KEYS: &[&str] = &[
     "rate",
     "fec",
     "rs_marker_period",
+    "rs_bypass_correction",
+    "rs_bypass_indication",
+    "fc_error_indication",
 ];
 const CHECK_KEYS: &[&str] = &[
     "profile",
@@ -312,6 +315,9 @@ const CHECK_KEYS: &[&str] = &[
     "rate",
     "fec",
     "rs_marker_period",
+    "rs_bypass_correction",
+    "rs_bypass_indication",
+    "fc_error_indication",
 ];
 
 fn flag(k: &str, v: &str) -> Result<bool, Fail> {
@@ -365,6 +371,7 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
         view: RxView::Receiver,
     };
     let (mut state, mut input, mut idle) = (None, "blocks", None);
+    let mut modes = baser_engine::options::FecModes::default();
     let (mut rate, mut fec, mut period) = (
         "10g",
         "none",
@@ -441,6 +448,9 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
             "rate" => rate = v,
             "fec" => fec = v,
             "rs_marker_period" => period = small(k, v)?,
+            "rs_bypass_correction" | "rs_bypass_indication" | "fc_error_indication" => {
+                modes.set(k, flag(k, v)?).map_err(Fail::arg)?
+            }
             "view" => {
                 p.view = v
                     .parse()
@@ -483,6 +493,10 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
             _ => fec.to_string(),
         };
         Fail::arg(format!("option {key}={value}: {why}"))
+    })?;
+    modes.apply(&mut p.fec).map_err(|e| {
+        let (key, why) = e.split_once(": ").unwrap_or(("fec", &e));
+        Fail::arg(format!("option {key}=1: {why}"))
     })?;
     p.frames = input == "frames";
     p.input = match input {

@@ -107,6 +107,51 @@ int main(void) {
     refused(baser_tx_new("fec=fc scrambled=0"), "fec=fc scrambled=0", "option fec=fc");
     refused(baser_tx_new("fec=fc serdes=gearbox64"), "fec=fc serdes=gearbox64", "option fec=fc");
 
+    /* The FEC's receive modes (docs/dpi.md): set by name on the RX model and the checker,
+     * refused for the FEC that lacks them, both RS-FEC bypasses at once, and on a TX model. */
+    baser_rx *bypass = baser_rx_new("input=serial " LINE " rs_bypass_indication=1");
+    expect(bypass != NULL, "rs_bypass_indication=1 taken");
+    baser_rx_free(bypass);
+    baser_check *ei = baser_check_new("input=serial fec=fc fc_error_indication=1");
+    expect(ei != NULL, "fc_error_indication=1 taken");
+    baser_check_free(ei);
+    refused(baser_rx_new("input=serial fec=fc rs_bypass_correction=1"), "fec=fc rs_bypass_correction=1",
+            "option rs_bypass_correction=1: an RS-FEC (Clause 108) setting, and the FEC is fc");
+    refused(baser_check_new("input=serial " LINE " rs_bypass_correction=1 rs_bypass_indication=1"),
+            "both bypasses", "option rs_bypass_indication=1: not with rs_bypass_correction");
+    refused(baser_rx_new("input=serial " LINE " fc_error_indication=1"), "rs fc_error_indication=1",
+            "option fc_error_indication=1: a Clause 74 BASE-R FEC setting, and the FEC is rs");
+    refused(baser_rx_new("input=serial fec=fc fc_error_indication=2"), "fc_error_indication=2",
+            "option fc_error_indication=2: expected 0 or 1");
+    refused(baser_tx_new("fec=fc fc_error_indication=1"), "tx fc_error_indication=1",
+            "unknown option `fc_error_indication`");
+
+    /* Clause 74 error indication at work: a 12-bit burst in one FEC block, uncorrectable;
+     * with the option its blocks 0, 8, 16 and 24 reach the PCS with invalid sync headers. */
+    for (int on = 0; on < 2; on++) {
+        baser_tx *t = baser_tx_new("fec=fc idle=300");
+        baser_rx *r = baser_rx_new(on ? "input=serial fec=fc fc_error_indication=1" : "input=serial fec=fc");
+        expect(t && r, "Clause 74 models made");
+        if (!t || !r)
+            return 1;
+        for (int i = 0; i < 4; i++) {
+            make_frame(frame, length(i), i);
+            baser_tx_send(t, frame, (size_t)length(i), 0);
+        }
+        for (long clock = 0; clock < 3000; clock++) {
+            uint64_t w = 0;
+            baser_tx_next_word(t, 64, &w);
+            if (clock == 33 * 6 + 10)
+                w ^= 0xfffULL << 20;
+            baser_rx_push_word(r, 64, w);
+        }
+        expect(baser_rx_counter(r, BASER_CNT_FEC_UNCORRECTED) == 1, "one uncorrectable FEC block");
+        expect(baser_rx_counter(r, BASER_CNT_INVALID_HEADERS) == (on ? 4 : 0),
+               on ? "error indication: 4 invalid headers" : "no error indication: none");
+        baser_tx_free(t);
+        baser_rx_free(r);
+    }
+
     if (failures == 0)
         printf("fec: %d frames through RS-FEC at 25G, PASS\n", n);
     return failures == 0 ? 0 : 1;

@@ -137,6 +137,88 @@ pub fn line(
     Ok((rate, f))
 }
 
+/// The FEC's receive modes a door sets by name, each off by default: RS-FEC bypass
+/// correction (`rs_bypass_correction`, register 1.200.0: the decoder detects but does not
+/// correct), RS-FEC bypass error indication (`rs_bypass_indication`, 1.200.1: an
+/// uncorrectable codeword's blocks reach the PCS unmarked) and Clause 74 error indication
+/// (`fc_error_indication`, 1.171.1: an uncorrectable FEC block's blocks reach the PCS with
+/// invalid sync headers, in the blocks `base_r::ErrorMarking` picks, U).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FecModes {
+    /// RS-FEC bypass correction (1.200.0).
+    pub rs_bypass_correction: bool,
+    /// RS-FEC bypass error indication (1.200.1).
+    pub rs_bypass_indication: bool,
+    /// Clause 74 error indication (1.171.1).
+    pub fc_error_indication: bool,
+}
+
+impl FecModes {
+    /// The names the doors take, in the order [`FecModes::set`] knows them.
+    pub const KEYS: [&'static str; 3] = [
+        "rs_bypass_correction",
+        "rs_bypass_indication",
+        "fc_error_indication",
+    ];
+
+    /// Sets the mode named `key` to `on`.
+    ///
+    /// # Errors
+    /// An unknown key, named with the known ones.
+    pub fn set(&mut self, key: &str, on: bool) -> Result<(), String> {
+        let slot = match key {
+            "rs_bypass_correction" => &mut self.rs_bypass_correction,
+            "rs_bypass_indication" => &mut self.rs_bypass_indication,
+            "fc_error_indication" => &mut self.fc_error_indication,
+            _ => {
+                return Err(format!(
+                    "{key}: unknown FEC option: expected one of {}",
+                    Self::KEYS.join(", ")
+                ))
+            }
+        };
+        *slot = on;
+        Ok(())
+    }
+
+    /// Puts the modes on `f`: refused for the FEC that lacks them, and both RS-FEC bypasses at
+    /// once (the standard refuses it).
+    ///
+    /// # Errors
+    /// A message starting with the key it refuses (`rs_bypass_correction: ...`).
+    pub fn apply(self, f: &mut FecOptions) -> Result<(), String> {
+        let rs = self.rs_bypass_correction || self.rs_bypass_indication;
+        if rs && f.kind != Fec::Rs {
+            let key = if self.rs_bypass_correction {
+                "rs_bypass_correction"
+            } else {
+                "rs_bypass_indication"
+            };
+            return Err(format!(
+                "{key}: an RS-FEC (Clause 108) setting, and the FEC is {} (give fec rs)",
+                f.kind
+            ));
+        }
+        if self.fc_error_indication && f.kind != Fec::Fc {
+            return Err(format!(
+                "fc_error_indication: a Clause 74 BASE-R FEC setting, and the FEC is {} (give fec fc)",
+                f.kind
+            ));
+        }
+        if self.rs_bypass_correction && self.rs_bypass_indication {
+            return Err("rs_bypass_indication: not with rs_bypass_correction (1.200.0 and 1.200.1 both set: the standard refuses it)".into());
+        }
+        f.rs.bypass_correction = self.rs_bypass_correction;
+        f.rs.bypass_indication = self.rs_bypass_indication;
+        f.fc.error_indication = if self.fc_error_indication {
+            fec_core::base_r::ErrorIndication::Enabled
+        } else {
+            fec_core::base_r::ErrorIndication::Disabled
+        };
+        Ok(())
+    }
+}
+
 /// The receiver's limit where there is none: the MAC's receive buffer
 /// ([`mac_core::frame::MAX_FRAME_OCTETS`], 16 KiB) caps it.
 pub const NO_LIMIT: MaxFrameLength = MaxFrameLength::Octets(u16::MAX);
@@ -279,6 +361,40 @@ pub fn max_frame_length(octets: u16) -> MaxFrameLength {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fec_modes_are_set_by_name_and_refused_where_the_fec_lacks_them() {
+        let (_, mut rs) = line("25g", "rs", 1024, 1).unwrap();
+        let mut m = FecModes::default();
+        m.set("rs_bypass_indication", true).unwrap();
+        m.apply(&mut rs).unwrap();
+        assert!(rs.rs.bypass_indication && !rs.rs.bypass_correction);
+        m.set("rs_bypass_correction", true).unwrap();
+        let e = m.apply(&mut rs).unwrap_err();
+        assert!(
+            e.starts_with("rs_bypass_indication: not with rs_bypass_correction"),
+            "{e}"
+        );
+        let (_, mut fc) = line("10g", "fc", 1024, 1).unwrap();
+        let e = m.apply(&mut fc).unwrap_err();
+        assert!(e.starts_with("rs_bypass_correction: an RS-FEC"), "{e}");
+        let mut m = FecModes::default();
+        m.set("fc_error_indication", true).unwrap();
+        m.apply(&mut fc).unwrap();
+        assert_eq!(
+            fc.fc.error_indication,
+            fec_core::base_r::ErrorIndication::Enabled
+        );
+        assert!(m
+            .apply(&mut rs)
+            .unwrap_err()
+            .starts_with("fc_error_indication:"));
+        let e = m.set("rs_bypass", true).unwrap_err();
+        assert!(
+            e.starts_with("rs_bypass: unknown FEC option: expected one of rs_bypass_correction"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn the_options_reach_both_chains() {

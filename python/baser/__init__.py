@@ -158,6 +158,7 @@ def decode(
     fec="none",
     rs_marker_period=1024,
     ber_timer=None,
+    fec_options=None,
 ):
     """A stream through the RX chain, as ``baser decode`` does.
 
@@ -175,7 +176,11 @@ def decode(
     ``rate`` (``"10g"``, ``"25g"``: the BER monitor's 16 in 125 us or 97 in 2 ms) and ``fec``
     (``"fc"``, ``"rs"``, with ``rs_marker_period``): a ``"bits"`` stream is the FEC's line,
     locked from any bit offset (RS-FEC on its first marker); the document then has ``fec``
-    (lock, codewords, corrected and uncorrected ones, symbols: docs/fec.md).
+    (lock, codewords, corrected and uncorrected ones, symbols: docs/fec.md). ``offline``
+    reads a Clause 74 line as ``baser decode --offline`` does (its boundary found first).
+    ``fec_options``: the FEC's receive modes, a dict of ``"rs_bypass_correction"`` (1.200.0),
+    ``"rs_bypass_indication"`` (1.200.1) or ``"fc_error_indication"`` (Clause 74, 1.171.1) to
+    bools (all off by default; a mode the FEC lacks is a ``ValueError`` naming it).
 
     ``ber_timer``: the BER monitor's timer where a test bench shortens it, as the RTL's
     parameter does (``"100blocks"``, ``"640ns"``, ``"125us"``; ``baser check --ber-timer``);
@@ -197,6 +202,7 @@ def decode(
         fec=fec,
         rs_marker_period=rs_marker_period,
         ber_timer=ber_timer,
+        fec_options=fec_options,
     )
     doc = json.loads(doc)
     for f, d in zip(doc["received"], data):
@@ -225,14 +231,16 @@ def check(
     fec="none",
     rs_marker_period=1024,
     ber_timer=None,
+    fec_options=None,
 ):
     """Expected frames (DA to the end of the payload, no FCS unless ``fcs_included``) against
     what a DUT produced, as ``baser check --frames`` does; returns its ``--json`` document as
     a dict (``verdict`` is ``"pass"`` or ``"fail"``). ``dut`` and ``kind`` as in
     :func:`decode`; a serial stream is read offline unless ``receiver_view``; ``blocks``
     also compares the DUT's blocks with the model's encoding, bit for bit (``--blocks``).
-    ``rate``, ``fec``, ``rs_marker_period`` and ``ber_timer`` as in :func:`decode` (the
-    document then has ``fec``)."""
+    ``rate``, ``fec``, ``rs_marker_period``, ``fec_options`` and ``ber_timer`` as in
+    :func:`decode` (the document then has ``fec``; a Clause 74 line is read offline unless
+    ``receiver_view``)."""
     kind = _kind(dut, kind)
     doc = _baser.check(
         _frames(expected),
@@ -254,6 +262,7 @@ def check(
         fec=fec,
         rs_marker_period=rs_marker_period,
         ber_timer=ber_timer,
+        fec_options=fec_options,
     )
     return json.loads(doc)
 

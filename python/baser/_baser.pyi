@@ -54,6 +54,7 @@ def decode(
     fec: str = "none",
     rs_marker_period: int = 1024,
     ber_timer: Optional[str] = None,
+    fec_options: Optional[Dict[str, bool]] = None,
 ) -> Tuple[str, List[bytes]]: ...
 def check(
     expected: Sequence[bytes],
@@ -76,6 +77,7 @@ def check(
     fec: str = "none",
     rs_marker_period: int = 1024,
     ber_timer: Optional[str] = None,
+    fec_options: Optional[Dict[str, bool]] = None,
 ) -> str: ...
 def read_pcap(path: _Path, fcs_included: bool = False) -> List[bytes]: ...
 def write_pcap(path: _Path, frames: Sequence[bytes]) -> None: ...
@@ -231,6 +233,7 @@ class RxModel:
         fec: str = "none",
         rs_marker_period: int = 1024,
         ber_timer: Optional[str] = None,
+        fec_options: Optional[Dict[str, bool]] = None,
     ) -> None: ...
     def push(self, header: int, payload: int) -> Optional[List[RxFrame]]: ...
     def push_word(self, word: int) -> Optional[List[RxFrame]]: ...

@@ -154,6 +154,22 @@ fn line(rate: &str, fec: &str, rs_marker_period: u32) -> PyResult<(Rate, FecOpti
     baser_engine::options::line(rate, fec, rs_marker_period, 1).map_err(value_err)
 }
 
+/// The FEC's receive modes of a receiving door's `fec_options` (a dict of
+/// `rs_bypass_correction`, `rs_bypass_indication`, `fc_error_indication` to bools) put on
+/// `line`'s FEC; a bad key or a mode the FEC lacks is a `ValueError` naming it.
+pub(crate) fn receive_line(
+    (rate, mut fec): (Rate, FecOptions),
+    fec_options: Option<std::collections::HashMap<String, bool>>,
+) -> PyResult<(Rate, FecOptions)> {
+    let mut modes = baser_engine::options::FecModes::default();
+    let bad = |e: String| value_err(format!("fec_options: {e}"));
+    for (k, on) in fec_options.unwrap_or_default() {
+        modes.set(&k, on).map_err(bad)?;
+    }
+    modes.apply(&mut fec).map_err(bad)?;
+    Ok((rate, fec))
+}
+
 fn block(i: usize, (h, p): Pair) -> PyResult<Block> {
     if h > 3 {
         return Err(value_err(format!(
@@ -438,7 +454,8 @@ impl Decoding {
                     s.kind()
                 )));
             };
-            let mut chain = FecRxChain::new(&self.opt, &self.fec, sink).map_err(value_err)?;
+            let mut chain =
+                FecRxChain::with_view(&self.opt, &self.fec, self.view, sink).map_err(value_err)?;
             chain.push_bytes(bits);
             let (pcs, counts, keep, fec) = chain
                 .finish()
@@ -504,7 +521,7 @@ fn decoding(
 #[pyo3(signature = (stream, kind, *, profile="ieee", max_frame_length=1518, strict_start=false,
                     max_events=20, offline=false, scrambled=true, scrambler_state=None,
                     name="<stream>", rate="10g", fec="none", rs_marker_period=1024,
-                    ber_timer=None))]
+                    ber_timer=None, fec_options=None))]
 #[allow(clippy::too_many_arguments)]
 fn decode(
     py: Python<'_>,
@@ -522,6 +539,7 @@ fn decode(
     fec: &str,
     rs_marker_period: u32,
     ber_timer: Option<&str>,
+    fec_options: Option<std::collections::HashMap<String, bool>>,
 ) -> PyResult<(String, Vec<Py<PyBytes>>)> {
     let s = self::stream(kind, stream)?;
     let d = decoding(
@@ -532,7 +550,7 @@ fn decode(
         offline,
         scrambled,
         scrambler_state,
-        line(rate, fec, rs_marker_period)?,
+        receive_line(line(rate, fec, rs_marker_period)?, fec_options)?,
         ber_timer,
     )?;
     guard(|| {
@@ -560,7 +578,7 @@ fn decode(
                     strict_start=false, max_frame_length=None, receiver_view=false,
                     blocks=false, ifg=12, max_report=10, scrambled=true, scrambler_state=None,
                     expected_name="<expected>", dut_name="<dut>", rate="10g", fec="none",
-                    rs_marker_period=1024, ber_timer=None))]
+                    rs_marker_period=1024, ber_timer=None, fec_options=None))]
 #[allow(clippy::too_many_arguments)]
 fn check(
     expected: Vec<Vec<u8>>,
@@ -582,8 +600,9 @@ fn check(
     fec: &str,
     rs_marker_period: u32,
     ber_timer: Option<&str>,
+    fec_options: Option<std::collections::HashMap<String, bool>>,
 ) -> PyResult<String> {
-    let line = line(rate, fec, rs_marker_period)?;
+    let line = receive_line(line(rate, fec, rs_marker_period)?, fec_options)?;
     let s = self::stream(kind, dut)?;
     let expected: Vec<Expected> = expected
         .iter()

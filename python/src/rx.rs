@@ -170,7 +170,7 @@ impl RxModel {
     #[pyo3(signature = (*, input="units", profile="ieee", max_frame_length=16384,
                         scrambled=true, scrambler_state=None, strict_start=false, max_events=20,
                         view="receiver", rate="10g", fec="none", rs_marker_period=1024,
-                        ber_timer=None))]
+                        ber_timer=None, fec_options=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         input: &str,
@@ -185,8 +185,10 @@ impl RxModel {
         fec: &str,
         rs_marker_period: u32,
         ber_timer: Option<&str>,
+        fec_options: Option<std::collections::HashMap<String, bool>>,
     ) -> PyResult<Self> {
-        let (rate, fec) = crate::line(rate, fec, rs_marker_period)?;
+        let (rate, fec) =
+            crate::receive_line(crate::line(rate, fec, rs_marker_period)?, fec_options)?;
         let opt = rx_options(
             profile,
             max_frame_length,

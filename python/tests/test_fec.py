@@ -189,3 +189,50 @@ def test_rate_25g_sets_the_ber_monitor_97_invalid_headers_in_2ms():
 def test_bad_rate_and_fec_raise_value_errors_naming_the_key(call, words):
     with pytest.raises(ValueError, match=words.replace("(", r"\(").replace(")", r"\)")):
         call()
+
+
+def test_fec_options_set_the_receive_modes_and_refuse_what_the_fec_lacks():
+    sent = frames(20)
+    e = baser.encode(sent, rate="25g", fec="fc", idle_blocks=200)
+    line = bytearray(e.bits)
+    for k in range(12):  # a 12-bit burst in FEC block 9: uncorrectable
+        bit = 9 * 2112 + 300 + k
+        line[bit // 8] ^= 1 << (bit % 8)
+    off = baser.decode(bytes(line), rate="25g", fec="fc")
+    on = baser.decode(bytes(line), rate="25g", fec="fc", fec_options={"fc_error_indication": True})
+    assert off["fec"]["uncorrected_codewords"] == on["fec"]["uncorrected_codewords"] == 1
+    # Clause 74 error indication marks blocks 0, 8, 16 and 24 of it (U) invalid.
+    assert off["pcs"]["invalid_headers"] == 0 and on["pcs"]["invalid_headers"] == 4
+    # RS-FEC bypass correction: 7 symbol errors detected, not corrected.
+    bits, _ = tx_line(frames(), 6000, inject=["symbols:6:7"])
+    by = {"rs_bypass_correction": True}
+    doc = baser.decode(bits, rate="25g", fec="rs", rs_marker_period=PERIOD, fec_options=by)
+    assert doc["fec"]["corrected_codewords"] == 0 and doc["fec"]["uncorrected_codewords"] == 1
+    chk = baser.check(frames(), bits, rate="25g", fec="rs", rs_marker_period=PERIOD, fec_options=by)
+    assert chk["fec"]["uncorrected_codewords"] == 1
+    # The RX model: bypass indication leaves an uncorrectable codeword's blocks unmarked, and
+    # the frames it hit are named as they arrive.
+    bits, _ = tx_line(frames(), 6000, inject=["symbols:6:8"])
+    acc = int.from_bytes(bits, "little")
+    invalid = []
+    for options in (None, {"rs_bypass_indication": True}):
+        rx = baser.RxModel(input="units", rate="25g", fec="rs", rs_marker_period=PERIOD, fec_options=options)
+        for clock in range(len(bits) * 8 // 66):
+            w = (acc >> (66 * clock)) & ((1 << 66) - 1)
+            rx.push(w & 3, w >> 2)
+        assert rx.fec["uncorrected_codewords"] == 1 and rx.fec["uncorrectable"][0]["frames"]
+        invalid.append(json.loads(rx.finish()[0])["pcs"]["invalid_headers"])
+    # Marked: all 80 blocks of the codeword; unmarked: only what the errors themselves broke
+    # (a transcoded block's header hit makes its four blocks malformed).
+    assert invalid[0] == 80 and invalid[1] < 80
+    for call, words in [
+        (lambda: baser.decode(bits, rate="25g", fec="fc", fec_options=by), "fec_options: rs_bypass_correction: an RS-FEC"),
+        (lambda: baser.RxModel(fec="rs", rate="25g", fec_options={"fc_error_indication": True}), "fec_options: fc_error_indication: a Clause 74"),
+        (lambda: baser.check([], bits, fec="fc", fec_options={"bypass": True}), "fec_options: bypass: unknown FEC option"),
+        (
+            lambda: baser.decode(bits, rate="25g", fec="rs", fec_options={"rs_bypass_correction": True, "rs_bypass_indication": True}),
+            "not with rs_bypass_correction",
+        ),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            call()

@@ -501,6 +501,11 @@ pub struct FecRxArgs {
     /// PCS unmarked (not with bypass correction: the standard refuses both).
     #[arg(long)]
     pub rs_bypass_indication: bool,
+    /// Clause 74 error indication (1.171.1): an uncorrectable FEC block's blocks reach the PCS
+    /// with invalid sync headers (blocks 0, 8, 16 and 24: U), so the PCS counts them and the
+    /// frames in it are lost; off by default (they pass on as received).
+    #[arg(long)]
+    pub fc_error_indication: bool,
 }
 
 impl Default for FecRxArgs {
@@ -510,6 +515,7 @@ impl Default for FecRxArgs {
             rs_lock_markers: 1,
             rs_bypass_correction: false,
             rs_bypass_indication: false,
+            fc_error_indication: false,
         }
     }
 }
@@ -522,15 +528,21 @@ impl FecRxArgs {
     pub fn options(&self) -> Result<FecOptions, Error> {
         let mut fec = self.line.options();
         fec.rs.lock_markers = self.rs_lock_markers;
-        fec.rs.bypass_correction = self.rs_bypass_correction;
-        fec.rs.bypass_indication = self.rs_bypass_indication;
-        let rs_only = self.rs_bypass_correction || self.rs_bypass_indication;
-        if rs_only && fec.kind != Fec::Rs {
-            return Err(Error::Usage(
-                "--rs-bypass-correction and --rs-bypass-indication are RS-FEC settings: add --fec rs (and --rate 25g)"
-                    .into(),
-            ));
-        }
+        let modes = baser_engine::options::FecModes {
+            rs_bypass_correction: self.rs_bypass_correction,
+            rs_bypass_indication: self.rs_bypass_indication,
+            fc_error_indication: self.fc_error_indication,
+        };
+        // The engine names the option (`rs_bypass_correction: ...`): the flag is its spelling.
+        modes.apply(&mut fec).map_err(|e| {
+            let (key, why) = e.split_once(": ").unwrap_or(("", &e));
+            let flag = |k: &str| format!("--{}", k.replace('_', "-"));
+            let why = baser_engine::options::FecModes::KEYS
+                .iter()
+                .fold(why.to_string(), |w, k| w.replace(k, &flag(k)))
+                .replace("(give fec ", "(add --fec ");
+            Error::Usage(format!("{}: {why}", flag(key)))
+        })?;
         fec.check(self.line.rate).map_err(Error::Usage)?;
         Ok(fec)
     }

@@ -888,7 +888,64 @@ fn coverage_with_fec_counts_lock_and_codewords_by_outcome_and_merges_the_two_fec
         None,
     );
     assert_eq!(code, 2, "{text}");
-    assert!(text.contains("RS-FEC settings"), "{text}");
+    assert!(
+        text.contains("--rs-bypass-correction: an RS-FEC (Clause 108) setting, and the FEC is fc (add --fec rs)"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn clause_74_error_indication_marks_an_uncorrectable_fec_blocks_headers_when_asked() {
+    let d = dir("fc-ei");
+    let (frames_pcap, _) = pcap(&d, 30);
+    let line = d.join("line.bits");
+    let (code, _, text) = run(
+        &[
+            "encode",
+            s(&frames_pcap),
+            "--fec",
+            "fc",
+            "--bits",
+            s(&line),
+            "--inject",
+            "burst:20000:12",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{text}");
+    let json = d.join("d.json");
+    let decode = |extra: &[&str]| {
+        let mut args = vec!["decode", s(&line), "--fec", "fc"];
+        args.extend_from_slice(extra);
+        run(&args, Some(&json))
+    };
+    // Off (the default): the FEC block's blocks pass on as received, headers rebuilt valid.
+    let (_, doc, text) = decode(&[]);
+    assert_eq!(doc["fec"]["uncorrected_codewords"], 1, "{text}");
+    assert_eq!(doc["pcs"]["invalid_headers"], 0, "{text}");
+    // On: blocks 0, 8, 16 and 24 of it (U) reach the PCS with sync header 3.
+    let (code, doc, text) = decode(&["--fc-error-indication"]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(doc["pcs"]["invalid_headers"], 4, "{text}");
+    // Refused for the other FEC, naming the flag.
+    let (code, _, text) = run(
+        &[
+            "decode",
+            s(&line),
+            "--rate",
+            "25g",
+            "--fec",
+            "rs",
+            "--fc-error-indication",
+        ],
+        None,
+    );
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("--fc-error-indication: a Clause 74 BASE-R FEC setting, and the FEC is rs (add --fec fc)"),
+        "{text}"
+    );
     std::fs::remove_dir_all(&d).ok();
 }
 
