@@ -334,6 +334,14 @@ fn rs_line(frames_pcap: &Path, line: &Path, faults: &[String]) {
     assert_eq!(code, 0, "{text}");
 }
 
+/// `baser encode FRAMES --bits LINE` with `extra` (rate, FEC, faults): it must succeed.
+fn encode_line(frames_pcap: &Path, line: &Path, extra: &[&str]) {
+    let mut args = vec!["encode", s(frames_pcap), "--bits", s(line)];
+    args.extend_from_slice(extra);
+    let (code, _, text) = run(&args, None);
+    assert_eq!(code, 0, "{text}");
+}
+
 /// The received frames of a clean decode (`decode -v`): index, `/S/` block and lane, octets
 /// after the SFD.
 fn placements(line: &Path, fec: &[&str]) -> Vec<(u64, u64, u64, u64)> {
@@ -608,20 +616,7 @@ fn check_aligns_a_clause_74_line_cut_at_an_odd_bit_offline_and_a_receiver_view_l
     let d = dir("fc-cut");
     let (frames_pcap, frames) = pcap(&d, 12);
     let line = d.join("line.bits");
-    let (code, _, text) = run(
-        &[
-            "encode",
-            s(&frames_pcap),
-            "--rate",
-            "25g",
-            "--fec",
-            "fc",
-            "--bits",
-            s(&line),
-        ],
-        None,
-    );
-    assert_eq!(code, 0, "{text}");
+    encode_line(&frames_pcap, &line, &["--rate", "25g", "--fec", "fc"]);
     let cut = d.join("cut.bits");
     std::fs::write(&cut, cut_line(&std::fs::read(&line).unwrap(), 1237)).unwrap();
     let json = d.join("c.json");
@@ -900,20 +895,11 @@ fn clause_74_error_indication_marks_an_uncorrectable_fec_blocks_headers_when_ask
     let d = dir("fc-ei");
     let (frames_pcap, _) = pcap(&d, 30);
     let line = d.join("line.bits");
-    let (code, _, text) = run(
-        &[
-            "encode",
-            s(&frames_pcap),
-            "--fec",
-            "fc",
-            "--bits",
-            s(&line),
-            "--inject",
-            "burst:20000:12",
-        ],
-        None,
+    encode_line(
+        &frames_pcap,
+        &line,
+        &["--fec", "fc", "--inject", "burst:20000:12"],
     );
-    assert_eq!(code, 0, "{text}");
     let json = d.join("d.json");
     let decode = |extra: &[&str]| {
         let mut args = vec!["decode", s(&line), "--fec", "fc"];
