@@ -345,3 +345,70 @@ pub unsafe extern "C" fn baser_suite_case(
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use baser_engine::conformance::Params;
+    use std::ffi::CStr;
+
+    fn c(s: &str) -> CString {
+        CString::new(s).unwrap()
+    }
+
+    fn last() -> String {
+        // SAFETY: the thread's last error, a valid C string.
+        unsafe { CStr::from_ptr(super::super::baser_last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn a_case_replays_and_a_silent_dut_misses_its_frames() {
+        let dir = std::env::temp_dir().join(format!("baser-capi-case-{}", std::process::id()));
+        let names = ["rx-lock-loss".to_string(), "tx-dic".to_string()];
+        baser_files::suite::write(&dir, &names, &Params::default(), "test").unwrap();
+        let d = c(dir.to_str().unwrap());
+        // SAFETY: NUL-terminated strings; handles from baser_case_open, freed once.
+        unsafe {
+            assert!(baser_case_open(d.as_ptr(), c("rx-nope").as_ptr(), std::ptr::null()).is_null());
+            assert!(last().contains("no case `rx-nope`"), "{}", last());
+            assert!(baser_case_open(d.as_ptr(), c("tx-dic").as_ptr(), std::ptr::null()).is_null());
+            assert!(last().contains("transmit case"), "{}", last());
+            let bad = c("pulses=bad_crc");
+            assert!(
+                baser_case_open(d.as_ptr(), c("rx-lock-loss").as_ptr(), bad.as_ptr()).is_null()
+            );
+            assert!(last().contains("pulse role `bad_crc`"), "{}", last());
+            // (copied: the next call replaces the thread's string)
+            let name = c(
+                CStr::from_ptr(baser_suite_case(d.as_ptr(), c("rx").as_ptr(), 0))
+                    .to_str()
+                    .unwrap(),
+            );
+            assert_eq!(name.to_str().unwrap(), "rx-lock-loss");
+            assert_eq!(
+                *baser_suite_case(d.as_ptr(), c("rx").as_ptr(), 1),
+                0,
+                "\"\" past the last"
+            );
+            let h = baser_case_open(d.as_ptr(), name.as_ptr(), std::ptr::null());
+            assert!(!h.is_null(), "{}", last());
+            let (mut hdr, mut data, mut clocks) = (0u8, 0u64, 0);
+            while baser_case_next(h, 0, &mut hdr, &mut data) == 1 {
+                clocks += 1;
+            }
+            assert!(clocks > 2000, "{clocks}");
+            assert_eq!(baser_case_level(h, c("lock").as_ptr(), 1), BASER_E_ARG);
+            assert_eq!(baser_case_finish(h, std::ptr::null(), std::ptr::null()), 1);
+            let first = CStr::from_ptr(baser_case_divergence(h, 0)).to_string_lossy();
+            assert!(
+                first.contains("frame 1") && first.contains("delivered nothing"),
+                "{first}"
+            );
+            assert_eq!(*baser_case_divergence(h, 1), 0, "\"\" past the last");
+            baser_case_free(h);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
