@@ -299,6 +299,7 @@ const RX_KEYS: &[&str] = &[
     "rs_bypass_correction",
     "rs_bypass_indication",
     "fc_error_indication",
+    "ber_timer",
 ];
 const CHECK_KEYS: &[&str] = &[
     "profile",
@@ -318,6 +319,7 @@ const CHECK_KEYS: &[&str] = &[
     "rs_bypass_correction",
     "rs_bypass_indication",
     "fc_error_indication",
+    "ber_timer",
 ];
 
 fn flag(k: &str, v: &str) -> Result<bool, Fail> {
@@ -351,6 +353,45 @@ fn state58(k: &str, v: &str) -> Result<u64, Fail> {
 }
 
 /// Parses `key=value` words separated by spaces or commas; keys outside `keys` are refused.
+/// The value of `dic=`.
+fn dic_mode(v: &str) -> Result<DicMode, Fail> {
+    match v {
+        "on" | "1" | "strict" => Ok(DicMode::Strict),
+        "off" | "0" => Ok(DicMode::Off),
+        "reset-on-idle" => Ok(DicMode::ResetOnIdle),
+        _ => Err(Fail::arg(format!(
+            "option dic={v}: expected on, off, strict or reset-on-idle"
+        ))),
+    }
+}
+
+/// The value of `serdes=`.
+fn serdes_form(v: &str) -> Result<SerdesForm, Fail> {
+    match v {
+        "units" => Ok(SerdesForm::Units(UnitOrder::HeaderFirst)),
+        "units-data-first" => Ok(SerdesForm::Units(UnitOrder::DataFirst)),
+        "gearbox64" => Ok(SerdesForm::Gearbox64),
+        "gearbox32" => Ok(SerdesForm::Gearbox32),
+        _ => Err(Fail::arg(format!(
+            "option serdes={v}: expected units, units-data-first, gearbox64 or gearbox32"
+        ))),
+    }
+}
+
+/// The value of `input=` (`frames` only for the checker, whose keys have `fcs`).
+fn input_kind(v: &str, checker: bool) -> Result<&str, Fail> {
+    match v {
+        "blocks" | "serial" | "xgmii" => Ok(v),
+        "frames" if checker => Ok(v),
+        _ if checker => Err(Fail::arg(format!(
+            "option input={v}: expected blocks, serial, xgmii or frames"
+        ))),
+        _ => Err(Fail::arg(format!(
+            "option input={v}: expected blocks, serial or xgmii"
+        ))),
+    }
+}
+
 fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
     let mut p = Parsed {
         opt: Options::default(),
@@ -394,35 +435,11 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
                     .map_err(|e| Fail::arg(format!("option profile={v}: {e}")))?;
             }
             "ifg" => p.opt.ifg = small(k, v)?,
-            "dic" => {
-                p.dic = Some(match v {
-                    "on" | "1" => DicMode::Strict,
-                    "off" | "0" => DicMode::Off,
-                    "strict" => DicMode::Strict,
-                    "reset-on-idle" => DicMode::ResetOnIdle,
-                    _ => {
-                        return Err(Fail::arg(format!(
-                            "option dic={v}: expected on, off, strict or reset-on-idle"
-                        )))
-                    }
-                });
-            }
+            "dic" => p.dic = Some(dic_mode(v)?),
             "pad" => p.opt.pad = flag(k, v)?,
             "seed" => p.opt.seed = state58(k, v)?,
             "idle" => idle = Some(number(k, v)?),
-            "serdes" => {
-                p.serdes = Some(match v {
-                    "units" => SerdesForm::Units(UnitOrder::HeaderFirst),
-                    "units-data-first" => SerdesForm::Units(UnitOrder::DataFirst),
-                    "gearbox64" => SerdesForm::Gearbox64,
-                    "gearbox32" => SerdesForm::Gearbox32,
-                    _ => {
-                        return Err(Fail::arg(format!(
-                    "option serdes={v}: expected units, units-data-first, gearbox64 or gearbox32"
-                )))
-                    }
-                })
-            }
+            "serdes" => p.serdes = Some(serdes_form(v)?),
             "offset" => {
                 p.offset = small::<u32>(k, v)?;
                 if p.offset > 65 {
@@ -456,22 +473,12 @@ fn parse(s: &str, keys: &[&str]) -> Result<Parsed, Fail> {
                     .parse()
                     .map_err(|e| Fail::arg(format!("option view={v}: {e}")))?
             }
-            _ => {
-                input = match v {
-                    "blocks" | "serial" | "xgmii" => v,
-                    "frames" if keys.contains(&"fcs") => v,
-                    _ if keys.contains(&"fcs") => {
-                        return Err(Fail::arg(format!(
-                            "option input={v}: expected blocks, serial, xgmii or frames"
-                        )))
-                    }
-                    _ => {
-                        return Err(Fail::arg(format!(
-                            "option input={v}: expected blocks, serial or xgmii"
-                        )))
-                    }
-                }
+            "ber_timer" => {
+                p.opt.ber_timer = v
+                    .parse()
+                    .map_err(|e| Fail::arg(format!("option ber_timer={v}: {e}")))?
             }
+            _ => input = input_kind(v, keys.contains(&"fcs"))?,
         }
     }
     if !p.scrambled && state.is_some() {
@@ -2492,6 +2499,8 @@ mod tests {
             ("offset=66", TX_KEYS, "0..65"),
             ("input=frames", RX_KEYS, "input=frames"),
             ("input=frames beat=0", CHECK_KEYS, "beat=0"),
+            ("ber_timer=5parsecs", RX_KEYS, "ber_timer=5parsecs"),
+            ("ber_timer=100blocks", TX_KEYS, "unknown option `ber_timer`"),
         ] {
             let Err(Fail(code, m)) = parse(opts, keys) else {
                 panic!("{opts} accepted")
@@ -2501,6 +2510,20 @@ mod tests {
         }
         let p = parse("serdes=gearbox32", TX_KEYS).ok().unwrap();
         assert_eq!(p.opt.idle_blocks, BASER_SERDES_IDLE as u64);
+        // A bench's shortened BER timer, in blocks or time, for the receivers and checkers.
+        for keys in [RX_KEYS, CHECK_KEYS] {
+            let p = parse("ber_timer=100blocks", keys).ok().unwrap();
+            assert_eq!(p.opt.rx().ber_timer.window_ticks(), 400);
+            let p = parse("ber_timer=640ns", keys).ok().unwrap();
+            assert_eq!(p.opt.rx().ber_timer.window_ticks(), 400);
+            assert!(parse("", keys)
+                .ok()
+                .unwrap()
+                .opt
+                .rx()
+                .ber_timer
+                .is_standard());
+        }
         // SAFETY: null and live handles, null arrays: what is tested.
         unsafe {
             let tx = baser_tx_new(c"scrambled=0 serdes=units".as_ptr());
