@@ -2,12 +2,14 @@
 
 use crate::command::{create, Error, FecArgs, Output, Verdict};
 use crate::report;
-use baser_engine::gen::{generate, GenOptions, Generated, Mode};
+use baser_engine::gen::{generate, FecStimulus, GenOptions, Generated, Mode};
 use baser_files::b66::{B66Header, B66Writer, Scrambling};
 use baser_files::pcap::FrameWriter;
 use baser_files::xgmii::XgmiiWriter;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+mod suite;
 
 /// Options of `baser gen`.
 #[derive(clap::Args, Debug)]
@@ -104,7 +106,7 @@ pub struct GenArgs {
 /// A file cannot be written.
 pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
     if let Some(dir) = &a.suite {
-        let s = crate::cmd::suite::SuiteArgs {
+        let s = suite::SuiteArgs {
             dir,
             cases: &a.cases,
             rate: a.line.rate,
@@ -112,7 +114,7 @@ pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
             max_frame_length: a.max_frame_length,
             ber_window_blocks: a.ber_window_blocks,
         };
-        return crate::cmd::suite::suite(&s, out);
+        return suite::suite(&s, out);
     }
     if !a.cases.is_empty() {
         return Err(Error::Usage("--cases: only with --suite DIR".into()));
@@ -203,59 +205,64 @@ pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
         stim.as_ref().map(|s| s.line.as_slice()),
     )?;
     if !out.quiet {
-        let e = &g.expectation;
-        let not_ok = e.frames.iter().filter(|f| f.outcome != "ok").count();
-        println!(
-            "baser gen: seed {} ({}): {} frames ({} not ok), {} line events, {} blocks -> {}",
-            e.seed,
-            if a.cover {
-                "cover"
-            } else if a.hostile {
-                "hostile"
-            } else {
-                "for a DUT"
-            },
-            e.frames.len(),
-            not_ok,
-            e.events.len(),
-            e.blocks,
-            a.out.display()
-        );
-        let n = |v: Option<u64>| v.map_or("not predicted".to_string(), |v| v.to_string());
-        println!(
-            "  expected pcs: invalid headers {}, errored blocks {}, hi_ber {}, lock losses {}, link fault changes {}",
-            n(e.pcs.invalid_headers),
-            n(e.pcs.errored_blocks),
-            n(e.pcs.hi_ber_episodes),
-            e.pcs.lock_losses,
-            e.pcs.link_fault_changes
-        );
-        if !g.slips.is_empty() {
-            println!("  a bit slip: the stream is stream.bits only (no stream.b66)");
-        }
-        if let (Some(s), Some(f)) = (&stim, &e.fec) {
-            use baser_engine::inject::Fault;
-            let specs: Vec<String> = s
-                .faults
-                .iter()
-                .map(|f| match *f {
-                    Fault::Symbols(c, n) => format!("symbols:{c}:{n}"),
-                    Fault::Burst(b, n) => format!("burst:{b}:{n}"),
-                    ref other => format!("{other:?}"),
-                })
-                .collect();
-            println!(
-                "  --fec {}: {} {}s on the line (stream.bits); {} corrected and {} uncorrectable expected (faults: {})",
-                f.kind,
-                f.codewords_on_line,
-                f.kind.unit(),
-                f.corrected_codewords,
-                f.uncorrected_codewords,
-                specs.join(" ")
-            );
-        }
+        print_summary(a, &g, stim.as_ref());
     }
     Ok(Verdict::Pass)
+}
+
+/// The run's summary on stdout: what was made, the PCS's and the FEC's expected counts.
+fn print_summary(a: &GenArgs, g: &Generated, stim: Option<&FecStimulus>) {
+    let e = &g.expectation;
+    let not_ok = e.frames.iter().filter(|f| f.outcome != "ok").count();
+    println!(
+        "baser gen: seed {} ({}): {} frames ({} not ok), {} line events, {} blocks -> {}",
+        e.seed,
+        if a.cover {
+            "cover"
+        } else if a.hostile {
+            "hostile"
+        } else {
+            "for a DUT"
+        },
+        e.frames.len(),
+        not_ok,
+        e.events.len(),
+        e.blocks,
+        a.out.display()
+    );
+    let n = |v: Option<u64>| v.map_or("not predicted".to_string(), |v| v.to_string());
+    println!(
+        "  expected pcs: invalid headers {}, errored blocks {}, hi_ber {}, lock losses {}, link fault changes {}",
+        n(e.pcs.invalid_headers),
+        n(e.pcs.errored_blocks),
+        n(e.pcs.hi_ber_episodes),
+        e.pcs.lock_losses,
+        e.pcs.link_fault_changes
+    );
+    if !g.slips.is_empty() {
+        println!("  a bit slip: the stream is stream.bits only (no stream.b66)");
+    }
+    if let (Some(s), Some(f)) = (&stim, &e.fec) {
+        use baser_engine::inject::Fault;
+        let specs: Vec<String> = s
+            .faults
+            .iter()
+            .map(|f| match *f {
+                Fault::Symbols(c, n) => format!("symbols:{c}:{n}"),
+                Fault::Burst(b, n) => format!("burst:{b}:{n}"),
+                ref other => format!("{other:?}"),
+            })
+            .collect();
+        println!(
+            "  --fec {}: {} {}s on the line (stream.bits); {} corrected and {} uncorrectable expected (faults: {})",
+            f.kind,
+            f.codewords_on_line,
+            f.kind.unit(),
+            f.corrected_codewords,
+            f.uncorrected_codewords,
+            specs.join(" ")
+        );
+    }
 }
 
 fn output(p: &Path) -> impl Fn(std::io::Error) -> Error + '_ {

@@ -7,4 +7,3 @@ pub mod coverage;
 pub mod decode;
 pub mod encode;
 pub mod gen;
-pub mod suite;
