@@ -162,12 +162,19 @@ const U_PRIME: u64 = reflected_mu(POLY);
 #[must_use]
 pub fn has_pclmul() -> bool {
     static HAS: AtomicU8 = AtomicU8::new(0);
-    match HAS.load(Ordering::Relaxed) {
+    asked_once(&HAS, detect_pclmul)
+}
+
+/// `detect()` the first time, then its answer kept in `memo` (0: not asked yet, 1 yes, 2 no).
+/// The FEC kernels ask when a transmitter or receiver is built, not per block. (The FCS's
+/// checks, asked per frame, stay written out: see `fcs/wide.rs`.)
+pub(crate) fn asked_once(memo: &AtomicU8, detect: impl FnOnce() -> bool) -> bool {
+    match memo.load(Ordering::Relaxed) {
         1 => true,
         2 => false,
         _ => {
-            let has = detect_pclmul();
-            HAS.store(if has { 1 } else { 2 }, Ordering::Relaxed);
+            let has = detect();
+            memo.store(if has { 1 } else { 2 }, Ordering::Relaxed);
             has
         }
     }

@@ -31,7 +31,7 @@ use core::arch::x86_64::{
     _mm_extract_epi64, _mm_set_epi64x, _mm_xor_si128,
 };
 use fec_core::rs::{mul_bit_serial, Bits140, CODEWORD_WORDS, GENERATOR, K, PARITY, SYMBOL_BITS};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::AtomicU8;
 
 /// Bits between two coefficients in the Kronecker strings.
 const SPACING: usize = 20;
@@ -157,20 +157,14 @@ static SHIFTS: [u64; LANES] = {
 #[must_use]
 pub fn available() -> bool {
     static HAS: AtomicU8 = AtomicU8::new(0);
-    match HAS.load(Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => {
-            let has = std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-                && std::arch::is_x86_feature_detected!("avx512vbmi")
-                && std::arch::is_x86_feature_detected!("vpclmulqdq")
-                && std::arch::is_x86_feature_detected!("pclmulqdq")
-                && std::arch::is_x86_feature_detected!("sse4.1");
-            HAS.store(if has { 1 } else { 2 }, Ordering::Relaxed);
-            has
-        }
-    }
+    super::asked_once(&HAS, || {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vbmi")
+            && std::arch::is_x86_feature_detected!("vpclmulqdq")
+            && std::arch::is_x86_feature_detected!("pclmulqdq")
+            && std::arch::is_x86_feature_detected!("sse4.1")
+    })
 }
 
 /// `a mod p(y)` for an unreduced product coefficient (19 bits): `y^10 = y^3 + 1`, twice.
