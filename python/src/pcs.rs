@@ -8,9 +8,9 @@
 //! Blocks cross as `(header, payload)` and transfers as `(data, ctrl)`, as in `lib.rs`.
 
 use crate::{block, guard, pair, value_err, Pair};
+use pcs_core::SCRAMBLER_DEFAULT_STATE;
 use pcs_core::{decode_block as decode, encode_word as encode};
 use pcs_core::{Block, ControlCode, XgmiiWord};
-use pcs_core::SCRAMBLER_DEFAULT_STATE;
 use pyo3::prelude::*;
 
 /// The block pcs-core's stateless encoder makes of one XGMII transfer (`ENCODE(tx_raw)`; for a
