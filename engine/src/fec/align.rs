@@ -31,6 +31,9 @@ pub(super) struct FcAlign {
     pub(super) held: Vec<u8>,
     /// The next candidate boundary (a line bit).
     next: u64,
+    /// The syndrome's kernel: the one the receiver decodes with (`fec_kernels`), as every
+    /// candidate is a whole syndrome.
+    kernel: base_r::ParityKernel,
 }
 
 /// What the search says.
@@ -51,6 +54,7 @@ impl FcAlign {
             config,
             held: Vec::new(),
             next: 0,
+            kernel: crate::fec_kernels::parity_kernel(),
         }
     }
 
@@ -65,7 +69,7 @@ impl FcAlign {
                 return Search::GaveUp;
             }
             let p = self.next;
-            if (0..n).all(|k| clean_at(&self.held, p + k * fec_block)) {
+            if (0..n).all(|k| clean_at(self.kernel, &self.held, p + k * fec_block)) {
                 return Search::Found((p % fec_block) as u16);
             }
             self.next += 1;
@@ -76,23 +80,26 @@ impl FcAlign {
 
 /// The FEC block whose first bit is line bit `bit` of `bytes` has a zero syndrome once
 /// descrambled.
-fn clean_at(bytes: &[u8], bit: u64) -> bool {
+fn clean_at(kernel: base_r::ParityKernel, bytes: &[u8], bit: u64) -> bool {
     let mut line = [0u64; base_r::FEC_BLOCK_WORDS];
     for (k, w) in line.iter_mut().enumerate() {
         *w = word_at(bytes, bit + 64 * k as u64);
     }
     base_r::apply_pn2112(&mut line);
-    base_r::syndrome(&line) == 0
+    kernel.syndrome(&line) == 0
 }
 
 /// The 64 line bits from line bit `bit` of `bytes` (bit 0 first; zeros past the end).
 fn word_at(bytes: &[u8], bit: u64) -> u64 {
     let first = (bit / 8) as usize;
-    let mut nine = [0u8; 16];
-    for (to, from) in nine.iter_mut().zip(bytes.get(first..).unwrap_or_default()) {
+    let mut window = [0u8; 16];
+    for (to, from) in window
+        .iter_mut()
+        .zip(bytes.get(first..).unwrap_or_default())
+    {
         *to = *from;
     }
-    (u128::from_le_bytes(nine) >> (bit % 8)) as u64
+    (u128::from_le_bytes(window) >> (bit % 8)) as u64
 }
 
 #[cfg(test)]
