@@ -140,9 +140,9 @@ const char *baser_last_error(void);
 // scrambling), `serdes=units|units-data-first|gearbox64|gearbox32` (a serdes source for a
 // receiver that slips: [`baser_tx_serdes`]), `offset=33` (its unit boundary before any slip,
 // 0..65 bits before the block boundary), `rate=10g|25g`, `fec=none|fc|rs` (Clause 74 BASE-R
-// FEC, or Clause 108 RS-FEC at 25g; its line is then the FEC's: [`baser_tx_next_word`], or
-// `serdes=units` 66 line bits a clock, the RS-FEC marker's room made by holding the PCS
-// source), `rs_marker_period=1024` (codewords). NULL on error ([`baser_last_error`] names
+// FEC, or Clause 108 RS-FEC at 25g; its line is then the FEC's: [`baser_tx_next_word`], or a
+// serdes of any form, 66 line bits a unit with no block boundary, the RS-FEC marker's room
+// made by holding the PCS source), `rs_marker_period=1024` (codewords). NULL on error ([`baser_last_error`] names
 // the option, e.g. `option fec=rs: RS-FEC (Clause 108) is defined for 25GBASE-R ...`).
 //
 // Limits: a frame is at most 16380 octets without its FCS (16384 with it, the MAC's

@@ -589,9 +589,9 @@ enum Mode {
 /// scrambling), `serdes=units|units-data-first|gearbox64|gearbox32` (a serdes source for a
 /// receiver that slips: [`baser_tx_serdes`]), `offset=33` (its unit boundary before any slip,
 /// 0..65 bits before the block boundary), `rate=10g|25g`, `fec=none|fc|rs` (Clause 74 BASE-R
-/// FEC, or Clause 108 RS-FEC at 25g; its line is then the FEC's: [`baser_tx_next_word`], or
-/// `serdes=units` 66 line bits a clock, the RS-FEC marker's room made by holding the PCS
-/// source), `rs_marker_period=1024` (codewords). NULL on error ([`baser_last_error`] names
+/// FEC, or Clause 108 RS-FEC at 25g; its line is then the FEC's: [`baser_tx_next_word`], or a
+/// serdes of any form, 66 line bits a unit with no block boundary, the RS-FEC marker's room
+/// made by holding the PCS source), `rs_marker_period=1024` (codewords). NULL on error ([`baser_last_error`] names
 /// the option, e.g. `option fec=rs: RS-FEC (Clause 108) is defined for 25GBASE-R ...`).
 ///
 /// Limits: a frame is at most 16380 octets without its FCS (16384 with it, the MAC's
@@ -626,8 +626,11 @@ pub unsafe extern "C" fn baser_tx_new(options: *const c_char) -> *mut baser_tx {
     )
 }
 
-/// The TX model of `p`: below a FEC its line is the FEC's (scrambled blocks, serdes units or
-/// words only).
+/// The TX model of `p`: below a FEC its line is the FEC's (scrambled only). A serdes then cuts
+/// the FEC's line into 66-bit units as it cuts blocks without a FEC, in every form (the
+/// gearbox forms too, as Python's `BaseRSerdesSource(fec=...)` does): a unit's first two bits
+/// go out as its "header", though they are no sync header, and each slip moves the unit
+/// boundary one bit, which is what the FEC's lock search asks of a gearbox.
 fn tx_model(p: &Parsed, o: &TxOptions) -> Result<LiveTx, Fail> {
     if p.fec.kind == Fec::None {
         return Ok(if p.scrambled {
@@ -640,14 +643,6 @@ fn tx_model(p: &Parsed, o: &TxOptions) -> Result<LiveTx, Fail> {
     if !p.scrambled {
         return Err(Fail::arg(format!(
             "option fec={fec}: the FEC's line is scrambled (scrambled=0 is refused)"
-        )));
-    }
-    if matches!(
-        p.serdes,
-        Some(SerdesForm::Gearbox64 | SerdesForm::Gearbox32)
-    ) {
-        return Err(Fail::arg(format!(
-            "option fec={fec}: the FEC's line has no 64b/66b gearbox (serdes=units, or baser_tx_next_word)"
         )));
     }
     LiveTx::with_fec(o, p.opt.rate, &p.fec).map_err(|e| Fail::arg(format!("option fec={fec}: {e}")))
