@@ -1,6 +1,10 @@
 //! Verdicts of a receive case: what a DUT said (its frames with their bad flag, its error
 //! pulses, status levels and counters) against the case's [`Expected`] outcome, worded as
-//! divergences, the cause first (status), then frames, pulses and counters.
+//! divergences, the cause first (status), then frames, pulses and counters. A transmit
+//! case's verdict is [`tx`] (`judge/transmit.rs`): the DUT's line against the frames fed.
+
+mod transmit;
+pub use transmit::{tx, TxShape};
 
 use super::{Expected, ModelFrame};
 use std::collections::BTreeMap;

@@ -1,12 +1,15 @@
-//! A receive case replayed into a DUT one serdes clock at a time, and judged live: the line's
-//! 66-bit clocks out (a bit dropped wherever the DUT asks for a bit slip), what the DUT says
-//! in (frames, levels, pulses, counters), the verdict at the end in the model's words. The
-//! C ABI's `baser_case` (and through it the DPI-C package) is this, translated.
+//! A case replayed into a DUT one clock at a time, and judged live. A receive case
+//! ([`Replay`]): the line's 66-bit clocks out (a bit dropped wherever the DUT asks for a bit
+//! slip), what the DUT says in (frames, levels, pulses, counters). A transmit case
+//! ([`TxReplay`]): AXI-stream beats out as the DUT takes them, an idle line for its receiver,
+//! its serdes output in. The verdict at the end in the model's words. The C ABI's
+//! `baser_case` and `baser_case_tx` (and through them the DPI-C package) are these,
+//! translated.
 
-use super::judge::{self, DutFrame, DutSaid, DutShape};
-use super::line::Cursor;
+use super::judge::{self, DutFrame, DutSaid, DutShape, TxShape};
+use super::line::{self, Cursor};
 use super::Expected;
-use pcs_core::Block;
+use pcs_core::{Block, SyncHeader, SCRAMBLER_DEFAULT_STATE};
 use std::collections::BTreeMap;
 
 /// One replay of a receive case.
@@ -91,5 +94,252 @@ impl Replay {
     /// Every divergence, the first one first (none: the DUT passes).
     pub fn verdict(&self) -> Vec<String> {
         judge::rx(&self.expected, &self.shape, &self.said)
+    }
+}
+
+/// Clocks of a transmit run before its first beat (the DUT's receiver locks to the idle line:
+/// an RS sends no frame while it receives Local Fault).
+pub const TX_LEAD: u64 = 200;
+/// Clocks without a data block on the DUT's line that end a transmit run, every beat taken.
+pub const TX_SETTLE: u64 = 200;
+
+/// One AXI-stream beat of a frame fed to the DUT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Beat {
+    /// Lane k (octet k of the beat) in bits 8k+7..8k.
+    pub data: u64,
+    /// The valid lanes (`tkeep`).
+    pub keep: u8,
+    /// The frame's last beat (`tlast`).
+    pub last: bool,
+    /// On the last beat: the frame is aborted (`tuser`).
+    pub abort: bool,
+}
+
+/// The beats of `frames`, 8 octets each (those at `aborts` with the abort bit).
+fn beats(frames: &[Vec<u8>], aborts: &[usize]) -> Vec<Beat> {
+    let mut out = Vec::new();
+    for (i, f) in frames.iter().enumerate() {
+        let n = f.chunks(8).count();
+        for (k, chunk) in f.chunks(8).enumerate() {
+            let last = k + 1 == n;
+            out.push(Beat {
+                data: chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0, |d, (j, &o)| d | u64::from(o) << (8 * j)),
+                keep: ((1u16 << chunk.len()) - 1) as u8,
+                last,
+                abort: last && aborts.contains(&i),
+            });
+        }
+    }
+    out
+}
+
+/// One replay of a transmit case: each clock, [`TxReplay::line`] takes the DUT's serdes
+/// output, [`TxReplay::beat`] gives the beat to offer (after [`TX_LEAD`] clocks; held until
+/// the DUT takes it), [`TxReplay::idle`] the idle line for its receiver. Done once every beat
+/// is taken and [`TX_SETTLE`] clocks pass without a data block, or at a clock budget (a DUT
+/// that never takes a beat or never stops sending: the verdict says so).
+pub struct TxReplay {
+    frames: Vec<Vec<u8>>,
+    aborts: Vec<usize>,
+    shape: TxShape,
+    beats: Vec<Beat>,
+    /// Beats taken.
+    taken: usize,
+    /// A beat was offered the clock before.
+    offered: bool,
+    /// The clock the last beat was taken at.
+    last_taken: u64,
+    /// The DUT's line, one block a clock.
+    line: Vec<Block>,
+    /// Clocks without a data block since every beat was taken.
+    quiet: u64,
+    budget: u64,
+    idle_state: u64,
+}
+
+impl TxReplay {
+    /// A replay of `frames` (DA to the end of the payload; those at `aborts` with the abort
+    /// bit) into a DUT of `shape`.
+    pub fn new(frames: Vec<Vec<u8>>, aborts: Vec<usize>, shape: TxShape) -> Self {
+        let beats = beats(&frames, &aborts);
+        let budget =
+            TX_LEAD + TX_SETTLE + 8 * (beats.len() as u64 + 8 * frames.len() as u64) + 2000;
+        Self {
+            frames,
+            aborts,
+            shape,
+            beats,
+            taken: 0,
+            offered: false,
+            last_taken: 0,
+            line: Vec::new(),
+            quiet: 0,
+            budget,
+            idle_state: SCRAMBLER_DEFAULT_STATE,
+        }
+    }
+
+    /// The beat to offer this clock (`None`: `tvalid` low). `taken`: the beat offered the
+    /// clock before was taken at this clock's edge (`tvalid && tready`).
+    pub fn beat(&mut self, taken: bool) -> Option<Beat> {
+        if taken && self.offered && self.taken < self.beats.len() {
+            self.taken += 1;
+            self.last_taken = self.clocks();
+        }
+        let beat = (self.clocks() > TX_LEAD && !self.done())
+            .then(|| self.beats.get(self.taken).copied())
+            .flatten();
+        self.offered = beat.is_some();
+        beat
+    }
+
+    /// The DUT's serdes output this clock (its 66 bits as sent: header, then data).
+    /// Returns false once the run is done.
+    pub fn line(&mut self, b: Block) -> bool {
+        if !self.done() {
+            self.line.push(b);
+            let all = self.taken == self.beats.len();
+            self.quiet = if all && b.sync != SyncHeader::DATA {
+                self.quiet + 1
+            } else {
+                0
+            };
+        }
+        !self.done()
+    }
+
+    /// The next clock of an idle line (scrambled `/I/` blocks) for the DUT's receiver.
+    pub fn idle(&mut self) -> Block {
+        let (b, state) = line::scramble(&[line::idle()], self.idle_state);
+        self.idle_state = state;
+        b.first().copied().unwrap_or(line::idle())
+    }
+
+    /// The DUT's blocks taken so far.
+    pub fn clocks(&self) -> u64 {
+        self.line.len() as u64
+    }
+
+    /// Beats taken, of all.
+    pub fn beats_taken(&self) -> (usize, usize) {
+        (self.taken, self.beats.len())
+    }
+
+    /// Every beat taken and the line quiet for [`TX_SETTLE`] clocks, or the budget spent.
+    pub fn done(&self) -> bool {
+        (self.taken == self.beats.len() && self.quiet >= TX_SETTLE) || self.clocks() >= self.budget
+    }
+
+    /// Every divergence, the first one first (none: the DUT passes): the engine's
+    /// [`judge::tx`] on the DUT's line, after a run the DUT did not end (beats never taken,
+    /// a line that never went quiet).
+    ///
+    /// # Errors
+    /// The run is not done, or the DUT's line is empty.
+    pub fn verdict(&self) -> Result<Vec<String>, String> {
+        let (taken, all) = self.beats_taken();
+        if !self.done() {
+            return Err(format!(
+                "the transmit case is not done after {} clocks ({taken} of {all} beats taken): give the DUT's line each clock until the replay says it is done",
+                self.clocks()
+            ));
+        }
+        let mut out = Vec::new();
+        if taken < all {
+            out.push(format!(
+                "the DUT took {taken} of {all} AXI-stream beats in {} clocks (tready; the last taken at clock {})",
+                self.clocks(),
+                self.last_taken
+            ));
+        } else if self.quiet < TX_SETTLE {
+            out.push(format!(
+                "the DUT's line still carried data blocks {} clocks after its last beat was taken (at clock {})",
+                self.clocks() - self.last_taken,
+                self.last_taken
+            ));
+        }
+        out.extend(judge::tx(
+            &self.frames,
+            &self.aborts,
+            &self.line,
+            &self.shape,
+        )?);
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tx::{TxChain, TxOptions, VecSink};
+
+    /// The model's own line for `frames`, as a DUT taking a beat a clock would send it.
+    fn model_line(frames: &[Vec<u8>]) -> Vec<Block> {
+        let mut c = TxChain::new(&TxOptions::default(), VecSink::default());
+        for f in frames {
+            c.frame(f, None).unwrap();
+        }
+        c.idle(400);
+        c.flush();
+        std::mem::take(&mut c.sink_mut().lines)
+    }
+
+    fn frames() -> Vec<Vec<u8>> {
+        (0..6u8)
+            .map(|i| vec![i; 60 + 13 * usize::from(i)])
+            .collect()
+    }
+
+    #[test]
+    fn beats_are_offered_after_the_lead_and_held_until_taken() {
+        let mut r = TxReplay::new(vec![vec![1; 9], vec![2; 8]], vec![0], TxShape::default());
+        for _ in 0..TX_LEAD {
+            assert!(r.line(line::idle()));
+            assert_eq!(r.beat(true), None);
+        }
+        assert!(r.line(line::idle()));
+        let first = r.beat(false).unwrap();
+        assert_eq!((first.keep, first.last), (0xff, false));
+        assert!(r.line(line::idle()));
+        assert_eq!(r.beat(false), Some(first), "held: not taken");
+        assert!(r.line(line::idle()));
+        let second = r.beat(true).unwrap();
+        assert_eq!(
+            (second.data, second.keep, second.last, second.abort),
+            (1, 0x01, true, true)
+        );
+        assert!(r.line(line::idle()));
+        let third = r.beat(true).unwrap();
+        assert_eq!((third.keep, third.last, third.abort), (0xff, true, false));
+        assert!(r.verdict().is_err_and(|e| e.contains("not done")));
+    }
+
+    #[test]
+    fn the_models_line_passes_and_a_dut_that_takes_nothing_is_named() {
+        let f = frames();
+        let mut r = TxReplay::new(f.clone(), vec![], TxShape::default());
+        let mut line = model_line(&f).into_iter();
+        // a DUT that takes a beat a clock and sends the model's line after the lead
+        let mut clock = 0;
+        while r.line(if clock < TX_LEAD + 20 {
+            line::idle()
+        } else {
+            line.next().unwrap_or(Block::IDLE)
+        }) {
+            r.beat(true);
+            clock += 1;
+        }
+        let v = r.verdict().unwrap();
+        assert_eq!(v, Vec::<String>::new());
+        let mut stuck = TxReplay::new(f, vec![], TxShape::default());
+        while stuck.line(Block::IDLE) {
+            stuck.beat(false);
+        }
+        let v = stuck.verdict().unwrap();
+        assert!(v[0].starts_with("the DUT took 0 of"), "{v:?}");
     }
 }
