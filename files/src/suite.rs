@@ -225,6 +225,42 @@ pub fn read_rx_case(dir: &Path, name: &str) -> Result<SuiteRxCase, InputError> {
     })
 }
 
+/// A transmit case read back from a suite: its entry and frames.
+pub struct SuiteTxCase {
+    /// Its entry in the index (`aborts`: the frames sent with the abort bit).
+    pub entry: SuiteCase,
+    /// Its frames, DA to the end of the payload.
+    pub frames: Vec<Vec<u8>>,
+}
+
+/// Reads the transmit case `name` of the suite in `dir`.
+///
+/// # Errors
+/// No such case, a receive case, or a missing or malformed capture.
+pub fn read_tx_case(dir: &Path, name: &str) -> Result<SuiteTxCase, InputError> {
+    let index = read_index(dir)?;
+    let index_path = dir.join("index.json");
+    let Some(entry) = index.cases.into_iter().find(|c| c.name == name) else {
+        return Err(InputError::file(
+            &index_path,
+            format!("no case `{name}` in this suite"),
+        ));
+    };
+    if entry.kind != Kind::Tx {
+        return Err(InputError::file(
+            &index_path,
+            format!("case `{name}` is a receive case: its line ({}) goes to the DUT's receiver (baser_case_open)", entry.stream),
+        ));
+    }
+    let path = dir.join(&entry.stream);
+    let mut r = crate::pcap::FrameReader::open(&path, false)?;
+    let mut frames = Vec::new();
+    while let Some(f) = r.next_ref() {
+        frames.push(f?.data.to_vec());
+    }
+    Ok(SuiteTxCase { entry, frames })
+}
+
 /// The 66 bits from bit `at` of a stream (bit 0 of byte 0 first).
 fn unit_at(bytes: &[u8], at: usize) -> Block {
     let mut unit = 0u128;
@@ -265,6 +301,17 @@ mod tests {
         );
         let tx = read_rx_case(&dir, "tx-abort").err().unwrap().to_string();
         assert!(tx.contains("transmit case"), "{tx}");
+        let tx = read_tx_case(&dir, "tx-abort").unwrap();
+        let Stimulus::Tx(frames, aborts) = conformance::stimulus(
+            conformance::find("tx-abort").unwrap(),
+            &Params::default(),
+        )
+        .unwrap() else {
+            unreachable!()
+        };
+        assert_eq!((tx.frames, tx.entry.aborts), (frames, aborts));
+        let rx = read_tx_case(&dir, "rx-bit-slip").err().unwrap().to_string();
+        assert!(rx.contains("receive case"), "{rx}");
         let unknown = write(&dir, &["rx-nope".into()], &Params::default(), "t")
             .err()
             .unwrap();
