@@ -111,6 +111,9 @@
 // A receive case being replayed (opaque).
 typedef struct baser_case baser_case;
 
+// A transmit case being replayed (opaque).
+typedef struct baser_case_tx baser_case_tx;
+
 // The live checker: expected frames in, the DUT's stream in, divergences as they happen; at
 // the end the frame check of `baser check --frames` and its reports.
 typedef struct baser_check baser_check;
@@ -666,6 +669,77 @@ int64_t baser_case_finish(struct baser_case *c, const char *json_path, const cha
 // # Safety
 // `c` is a live handle.
 const char *baser_case_divergence(struct baser_case *c, int64_t k);
+
+// Opens the transmit case `name` of the suite in `suite_dir` (made by `baser gen --suite
+// DIR`) for a DUT described by `options` (`ifg=N`: its IFG, default 12; `dic=0|1`: it runs
+// the deficit idle count, default 1). Each clock: [`baser_case_tx_line`] takes the DUT's
+// serdes output, [`baser_case_tx_beat`] gives the AXI-stream beat to drive,
+// [`baser_case_tx_idle`] the idle line for its receiver. Returns NULL on error
+// ([`super::baser_last_error`]: no such folder, case, a receive case, a bad option).
+//
+// # Safety
+// The strings are NULL or NUL-terminated.
+struct baser_case_tx *baser_case_tx_open(const char *suite_dir,
+                                         const char *name,
+                                         const char *options);
+
+// Releases a transmit case (NULL: nothing).
+//
+// # Safety
+// `c` is NULL or a live handle; it is not used again.
+void baser_case_tx_free(struct baser_case_tx *c);
+
+// The DUT's serdes output this clock, as it sends it: its first 2 line bits in `header`
+// (bit 0 first: data 2, control 1), the next 64 in `data` (scrambled). Returns 1 while the
+// case runs, 0 once it is done (every beat taken and 200 clocks without a data block, or
+// the clock budget spent), or an error code.
+//
+// # Safety
+// `c` is a live handle.
+int32_t baser_case_tx_line(struct baser_case_tx *c, uint8_t header, uint64_t data);
+
+// The AXI-stream beat to drive this clock: `taken` is 1 when the beat driven the clock
+// before was taken at this clock's edge (`tvalid && tready`). Returns 1 with the beat in
+// `data` (octet k in bits 8k+7..8k), `keep` (`tkeep`), `last` (`tlast`) and `abort` (the
+// frame is aborted: `tuser`, on the last beat); 0 when there is none to drive (`tvalid`
+// low: the first 200 clocks, every beat taken); or an error code.
+//
+// # Safety
+// `c` is a live handle; the outputs are writable.
+int32_t baser_case_tx_beat(struct baser_case_tx *c,
+                           int32_t taken,
+                           uint64_t *data,
+                           uint8_t *keep,
+                           uint8_t *last,
+                           uint8_t *abort);
+
+// The next clock of an idle line (scrambled `/I/` blocks) for the DUT's receiver during a
+// transmit case (so that its RS sends frames, not Remote Fault): 2 bits in `header`, 64 in
+// `data`, as [`baser_case_next`] gives them. Returns 0, or an error code.
+//
+// # Safety
+// `c` is a live handle; `header` and `data` are writable.
+int32_t baser_case_tx_idle(struct baser_case_tx *c, uint8_t *header, uint64_t *data);
+
+// Judges the run once [`baser_case_tx_line`] said it is done (the engine's transmit verdict
+// on the DUT's line: every frame received ok and bit exact, the gaps of the deficit idle
+// count, no aborted frame received ok) and writes a JSON report to `json_path` and a JUnit
+// one to `junit_path` (NULL or `""`: none). Returns the number of divergences (0: the DUT
+// passes), or an error code (`BASER_E_STATE`: the run is not done).
+//
+// # Safety
+// `c` is a live handle; the paths are NULL or NUL-terminated.
+int64_t baser_case_tx_finish(struct baser_case_tx *c,
+                             const char *json_path,
+                             const char *junit_path);
+
+// Divergence `k` (0: the first) of a finished transmit case's verdict, in the model's words;
+// `""` past the last (or on error, or before [`baser_case_tx_finish`]). Valid until the next
+// call on the handle.
+//
+// # Safety
+// `c` is a live handle.
+const char *baser_case_tx_divergence(struct baser_case_tx *c, int64_t k);
 
 // The name of case `k` (0-based, in the catalogue's order) of the suite in `suite_dir`
 // whose kind is `kind` (`"rx"`, `"tx"`, or NULL/`""` for any); `""` past the last (or on

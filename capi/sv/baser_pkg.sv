@@ -24,6 +24,9 @@
 //                        to a DUT one serdes clock at a time; its frames, status levels, error
 //                        pulses and counters judged against the case's expected outcome
 //                        (docs/conformance.md, "SystemVerilog").
+//   baser_case_tx_replay a transmit case of a suite: its frames fed to the DUT's AXI-stream
+//                        input as it takes them, its serdes output judged bit exact, frame by
+//                        frame, and by the deficit idle count (the same verdict as cocotb's).
 //
 // Cost: the models hand out and take the line in batches of BASER_BATCH clocks (one DPI call
 // each); the checkers judge a batch when it is full, when asked (flush(), the query
@@ -180,6 +183,24 @@ package baser_pkg;
     import "DPI-C" function string  baser_case_divergence(input chandle c, input longint k);
     import "DPI-C" function string  baser_suite_case(input string suite_dir, input string kind,
                                                      input int k);
+    // a transmit case (baser_case_tx_replay)
+    import "DPI-C" function chandle baser_case_tx_open(input string suite_dir,
+                                                       input string name, input string options);
+    import "DPI-C" function void    baser_case_tx_free(input chandle c);
+    import "DPI-C" function int     baser_case_tx_line(input chandle c, input byte unsigned header,
+                                                       input longint unsigned data);
+    import "DPI-C" function int     baser_case_tx_beat(input chandle c, input int taken,
+                                                       output longint unsigned data,
+                                                       output byte unsigned keep,
+                                                       output byte unsigned last,
+                                                       output byte unsigned abort);
+    import "DPI-C" function int     baser_case_tx_idle(input chandle c,
+                                                       output byte unsigned header,
+                                                       output longint unsigned data);
+    import "DPI-C" function longint baser_case_tx_finish(input chandle c,
+                                                         input string json_path,
+                                                         input string junit_path);
+    import "DPI-C" function string  baser_case_tx_divergence(input chandle c, input longint k);
 
     // Return codes (the BASER_OK / BASER_E_* of baser.h)
     localparam int BASER_OK         = 0;
@@ -830,6 +851,82 @@ package baser_pkg;
 
         function void free();
             baser_case_free(h);
+            h = null;
+        endfunction
+    endclass
+
+    // A transmit case of a conformance suite replayed into a DUT and judged by the model
+    // (docs/conformance.md, "SystemVerilog"). Each clock, in this order: line() takes the
+    // DUT's serdes output (hdr, data as it sends them; 0 once the case is done), beat() gives
+    // the AXI-stream beat to drive (taken: the beat driven the clock before was taken at this
+    // edge, tvalid && tready; 0: drive tvalid low), idle() the idle line for the DUT's
+    // receiver. finish() judges: the number of divergences (0: pass), divergence(k) each in
+    // the model's words; JSON and JUnit reports. opts: "ifg=12" (the DUT's IFG), "dic=0" (it
+    // does not run the deficit idle count).
+    class baser_case_tx_replay;
+        chandle h;
+        string name;
+
+        function new(string suite_dir, string case_name, string opts = "");
+            name = case_name;
+            h = baser_case_tx_open(suite_dir, case_name, opts);
+            if (h == null)
+                die($sformatf("baser_case_tx_open(%s, %s): %s", suite_dir, case_name,
+                              baser_last_error()));
+        endfunction
+
+        protected function void ok(int r, string what);
+            if (r < 0)
+                die($sformatf("baser_case_tx_%s(%s): %s", what, name, baser_last_error()));
+        endfunction
+
+        // The DUT's serdes output this clock; 0 once the case is done.
+        function bit line(bit [1:0] hdr, bit [63:0] data);
+            int r;
+            r = baser_case_tx_line(h, {6'd0, hdr}, data);
+            ok(r, "line");
+            return r == 1;
+        endfunction
+
+        // The beat to drive this clock (1: tvalid high with it; abort goes to tuser).
+        function bit beat(input bit taken, output bit [63:0] data, output bit [7:0] keep,
+                          output bit last, output bit abort);
+            longint unsigned d;
+            byte unsigned k, l, a;
+            int r;
+            r = baser_case_tx_beat(h, int'(taken), d, k, l, a);
+            ok(r, "beat");
+            data = d;
+            keep = k;
+            last = l[0];
+            abort = a[0];
+            return r == 1;
+        endfunction
+
+        // The idle line for the DUT's receiver this clock.
+        function void idle(output bit [1:0] hdr, output bit [63:0] data);
+            byte unsigned h8;
+            longint unsigned d;
+            ok(baser_case_tx_idle(h, h8, d), "idle");
+            hdr = h8[1:0];
+            data = d;
+        endfunction
+
+        // The verdict: the number of divergences (0: pass); reports unless "".
+        function longint finish(string json_path = "", string junit_path = "");
+            longint n;
+            n = baser_case_tx_finish(h, json_path, junit_path);
+            if (n < 0) ok(int'(n), "finish");
+            return n;
+        endfunction
+
+        // Divergence k (0: the first), in the model's words; "" past the last.
+        function string divergence(longint k);
+            return baser_case_tx_divergence(h, k);
+        endfunction
+
+        function void free();
+            baser_case_tx_free(h);
             h = null;
         endfunction
     endclass

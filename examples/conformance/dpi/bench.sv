@@ -1,20 +1,28 @@
-// bench.sv: conf_bench replays the receive cases of a conformance suite (`baser gen --suite
-// DIR`) into one DUT through the DPI-C package (capi/sv/baser_pkg.sv: baser_case_replay) and
-// has the model judge each (docs/conformance.md, "SystemVerilog"). Its ports are the DUT's
-// receive side with verilog-ethernet's names (the example DUT's, ../rtl/conf_dut.v).
+// bench.sv: conf_bench replays the cases of a conformance suite (`baser gen --suite DIR`)
+// into one DUT through the DPI-C package (capi/sv/baser_pkg.sv: baser_case_replay,
+// baser_case_tx_replay) and has the model judge each (docs/conformance.md, "SystemVerilog").
+// Its ports are the DUT's with verilog-ethernet's names (the example DUT's,
+// ../rtl/conf_dut.v).
 //
 // Plusargs: +suite=DIR (default: suite), +report=DIR (per case DIR/NAME/CASE.json and .xml,
-// JUnit; default: none). ONLY: one case (default "": every receive case of the suite).
-// For each case: 8 clocks of reset, then one serdes clock of the case's line a clock (the
-// DUT's bit slip request taken at the next clock), the DUT's received frames, status levels,
-// error pulses and counters handed to the replay; at the line's end the model's verdict:
-// "TB: NAME: CASE pass" or "TB: NAME: CASE fail: <the first divergence>". `done` rises after
-// the last case, with `failed` high if any failed.
+// JUnit; default: none), +case=CASE (one case; a bench with ONLY set ignores it). ONLY: one
+// case (default "": every case of the suite, receive then transmit). TX_OPTS: the DUT's
+// transmitter for the transmit verdict ("ifg=12 dic=1", the default).
+// For each case: 8 clocks of reset, then
+//   receive: one serdes clock of the case's line a clock (the DUT's bit slip request taken at
+//     the next clock), the DUT's received frames, status levels, error pulses and counters
+//     handed to the replay, until the line is out;
+//   transmit: an idle line to the DUT's receiver, the case's frames to its AXI-stream input
+//     (after 200 clocks; each beat held until tready), its serdes output handed to the
+//     replay, until every beat is taken and its line has been quiet for 200 clocks;
+// then the model's verdict: "TB: NAME: CASE pass" or "TB: NAME: CASE fail: <the first
+// divergence>". `done` rises after the last case, with `failed` high if any failed.
 `timescale 1ns / 1ps
 
 module conf_bench #(
     parameter string NAME = "dut",
-    parameter string ONLY = ""
+    parameter string ONLY = "",
+    parameter string TX_OPTS = ""
 ) (
     input  logic        clk,
     output logic        rst,
@@ -37,34 +45,53 @@ module conf_bench #(
     input  logic [31:0] rx_frames_good,
     input  logic [31:0] rx_frames_bad,
     input  logic [31:0] rx_fcs_errors,
+    output logic [63:0] tx_axis_tdata,
+    output logic [7:0]  tx_axis_tkeep,
+    output logic        tx_axis_tvalid,
+    input  logic        tx_axis_tready,
+    output logic        tx_axis_tlast,
+    output logic        tx_axis_tuser,
+    input  logic [63:0] serdes_tx_data,
+    input  logic [1:0]  serdes_tx_hdr,
     output logic        done,
     output logic        failed
 );
     import baser_pkg::*;
 
-    string suite = "suite", report = "";
+    string suite = "suite", report = "", only = ONLY;
     string cases[$];
+    bit is_tx[$];
     int ci = 0, resetting = 0, failures = 0;
-    bit running = 1'b0;
+    bit running = 1'b0, running_tx = 1'b0;
     baser_case_replay c;
+    baser_case_tx_replay t;
 
     initial begin
         string n;
         rst = 1'b1;
         serdes_rx_data = '0;
         serdes_rx_hdr = 2'd1;
+        tx_axis_tdata = '0;
+        tx_axis_tkeep = '0;
+        tx_axis_tvalid = 1'b0;
+        tx_axis_tlast = 1'b0;
+        tx_axis_tuser = 1'b0;
         done = 1'b0;
         failed = 1'b0;
         void'($value$plusargs("suite=%s", suite));
         void'($value$plusargs("report=%s", report));
-        if (ONLY != "") cases.push_back(ONLY);
-        else
+        if (only == "") void'($value$plusargs("case=%s", only));
+        for (int kind = 0; kind < 2; kind++)
             for (int k = 0; ; k++) begin
-                n = baser_suite_case(suite, "rx", k);
+                n = baser_suite_case(suite, kind == 1 ? "tx" : "rx", k);
                 if (n == "") break;
+                if (only != "" && n != only) continue;
                 cases.push_back(n);
+                is_tx.push_back(kind == 1);
             end
-        if (cases.size() == 0) die($sformatf("no receive case in %s: %s", suite, baser_last_error()));
+        if (cases.size() == 0)
+            die($sformatf("no case%s in %s: %s", only == "" ? "" : {" ", only}, suite,
+                          baser_last_error()));
     end
 
     // what the DUT says this clock
@@ -105,11 +132,54 @@ module conf_bench #(
         c.free();
     endtask
 
-    // (state in `running` and `resetting`: Verilator 5.006 misreads `c == null` here)
+    // the verdict of a transmit case
+    task automatic close_tx();
+        longint n;
+        string json = "", junit = "";
+        if (report != "") begin
+            json = {report, "/", NAME, "/", t.name, ".json"};
+            junit = {report, "/", NAME, "/", t.name, ".xml"};
+        end
+        n = t.finish(json, junit);
+        if (n == 0) $display("TB: %s: %s pass", NAME, t.name);
+        else begin
+            $display("TB: %s: %s fail: %s%s", NAME, t.name, t.divergence(0),
+                     n > 1 ? $sformatf(" (+%0d more)", n - 1) : "");
+            failures++;
+        end
+        t.free();
+    endtask
+
+    // one clock of a transmit case: the DUT's line in, the beat and the idle line out
+    task automatic clock_tx();
+        bit [1:0] hdr;
+        bit [63:0] data;
+        bit [7:0] keep;
+        bit last, abort, valid;
+        if (t.line(serdes_tx_hdr, serdes_tx_data)) begin
+            valid = t.beat(tx_axis_tvalid && tx_axis_tready, data, keep, last, abort);
+            tx_axis_tvalid <= valid;
+            tx_axis_tdata <= data;
+            tx_axis_tkeep <= keep;
+            tx_axis_tlast <= last;
+            tx_axis_tuser <= abort;
+            t.idle(hdr, data);
+            serdes_rx_hdr <= hdr;
+            serdes_rx_data <= data;
+        end else begin
+            tx_axis_tvalid <= 1'b0;
+            close_tx();
+            running_tx = 1'b0;
+        end
+    endtask
+
+    // (state in `running`, `running_tx` and `resetting`: Verilator 5.006 misreads `c == null`
+    // here)
     always @(posedge clk) begin
         bit [1:0] hdr;
         bit [63:0] data;
-        if (running) begin
+        if (running_tx) clock_tx();
+        else if (running) begin
             observe();
             if (c.next(serdes_rx_bitslip, hdr, data)) begin
                 serdes_rx_hdr <= hdr;
@@ -122,10 +192,15 @@ module conf_bench #(
             resetting = resetting - 1;
             if (resetting == 0) begin
                 rst <= 1'b0;
-                c = new(suite, cases[ci], "pulses=bad_frame+bad_fcs");
+                if (is_tx[ci]) begin
+                    t = new(suite, cases[ci], TX_OPTS);
+                    running_tx = 1'b1;
+                end else begin
+                    c = new(suite, cases[ci], "pulses=bad_frame+bad_fcs");
+                    counters();
+                    running = 1'b1;
+                end
                 ci++;
-                counters();
-                running = 1'b1;
             end
         end else if (ci == cases.size()) begin
             if (!done)

@@ -1,5 +1,5 @@
 // dut_bench.svh: `CONF_TB_BODY(M, N, O): one DUT of the example's ports (module M),
-// its conf_bench (bench.sv) named N running O (a case; "": every receive case), and the
+// its conf_bench (bench.sv) named N running O (a case; "": every case), and the
 // wires between them, all prefixed M; M_done and M_failed are the
 // bench's. Used by tb.sv (one DUT) and bugs.sv (the correct DUT and its planted bugs at once).
 `define CONF_TB_BODY(M, N, O) \
@@ -12,12 +12,15 @@
                 ``M``_status, ``M``_lf, ``M``_rf, ``M``_tready; \
     wire [31:0] ``M``_errored, ``M``_ber_count, ``M``_good, ``M``_bad, \
                 ``M``_fcs_errors, ``M``_tx_frames; \
-    wire [63:0] ``M``_tx_data; \
+    wire [63:0] ``M``_tx_data, ``M``_tx_tdata; \
     wire [1:0]  ``M``_tx_hdr; \
+    wire [7:0]  ``M``_tx_tkeep; \
+    wire        ``M``_tx_tvalid, ``M``_tx_tlast, ``M``_tx_tuser; \
     M M``_i ( \
         .rx_clk(clk), .rx_rst(``M``_rst), .tx_clk(clk), .tx_rst(``M``_rst), \
-        .tx_axis_tdata(64'd0), .tx_axis_tkeep(8'd0), .tx_axis_tvalid(1'b0), \
-        .tx_axis_tready(``M``_tready), .tx_axis_tlast(1'b0), .tx_axis_tuser(1'b0), \
+        .tx_axis_tdata(``M``_tx_tdata), .tx_axis_tkeep(``M``_tx_tkeep), \
+        .tx_axis_tvalid(``M``_tx_tvalid), .tx_axis_tready(``M``_tready), \
+        .tx_axis_tlast(``M``_tx_tlast), .tx_axis_tuser(``M``_tx_tuser), \
         .rx_axis_tdata(``M``_tdata), .rx_axis_tkeep(``M``_tkeep), \
         .rx_axis_tvalid(``M``_tvalid), .rx_axis_tlast(``M``_tlast), \
         .rx_axis_tuser(``M``_tuser), \
@@ -45,5 +48,9 @@
         .rx_remote_fault(``M``_rf), \
         .rx_errored_blocks(``M``_errored), .rx_frames_good(``M``_good), \
         .rx_frames_bad(``M``_bad), .rx_fcs_errors(``M``_fcs_errors), \
+        .tx_axis_tdata(``M``_tx_tdata), .tx_axis_tkeep(``M``_tx_tkeep), \
+        .tx_axis_tvalid(``M``_tx_tvalid), .tx_axis_tready(``M``_tready), \
+        .tx_axis_tlast(``M``_tx_tlast), .tx_axis_tuser(``M``_tx_tuser), \
+        .serdes_tx_data(``M``_tx_data), .serdes_tx_hdr(``M``_tx_hdr), \
         .done(``M``_done), .failed(``M``_failed) \
     );

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The conformance catalogue's receive cases on the example DUT (../rtl) through the DPI-C
-# package, under Verilator (docs/conformance.md, "SystemVerilog"): `baser gen --suite` writes
-# the suite, conf_bench (bench.sv) replays each case into the DUT and the model judges it. The
-# correct DUT must pass every receive case; each planted bug a receive case catches must fail
-# that case, by name (BUG_NO_DIC is a transmit bug: the cocotb run catches it). One Verilator
-# build (bugs.sv) holds the correct DUT and the four bug variants, each with its bench.
+# The conformance catalogue on the example DUT (../rtl) through the DPI-C package, under
+# Verilator (docs/conformance.md, "SystemVerilog"): `baser gen --suite` writes the suite,
+# conf_bench (bench.sv) replays each case into the DUT (receive cases into its serdes input,
+# transmit cases into its AXI-stream input) and the model judges it. The correct DUT must pass
+# every case; each planted bug must fail the case that targets it, by name. One Verilator
+# build (bugs.sv) holds the correct DUT and the five bug variants, each with its bench.
 #
 #   BASER=/path/to/baser BASER_LIB_DIR=/dir/with/libbaser examples/conformance/dpi/run.sh [good BUG_...]
 #
@@ -36,10 +36,10 @@ else
 fi
 [ -x "$BASER" ] || { echo "run.sh: no baser command at $BASER (set BASER)" >&2; echo "0 passed, 1 failed"; exit 1; }
 
-# build -> the receive case that must catch it (good: every receive case must pass)
-builds=(good BUG_GOOD_FLAG BUG_OS_MASK BUG_IFG8_DROP BUG_BER_15)
+# build -> the case that must catch it (good: every case must pass)
+builds=(good BUG_GOOD_FLAG BUG_OS_MASK BUG_IFG8_DROP BUG_BER_15 BUG_NO_DIC)
 declare -A target=([good]="" [BUG_GOOD_FLAG]=rx-terminate-lanes [BUG_OS_MASK]=rx-ordered-set-4b
-                   [BUG_IFG8_DROP]=rx-ifg [BUG_BER_15]=rx-hi-ber-15)
+                   [BUG_IFG8_DROP]=rx-ifg [BUG_BER_15]=rx-hi-ber-15 [BUG_NO_DIC]=tx-dic)
 
 mkdir -p "$build/report"
 start=$SECONDS
@@ -53,7 +53,7 @@ for b in "${builds[@]:1}"; do
     mkdir -p "$build/report/$b"
 done
 mkdir -p "$build/report/good"
-# one build: all five DUTs, each with its bench (bugs.sv); -O0: the C++ compile is most of it
+# one build: all six DUTs, each with its bench (bugs.sv); -O0: the C++ compile is most of it
 if ! verilator --cc --exe --build -j "$JOBS" --top-module tb --timescale 1ns/1ps \
         -Wno-fatal -Wno-lint -Wno-style -I"$here" -Mdir "$build/obj" -o ../sim \
         -MAKEFLAGS "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
@@ -78,7 +78,7 @@ for b in "${chosen[@]}"; do
     if [ -z "$t" ]; then
         grep "^TB: $b: " "$build/sim.log" | sed 's/^TB: /  /'
         if grep -q "^TB: $b: .* cases pass" "$build/sim.log" && ! grep -q "^TB: $b: .* fail" "$build/sim.log"; then
-            echo "$b: every receive case passes"; passed=$((passed + 1))
+            echo "$b: every case passes"; passed=$((passed + 1))
         else
             echo "$b: FAILED (log: $build/sim.log)"; failed=$((failed + 1))
         fi

@@ -1,4 +1,4 @@
-// tb.sv: the example DUT (../rtl/conf_dut.v) and conf_bench (bench.sv): every receive case
+// tb.sv: the example DUT (../rtl/conf_dut.v) and conf_bench (bench.sv): every case
 // of the suite given by +suite=DIR, judged by the model through the DPI-C package
 // (docs/conformance.md, "SystemVerilog"). Build it with a BUG_* define to plant a bug.
 `timescale 1ns / 1ps
