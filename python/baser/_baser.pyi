@@ -123,6 +123,14 @@ def conformance_verdict(
     clock)``, pulses, status level changes, counters ``(before, after)``) against the case's
     expected outcome; the divergences, the first first."""
 
+def conformance_tx_verdict(
+    frames: Sequence[bytes], aborts: Sequence[int], line: Sequence[Pair], *, ifg: int = 12,
+    dic: bool = True
+) -> List[str]:
+    """A transmit case's verdict (the engine's): the DUT's line (``(header, data)`` a clock,
+    scrambled) against the frames fed (those at ``aborts`` with the abort bit), its IFG and
+    deficit idle count; the divergences, the first first."""
+
 class LineCursor:
     """A line read as 66-bit serdes clocks (the engine's cursor): the line's own ``slips``
     (block index -> bits inserted, > 0, or deleted) apply as their block is reached."""

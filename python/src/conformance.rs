@@ -144,6 +144,24 @@ pub fn conformance_verdict(
     })
 }
 
+/// The verdict of a transmit case (the engine's `conformance::judge::tx`, as the C ABI's
+/// replay gives it): `frames` (DA to the end of the payload) fed to the DUT, those at
+/// `aborts` with the abort bit; `line` the DUT's serdes output as `(header, data)` a clock
+/// (scrambled, header as sent: data 2, control 1); `ifg` and `dic`: the DUT's IFG and whether
+/// it runs the deficit idle count. Returns the divergences, the first first (none: pass).
+#[pyfunction]
+#[pyo3(signature = (frames, aborts, line, *, ifg=12, dic=true))]
+pub fn conformance_tx_verdict(
+    frames: Vec<Vec<u8>>,
+    aborts: Vec<usize>,
+    line: Vec<Pair>,
+    ifg: u16,
+    dic: bool,
+) -> PyResult<Vec<String>> {
+    let line = crate::blocks(&line)?;
+    guard(|| judge::tx(&frames, &aborts, &line, &judge::TxShape { ifg, dic }).map_err(value_err))
+}
+
 /// Reads a line as 66-bit serdes clocks (the engine's `conformance::line::Cursor`): `take()`
 /// gives the next `(header, data)`, `take(True)` first drops one bit (a receiver's bit slip
 /// request); the line's own slips (`slips`: block index -> bits inserted, > 0, or deleted)

@@ -681,6 +681,7 @@ fn _baser(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conformance::conformance_cases, m)?)?;
     m.add_function(wrap_pyfunction!(conformance::conformance_stimulus, m)?)?;
     m.add_function(wrap_pyfunction!(conformance::conformance_verdict, m)?)?;
+    m.add_function(wrap_pyfunction!(conformance::conformance_tx_verdict, m)?)?;
     m.add_class::<conformance::LineCursor>()?;
     m.add_class::<tx::TxModel>()?;
     m.add_class::<rx::RxModel>()?;

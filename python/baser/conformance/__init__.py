@@ -100,10 +100,7 @@ async def _run_case(bench, adapter, case):
         return div, obs.clocks
     frames, aborts = case.build(adapter)
     obs = await bench.run_tx(frames, aborts)
-    div, received = _judge.tx_frames(obs, adapter, frames, aborts)
-    if not aborts:
-        div += _judge.tx_gaps(received, adapter, frames)
-    return div, obs.clocks
+    return _judge.tx(obs, adapter, frames, aborts), obs.clocks
 
 
 async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, log=None,
