@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Builds the example DUT (rtl/) with Icarus and runs the conformance catalogue on it with
-cocotb: the correct DUT must pass every case; each planted bug must fail the case that
-targets it (by name), as the runner checks in the JSON report.
+cocotb: the correct DUT must pass every case, at 10G and built as a 25G PCS; each planted bug
+must fail the case that targets it (by name), as the runner checks in the JSON report.
 
     python runner.py            # all builds
-    python runner.py good       # one build: good, BUG_GOOD_FLAG, BUG_OS_MASK, ...
+    python runner.py good       # one build: good, good-25g, BUG_GOOD_FLAG, BUG_25G_BER_16, ...
 Prints "N passed, M failed" last (one per build); exits 1 on any failure.
 """
 
@@ -20,23 +20,35 @@ except ImportError:  # cocotb 1.9
 HERE = Path(__file__).resolve().parent
 SOURCES = [HERE / "rtl" / f for f in ("conf_dut.v", "conf_pcs.v", "conf_mac.v")]
 
-# build -> the case that must catch it (None: every case must pass)
+# The 25G builds: the same MAC + PCS with the 25GBASE-R BER monitor (97 invalid headers) in a
+# window shortened to 1000 blocks (2 ms is 781 250): the catalogue's model runs that window.
+WINDOW_25G = 1000
+AT_25G = {"BER_THRESHOLD": 97, "BER_WINDOW": WINDOW_25G}
+
+# build -> the case that must catch it (None: every case must pass), the rate, the RTL's
+# parameters, and whether the build's name is a `define that plants the bug
 BUILDS = [
-    ("good", None),
-    ("BUG_GOOD_FLAG", "rx-terminate-lanes"),
-    ("BUG_OS_MASK", "rx-ordered-set-4b"),
-    ("BUG_IFG8_DROP", "rx-ifg"),
-    ("BUG_NO_DIC", "tx-dic"),
-    ("BUG_BER_15", "rx-hi-ber-15"),
+    ("good", None, "10g", {}, False),
+    ("BUG_GOOD_FLAG", "rx-terminate-lanes", "10g", {}, True),
+    ("BUG_OS_MASK", "rx-ordered-set-4b", "10g", {}, True),
+    ("BUG_IFG8_DROP", "rx-ifg", "10g", {}, True),
+    ("BUG_NO_DIC", "tx-dic", "10g", {}, True),
+    ("BUG_BER_15", "rx-hi-ber-15", "10g", {}, True),
+    ("good-25g", None, "25g", AT_25G, False),
+    # a 25G PCS that kept the 10G BER monitor: 16 invalid headers in its window raise hi_ber
+    ("BUG_25G_BER_16", "rx-hi-ber-96", "25g", {**AT_25G, "BER_THRESHOLD": 16}, False),
 ]
 
 
-def run_build(runner, name, target):
+def run_build(runner, name, target, rate, parameters, define):
     build_dir = HERE / "sim_build" / name
     report = build_dir / "report"
     runner.build(sources=SOURCES, hdl_toplevel="conf_dut", build_dir=build_dir, always=True,
-                 defines={} if target is None else {name: 1}, timescale=("1ns", "1ps"))
-    env = {"REPORT_DIR": str(report)}
+                 defines={name: 1} if define else {}, parameters=parameters,
+                 timescale=("1ns", "1ps"))
+    env = {"REPORT_DIR": str(report), "RATE": rate}
+    if "BER_WINDOW" in parameters:
+        env["BER_WINDOW"] = str(parameters["BER_WINDOW"])
     if target is not None:
         env["CASES"] = target
     try:
@@ -52,7 +64,7 @@ def run_build(runner, name, target):
     if target is None:
         bad = [c["name"] for c in cases if c["verdict"] != "pass"]
         ok = not bad and len(cases) > 0
-        print(f"{name}: {len(cases) - len(bad)} of {len(cases)} cases pass"
+        print(f"{name}: {len(cases) - len(bad)} of {len(cases)} cases pass at {rate}"
               + (f"; failed: {', '.join(bad)}" if bad else ""))
         for c in cases:
             print(f"  {c['name']:24} {c['verdict']:7} {c['seconds']:6.1f} s {c['clocks']:6} clocks")
@@ -69,8 +81,8 @@ def main(argv):
     runner = get_runner("icarus")
     chosen = [b for b in BUILDS if not argv or b[0] in argv]
     passed = failed = 0
-    for name, target in chosen:
-        if run_build(runner, name, target):
+    for build in chosen:
+        if run_build(runner, *build):
             passed += 1
         else:
             failed += 1

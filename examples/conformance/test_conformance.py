@@ -8,7 +8,9 @@ from baser.conformance import example_dut, run
 
 @cocotb.test()
 async def test_conformance(dut):
-    adapter = example_dut(dut, ber_window_blocks=int(os.environ.get("BER_WINDOW", "19531")))
+    window = os.environ.get("BER_WINDOW")  # the DUT's BER timer in blocks; default the standard's
+    rate = os.environ.get("RATE", "10g")  # "25g": a 25GBASE-R DUT
+    adapter = example_dut(dut, rate=rate, ber_window_blocks=int(window) if window else None)
     cases = os.environ.get("CASES")  # e.g. "rx-frames,tx-dic"; default: every case
     await run(
         dut,

@@ -26,11 +26,11 @@ use std::path::{Path, PathBuf};
 pub struct SuiteIndex {
     /// Who made it.
     pub made_by: String,
-    /// The line rate: `10g`.
+    /// The line rate: `10g` or `25g` (the expected outcomes are the model's at that rate).
     pub rate: String,
     /// The receiver's largest good frame, FCS included, the stimulus was made for.
     pub max_frame_length: usize,
-    /// The DUT's 125 µs timer in blocks the stimulus was made for.
+    /// The DUT's BER timer in blocks the stimulus and the model's BER monitor were made for.
     pub ber_window_blocks: usize,
     /// The cases, in the catalogue's order.
     pub cases: Vec<SuiteCase>,
@@ -91,16 +91,16 @@ pub fn write(
     made_by: &str,
 ) -> Result<SuiteIndex, InputError> {
     let chosen: Vec<&Case> = if names.is_empty() {
-        conformance::CASES.iter().collect()
+        conformance::cases_at(params.rate).collect()
     } else {
-        let found: Result<Vec<_>, String> = names.iter().map(|n| conformance::find(n)).collect();
+        let found: Result<Vec<_>, String> = names.iter().map(|n| at_rate(n, params)).collect();
         found.map_err(|e| InputError::file(dir, e))?
     };
     std::fs::create_dir_all(dir)
         .map_err(|e| InputError::file(dir, format!("cannot make the suite folder: {e}")))?;
     let mut index = SuiteIndex {
         made_by: made_by.to_string(),
-        rate: "10g".into(),
+        rate: params.rate.name().into(),
         max_frame_length: params.max_frame_length,
         ber_window_blocks: params.ber_window_blocks,
         cases: Vec::new(),
@@ -110,6 +110,16 @@ pub fn write(
     }
     write_json(&dir.join("index.json"), &index)?;
     Ok(index)
+}
+
+/// The case `name`, if it applies at the suite's rate.
+fn at_rate(name: &str, params: &Params) -> Result<&'static Case, String> {
+    let case = conformance::find(name)?;
+    if case.is_at(params.rate) {
+        return Ok(case);
+    }
+    let why = conformance::applies(case, params).err().unwrap_or_default();
+    Err(format!("no case `{name}` at {}: {why}", params.rate))
 }
 
 fn write_case(dir: &Path, case: &Case, params: &Params) -> Result<SuiteCase, InputError> {
@@ -302,11 +312,10 @@ mod tests {
         let tx = read_rx_case(&dir, "tx-abort").err().unwrap().to_string();
         assert!(tx.contains("transmit case"), "{tx}");
         let tx = read_tx_case(&dir, "tx-abort").unwrap();
-        let Stimulus::Tx(frames, aborts) = conformance::stimulus(
-            conformance::find("tx-abort").unwrap(),
-            &Params::default(),
-        )
-        .unwrap() else {
+        let Stimulus::Tx(frames, aborts) =
+            conformance::stimulus(conformance::find("tx-abort").unwrap(), &Params::default())
+                .unwrap()
+        else {
             unreachable!()
         };
         assert_eq!((tx.frames, tx.entry.aborts), (frames, aborts));
@@ -319,6 +328,33 @@ mod tests {
             unknown.to_string().contains("no case `rx-nope`"),
             "{unknown}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_25g_suite_says_its_rate_and_reads_back_at_it() {
+        let dir = std::env::temp_dir().join(format!("baser-suite-25g-{}", std::process::id()));
+        let params = Params {
+            ber_window_blocks: 1000,
+            ..Params::at(baser_engine::fec::Rate::G25)
+        };
+        let names = vec!["rx-hi-ber-97".to_string()];
+        let index = write(&dir, &names, &params, "test").unwrap();
+        assert_eq!(
+            (index.rate.as_str(), index.ber_window_blocks),
+            ("25g", 1000)
+        );
+        assert_eq!(read_index(&dir).unwrap(), index);
+        let case = read_rx_case(&dir, "rx-hi-ber-97").unwrap();
+        let (units, exp) =
+            conformance::rx_expected(conformance::find("rx-hi-ber-97").unwrap(), &params).unwrap();
+        assert_eq!((case.units, case.expected), (units, exp));
+        let ten = vec!["rx-hi-ber-16".to_string()];
+        let e = write(&dir, &ten, &params, "test")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("no case `rx-hi-ber-16` at 25g"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -101,9 +101,18 @@ def scramble_blocks(blocks: Sequence[Pair], state: Optional[int] = None) -> Tupl
 def conformance_cases() -> List[Dict[str, Any]]:
     """The conformance catalogue (engine/src/conformance/), in the order it runs: per case
     ``name``, ``clause``, ``title``, ``kind`` ("rx"/"tx"), ``expect``, ``needs``,
-    ``counters``, ``standard_ber_timer``."""
+    ``counters``, ``standard_ber_timer``, ``rate`` (the one rate it applies at, or None)."""
+def conformance_ber_window(rate: str) -> int:
+    """The standard's BER timer in blocks at ``rate``: 19531 at "10g", 781250 at "25g"."""
+def conformance_skip(
+    name: str, *, max_frame_length: int = 1518, ber_window_blocks: Optional[int] = None,
+    rate: str = "10g"
+) -> Optional[str]:
+    """Why a case does not run on a DUT of these settings, or None (bad settings raise
+    ``ValueError``)."""
 def conformance_stimulus(
-    name: str, *, max_frame_length: int = 1518, ber_window_blocks: int = 19531
+    name: str, *, max_frame_length: int = 1518, ber_window_blocks: Optional[int] = None,
+    rate: str = "10g"
 ) -> Tuple[str, Any]:
     """A case's stimulus: ``("rx", (blocks, slips, frames))`` (unscrambled blocks; slips as
     ``(block index, bits)``; frames as ``(octets, s_block, s_lane, t_block, t_lane)``) or
@@ -114,15 +123,15 @@ def conformance_verdict(
                 Dict[str, Tuple[int, int]]],
     *,
     max_frame_length: int = 1518,
-    ber_window_blocks: int = 19531,
+    ber_window_blocks: Optional[int] = None,
     has_frames: bool = True,
     fcs_stripped: bool = True,
     pulse_roles: Sequence[str] = (),
+    rate: str = "10g",
 ) -> List[str]:
     """A receive case's verdict (the engine's): what the DUT said (frames ``(octets, bad,
     clock)``, pulses, status level changes, counters ``(before, after)``) against the case's
     expected outcome; the divergences, the first first."""
-
 def conformance_tx_verdict(
     frames: Sequence[bytes], aborts: Sequence[int], line: Sequence[Pair], *, ifg: int = 12,
     dic: bool = True

@@ -6,6 +6,7 @@
 use crate::{guard, pair, value_err, Pair};
 use baser_engine::conformance::judge::{self, DutFrame, DutSaid, DutShape};
 use baser_engine::conformance::{self, Kind, Params, Stimulus};
+use baser_engine::fec::Rate;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::BTreeMap;
@@ -13,7 +14,8 @@ use std::collections::BTreeMap;
 /// The catalogue, in the order it runs: one dict a case with `name`, `clause`, `title`,
 /// `kind` ("rx" or "tx"), `expect` (status role -> the levels the standard demands from the
 /// stimulus on), `needs` (what the adapter must have), `counters` (judged),
-/// `standard_ber_timer` (needs the DUT's BER timer to be the standard's).
+/// `standard_ber_timer` (needs the DUT's BER timer to be the standard's), `rate` (the one
+/// rate it applies at, `"10g"` or `"25g"`; None: every rate).
 #[pyfunction]
 pub fn conformance_cases(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
     conformance::CASES
@@ -32,6 +34,7 @@ pub fn conformance_cases(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
             d.set_item("needs", c.needs())?;
             d.set_item("counters", c.counters)?;
             d.set_item("standard_ber_timer", c.standard_ber_timer)?;
+            d.set_item("rate", c.rate.map(Rate::name))?;
             Ok(d.unbind())
         })
         .collect()
@@ -46,24 +49,64 @@ type RxLine = (
     Vec<(Vec<u8>, usize, u8, usize, u8)>,
 );
 
+/// A DUT's settings from a door's words: `rate` `"10g"` or `"25g"`, the BER timer in blocks
+/// (None: the standard's at that rate).
+fn params(
+    max_frame_length: usize,
+    ber_window_blocks: Option<usize>,
+    rate: &str,
+) -> PyResult<Params> {
+    let rate: Rate = rate.parse().map_err(|e| value_err(format!("rate: {e}")))?;
+    let p = Params {
+        max_frame_length,
+        ber_window_blocks: ber_window_blocks
+            .unwrap_or(conformance::standard_ber_window_blocks(rate)),
+        rate,
+    };
+    p.ber_timer().map_err(value_err)?;
+    Ok(p)
+}
+
+/// The standard's BER timer in blocks at `rate`: 19531 (125 µs) at `"10g"`, 781250 (2 ms)
+/// at `"25g"`.
+#[pyfunction]
+pub fn conformance_ber_window(rate: &str) -> PyResult<usize> {
+    Ok(params(1518, None, rate)?.ber_window_blocks)
+}
+
+/// Why case `name` does not run on a DUT of these settings (another rate's case, a BER timer
+/// its line is not placed for), or None: it runs. Bad settings (an unknown rate, a window of
+/// 0 blocks) raise `ValueError`.
+#[pyfunction]
+#[pyo3(signature = (name, *, max_frame_length=1518, ber_window_blocks=None, rate="10g"))]
+pub fn conformance_skip(
+    name: &str,
+    max_frame_length: usize,
+    ber_window_blocks: Option<usize>,
+    rate: &str,
+) -> PyResult<Option<String>> {
+    let case = conformance::find(name).map_err(value_err)?;
+    let params = params(max_frame_length, ber_window_blocks, rate)?;
+    Ok(conformance::applies(case, &params).err())
+}
+
 /// One case's stimulus for a DUT whose largest good frame is `max_frame_length` octets (FCS
-/// included) and whose 125 µs timer is `ber_window_blocks` blocks: a receive case's
+/// included), whose BER timer is `ber_window_blocks` blocks (None: the standard's) and whose
+/// rate is `rate`: a receive case's
 /// `("rx", (blocks, slips, frames))` (blocks before scrambling; slips as `(block index,
 /// bits)`, > 0 inserted; frames as `(octets, s_block, s_lane, t_block, t_lane)`), a transmit
 /// case's `("tx", (frames, aborts))`.
 #[pyfunction]
-#[pyo3(signature = (name, *, max_frame_length=1518, ber_window_blocks=19531))]
+#[pyo3(signature = (name, *, max_frame_length=1518, ber_window_blocks=None, rate="10g"))]
 pub fn conformance_stimulus(
     py: Python<'_>,
     name: &str,
     max_frame_length: usize,
-    ber_window_blocks: usize,
+    ber_window_blocks: Option<usize>,
+    rate: &str,
 ) -> PyResult<(&'static str, Py<PyAny>)> {
     let case = conformance::find(name).map_err(value_err)?;
-    let params = Params {
-        max_frame_length,
-        ber_window_blocks,
-    };
+    let params = params(max_frame_length, ber_window_blocks, rate)?;
     let s = guard(|| conformance::stimulus(case, &params).map_err(value_err))?;
     Ok(match s {
         Stimulus::Rx(line) => {
@@ -102,27 +145,26 @@ type Said = (
 
 /// The verdict of a receive case (the engine's `conformance::judge::rx`, as the C ABI's
 /// replay gives it): what the DUT said (`said`, as [`Said`]) against the case's expected
-/// outcome for a DUT of `max_frame_length` and `ber_window_blocks`; `has_frames`: it delivers
+/// outcome for a DUT of `max_frame_length`, `ber_window_blocks` (None: the standard's) and
+/// `rate` (the model's receiver runs at them); `has_frames`: it delivers
 /// frames; `fcs_stripped`: without their FCS; `pulse_roles`: the pulse outputs it has.
 /// Returns the divergences, the first first (none: pass).
 #[pyfunction]
-#[pyo3(signature = (name, said, *, max_frame_length=1518, ber_window_blocks=19531,
-                    has_frames=true, fcs_stripped=true, pulse_roles=Vec::new()))]
+#[pyo3(signature = (name, said, *, max_frame_length=1518, ber_window_blocks=None,
+                    has_frames=true, fcs_stripped=true, pulse_roles=Vec::new(), rate="10g"))]
 #[allow(clippy::too_many_arguments)]
 pub fn conformance_verdict(
     name: &str,
     said: Said,
     max_frame_length: usize,
-    ber_window_blocks: usize,
+    ber_window_blocks: Option<usize>,
     has_frames: bool,
     fcs_stripped: bool,
     pulse_roles: Vec<String>,
+    rate: &str,
 ) -> PyResult<Vec<String>> {
     let case = conformance::find(name).map_err(value_err)?;
-    let params = Params {
-        max_frame_length,
-        ber_window_blocks,
-    };
+    let params = params(max_frame_length, ber_window_blocks, rate)?;
     let (frames, pulses, status, counters) = said;
     guard(|| {
         let (_, exp) = conformance::rx_expected(case, &params).map_err(value_err)?;

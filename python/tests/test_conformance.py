@@ -4,7 +4,9 @@ against the Python it replaced."""
 
 from types import SimpleNamespace
 
-from baser.conformance import CASES, load_waivers, waivers
+import pytest
+
+from baser.conformance import CASES, cases_at, load_waivers, standard_ber_window, waivers
 
 
 # The receive verdict is the engine's (engine/src/conformance/judge.rs, whose unit tests hold
@@ -34,7 +36,50 @@ def test_a_status_level_that_never_moves_is_the_first_divergence():
 
 def test_status_only_cases_need_no_mac():
     no_mac = [c.name for c in CASES if "rx_axis" not in c.needs and "tx_axis" not in c.needs]
-    assert no_mac == ["rx-hi-ber-15", "rx-hi-ber-16", "rx-lock-loss", "rx-bit-slip"]
+    assert no_mac == ["rx-hi-ber-15", "rx-hi-ber-16", "rx-hi-ber-96", "rx-hi-ber-97",
+                      "rx-lock-loss", "rx-bit-slip"]
+
+
+# --------------------------------------------------------------------------- the rate
+# At 25G the catalogue has rx-hi-ber-96/97 (97 invalid headers in the window) for the 10G
+# rx-hi-ber-15/16, and the model's receiver runs at 25G with the DUT's window.
+
+def _at(rate, window=None):
+    return SimpleNamespace(max_frame_length=1518, rate=rate,
+                           ber_window_blocks=window or standard_ber_window(rate))
+
+
+def test_each_rate_has_its_ber_cases():
+    ten, twenty_five = ([c.name for c in cases_at(r)] for r in ("10g", "25g"))
+    assert len(ten) == len(twenty_five) == 22
+    assert set(ten) - set(twenty_five) == {"rx-hi-ber-15", "rx-hi-ber-16"}
+    assert set(twenty_five) - set(ten) == {"rx-hi-ber-96", "rx-hi-ber-97"}
+    assert standard_ber_window("25g") == 781250 and standard_ber_window("10g") == 19531
+
+
+def test_a_25g_case_is_judged_by_the_25g_monitor_in_the_dut_window():
+    # a DUT whose hi_ber never moves fails rx-hi-ber-97 (the model's 25G monitor trips) and
+    # passes rx-hi-ber-96; judged by a 10G model the 96 would trip: the rate is the model's
+    low = {"hi_ber": [(0, False)]}
+    kw = dict(has_frames=False, ber_window_blocks=1000)
+    out = _verdict("rx-hi-ber-97", status=low, rate="25g", **kw)
+    assert out == ["hi_ber: the DUT went low; the model's receiver low -> high -> low"], out
+    assert _verdict("rx-hi-ber-96", status=low, rate="25g", **kw) == []
+
+
+def test_bad_settings_and_other_rates_cases_are_named():
+    by_name = {c.name: c for c in CASES}
+    why = by_name["rx-hi-ber-16"].skip(_at("25g", 1000))
+    assert "10g case" in why and "rx-hi-ber-96, rx-hi-ber-97" in why, why
+    assert "too short" in by_name["rx-hi-ber-97"].skip(_at("25g", 500))
+    assert by_name["rx-hi-ber-97"].skip(_at("25g", 1000)) is None
+    with pytest.raises(ValueError, match="rate: unknown rate `40g`"):
+        by_name["rx-frames"].skip(_at("40g", 1000))
+    with pytest.raises(ValueError, match="ber_window_blocks: 0 blocks"):
+        by_name["rx-frames"].skip(SimpleNamespace(max_frame_length=1518, rate="25g",
+                                                  ber_window_blocks=0))
+    with pytest.raises(ValueError, match="unknown rate"):
+        cases_at("40g")
 
 
 def test_shipped_waivers_name_catalogue_cases():
@@ -92,10 +137,11 @@ def test_every_cases_line_is_the_python_it_replaced_bit_for_bit():
     assert _line.IDLE == ref.IDLE == idle[0]
     for state in (None, 0, 0x2AAAAAAAAAAAAAA, _M58):
         assert _line.scramble(idle * 300, state) == ref.scramble(idle * 300, state)
-    assert [c.name for c in CASES] == list(ref.BUILDERS) and len(CASES) == 22
+    ten = cases_at("10g")  # the oracle is the 10G catalogue's
+    assert [c.name for c in ten] == list(ref.BUILDERS) and len(ten) == 22
     for adapter in (SimpleNamespace(max_frame_length=1518, ber_window_blocks=19531),
                     SimpleNamespace(max_frame_length=9018, ber_window_blocks=300)):
-        for c in CASES:
+        for c in ten:
             assert _engine(c, adapter) == _reference(c, adapter), c.name
 
 

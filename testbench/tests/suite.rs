@@ -92,14 +92,8 @@ fn suite_errors_name_the_case_and_the_folder() {
         err.contains("/proc/baser-suite: cannot make the suite folder"),
         "{err}"
     );
-    let o = baser(&[
-        "gen",
-        "--suite",
-        dir("g25").to_str().unwrap(),
-        "--rate",
-        "25g",
-    ]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("10GBASE-R"));
+    let o = baser(&["gen", "--suite", dir("fc").to_str().unwrap(), "--fec", "fc"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("without a FEC"));
     let o = baser(&["gen", "--cases", "rx-frames", "--seed", "1", "--out", "x"]);
     assert_eq!(o.status.code(), Some(2), "--cases needs --suite");
     let o = baser(&["gen", "--help"]);
@@ -108,4 +102,70 @@ fn suite_errors_name_the_case_and_the_folder() {
         help.contains("--suite <DIR>") && help.contains("CASE.expected.json"),
         "{help}"
     );
+}
+
+/// `gen --suite` at 25G with the DUT's short window: the rate in the index, the 25G BER cases
+/// in place of the 10G ones, the model's 25G monitor (97) on the DUT's window.
+#[test]
+fn suite_at_25g_takes_the_dut_window_and_the_25g_threshold() {
+    let d = dir("25g");
+    let s = d.to_str().unwrap();
+    let args = [
+        "gen",
+        "--suite",
+        s,
+        "--rate",
+        "25g",
+        "--ber-window-blocks",
+        "1000",
+    ];
+    let o = baser(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("index.json")).unwrap()).unwrap();
+    assert_eq!(
+        (index["rate"].as_str(), index["ber_window_blocks"].as_u64()),
+        (Some("25g"), Some(1000))
+    );
+    let names: Vec<&str> = index["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 22);
+    assert!(names.contains(&"rx-hi-ber-97") && !names.contains(&"rx-hi-ber-16"));
+    let levels = |case: &str| {
+        let exp: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(d.join(format!("{case}.expected.json"))).unwrap(),
+        )
+        .unwrap();
+        let trace = exp["status"]["hi_ber"].as_array().unwrap().clone();
+        trace
+            .iter()
+            .map(|p| p[1].as_bool().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(levels("rx-hi-ber-97"), [false, true, false]);
+    assert_eq!(levels("rx-hi-ber-96"), [false]);
+    std::fs::remove_dir_all(&d).unwrap();
+    for (extra, says) in [
+        (
+            &["--ber-window-blocks", "500"][..],
+            "500 blocks is too short",
+        ),
+        (
+            &["--ber-window-blocks", "0"],
+            "0 blocks: expected 1 or more",
+        ),
+        (
+            &["--cases", "rx-hi-ber-16"],
+            "at 25g the catalogue has rx-hi-ber-96, rx-hi-ber-97",
+        ),
+    ] {
+        let o = baser(&[&["gen", "--suite", s, "--rate", "25g"][..], extra].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(says), "{err}");
+    }
 }

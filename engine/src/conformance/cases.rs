@@ -256,6 +256,68 @@ pub(super) fn rx_hi_ber_16(l: &mut Line, p: &Params, rng: &mut PyRandom) -> Buil
     rx_ber(16, l, p, rng)
 }
 
+/// Blocks between a BER burst's invalid headers: one in 5, never 16 in 64 (no lock loss).
+const BER_SPACING: usize = 5;
+
+/// Blocks a placed BER burst keeps from either end of its window: the DUT's window may start
+/// up to this much before or after the model's (a timer that runs from reset rather than
+/// from block lock as in Fig. 49-15, a pipeline, a slip).
+pub const BER_PHASE_MARGIN: usize = 128;
+
+/// The block the model's BER timer starts at: block lock after the lead's first 64 headers
+/// (the monitor waits in BER_MT_INIT until then, Fig. 49-15).
+const MODEL_WINDOW_START: usize = 64;
+
+/// The blocks a burst of `n` invalid headers keeps from each end of the DUT's window when
+/// placed in its middle: at least [`BER_PHASE_MARGIN`], so the DUT counts all `n` in one
+/// window whatever its window's phase.
+///
+/// # Errors
+/// The window is too short for that, with the length it needs.
+pub fn burst_fits(n: usize, p: &Params) -> Result<usize, String> {
+    let span = n * BER_SPACING;
+    let w = p.ber_window_blocks;
+    let need = span + 2 * BER_PHASE_MARGIN;
+    if w < need {
+        return Err(format!(
+            "the DUT's BER window of {w} blocks is too short for {n} invalid headers (one in {BER_SPACING}: {span} blocks) placed in one window with {BER_PHASE_MARGIN} blocks to spare either side for its phase: expected {need} blocks or more"
+        ));
+    }
+    Ok((w - span) / 2)
+}
+
+/// `n` invalid headers, one in 5, in the middle of one of the model's BER windows (the
+/// DUT's window may start [`BER_PHASE_MARGIN`] blocks earlier or later and still count them
+/// all in one), the rest of that window clean; with `clears`, also the next window clean
+/// (hi_ber clears at its end), and the margin.
+fn rx_ber_placed(n: usize, clears: bool, l: &mut Line, p: &Params, rng: &mut PyRandom) -> Built {
+    send(l, &[frame(0, 100, rng)])?;
+    let w = p.ber_window_blocks;
+    let gap = burst_fits(n, p)?;
+    let pos = l.blocks.len();
+    // the first window (starting at MODEL_WINDOW_START + k w) whose middle is still ahead
+    let k = pos.saturating_sub(MODEL_WINDOW_START + gap).div_ceil(w);
+    l.idle(MODEL_WINDOW_START + k * w + gap - pos);
+    for _ in 0..n {
+        l.raw(0, 0x1e).idle(BER_SPACING - 1);
+    }
+    let rest = gap + BER_SPACING - 1;
+    l.idle(rest + if clears { w } else { 0 } + BER_PHASE_MARGIN + 100);
+    send(l, &[frame(1, 100, rng)])?;
+    Ok(())
+}
+
+/// 25GBASE-R: 96 invalid headers in one window, one short of the threshold (U: 97 in 2 ms,
+/// `BerConfig::TWENTY_FIVE_GBASE_R`); a 25G PCS that kept the 10G monitor trips on them.
+pub(super) fn rx_hi_ber_96(l: &mut Line, p: &Params, rng: &mut PyRandom) -> Built {
+    rx_ber_placed(96, false, l, p, rng)
+}
+
+/// 25GBASE-R: 97 invalid headers in one window: hi_ber rises, clears after a clean window.
+pub(super) fn rx_hi_ber_97(l: &mut Line, p: &Params, rng: &mut PyRandom) -> Built {
+    rx_ber_placed(97, true, l, p, rng)
+}
+
 pub(super) fn rx_lock_loss(l: &mut Line, _: &Params, rng: &mut PyRandom) -> Built {
     send(l, &[frame(0, 100, rng)])?;
     for _ in 0..16 {

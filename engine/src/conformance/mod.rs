@@ -16,8 +16,9 @@ pub mod line;
 pub mod random;
 pub mod replay;
 
+use crate::fec::Rate;
 use crate::live::RxView;
-use crate::options::Options;
+use crate::options::{BerTimer, Options};
 use crate::rx::class_name;
 use crate::sim::{SimInput, SimRx};
 use cases::{RxBuild, TxBuild};
@@ -29,24 +30,78 @@ use std::collections::BTreeMap;
 
 pub use cases::{LEAD, SETTLE};
 
-/// The standard's 125 µs BER timer in 10GBASE-R blocks (the model's).
+/// The standard's 125 µs BER timer in 10GBASE-R blocks (the model's: 19 531.25).
 pub const BER_WINDOW_BLOCKS: usize = 19531;
 
-/// The settings of the DUT a case's stimulus depends on.
+/// The standard's 2 ms BER timer in 25GBASE-R blocks (U: `BerConfig::TWENTY_FIVE_GBASE_R`).
+pub const BER_WINDOW_BLOCKS_25G: usize = (pcs_core::BerConfig::TWENTY_FIVE_GBASE_R.window_ticks
+    / pcs_core::BerConfig::TWENTY_FIVE_GBASE_R.ticks_per_block)
+    as usize;
+
+/// The standard's BER window at `rate`, in blocks: 125 µs at 10G, 2 ms at 25G.
+pub const fn standard_ber_window_blocks(rate: Rate) -> usize {
+    match rate {
+        Rate::G10 => BER_WINDOW_BLOCKS,
+        Rate::G25 => BER_WINDOW_BLOCKS_25G,
+    }
+}
+
+/// The settings of the DUT a case's stimulus and expected outcome depend on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Params {
     /// The receiver's largest good frame, FCS included.
     pub max_frame_length: usize,
-    /// The DUT's 125 µs timer, in blocks.
+    /// The DUT's BER timer (125 µs at 10G, 2 ms at 25G), in blocks: the model's receiver
+    /// runs its BER monitor with it.
     pub ber_window_blocks: usize,
+    /// The line rate: the BER monitor's threshold (16 at 10G, 97 at 25G) and the cases that
+    /// apply follow it.
+    pub rate: Rate,
 }
 
 impl Default for Params {
     fn default() -> Self {
+        Self::at(Rate::G10)
+    }
+}
+
+impl Params {
+    /// A DUT of `rate` with the standard's BER timer and 1518-octet frames.
+    pub const fn at(rate: Rate) -> Self {
         Self {
             max_frame_length: 1518,
-            ber_window_blocks: BER_WINDOW_BLOCKS,
+            ber_window_blocks: standard_ber_window_blocks(rate),
+            rate,
         }
+    }
+
+    /// The DUT's BER timer is the standard's at its rate.
+    pub const fn standard_ber_window(&self) -> bool {
+        self.ber_window_blocks == standard_ber_window_blocks(self.rate)
+    }
+
+    /// The model's BER timer for this DUT: the standard's (exactly 125 µs or 2 ms) when the
+    /// DUT's is, else the DUT's length in blocks, at the DUT's rate.
+    ///
+    /// # Errors
+    /// A window of 0 blocks or too long, named.
+    pub fn ber_timer(&self) -> Result<BerTimer, String> {
+        let timer = if self.standard_ber_window() {
+            Some(BerTimer::default())
+        } else {
+            u32::try_from(self.ber_window_blocks)
+                .ok()
+                .and_then(BerTimer::blocks)
+        };
+        timer.map(|t| t.at(self.rate)).ok_or_else(|| {
+            format!(
+                "ber_window_blocks: {} blocks: expected 1 or more ({} is the standard's at {}), at most {}",
+                self.ber_window_blocks,
+                standard_ber_window_blocks(self.rate),
+                self.rate,
+                u32::MAX / 4
+            )
+        })
     }
 }
 
@@ -85,8 +140,10 @@ pub struct Case {
     pub status: &'static [&'static str],
     /// Its counters are judged.
     pub counters: bool,
-    /// It needs the standard's 125 µs BER timer in the DUT (the model has only that one).
+    /// It needs the standard's BER timer in the DUT (its line is placed for that window).
     pub standard_ber_timer: bool,
+    /// The one rate it applies at (`None`: every rate): the BER cases' counts are a rate's.
+    pub rate: Option<Rate>,
     build: Build,
 }
 
@@ -109,8 +166,26 @@ impl Case {
     pub fn status_only(&self) -> bool {
         matches!(
             self.name,
-            "rx-hi-ber-15" | "rx-hi-ber-16" | "rx-lock-loss" | "rx-bit-slip"
+            "rx-hi-ber-15"
+                | "rx-hi-ber-16"
+                | "rx-hi-ber-96"
+                | "rx-hi-ber-97"
+                | "rx-lock-loss"
+                | "rx-bit-slip"
         )
+    }
+
+    /// The same case, at `rate` only.
+    const fn only_at(self, rate: Rate) -> Self {
+        Self {
+            rate: Some(rate),
+            ..self
+        }
+    }
+
+    /// It applies at `rate`.
+    pub fn is_at(&self, rate: Rate) -> bool {
+        self.rate.is_none_or(|r| r == rate)
     }
 }
 
@@ -141,6 +216,7 @@ const fn case(
         status,
         counters,
         standard_ber_timer,
+        rate: None,
         build,
     }
 }
@@ -164,8 +240,8 @@ const fn tx(name: &'static str, clause: &'static str, title: &'static str, b: Tx
 
 use cases as c;
 
-/// The catalogue, in the order it runs.
-pub const CASES: [Case; 22] = [
+/// The catalogue, in the order it runs: every rate's cases ([`Case::is_at`] picks a rate's).
+pub const CASES: [Case; 24] = [
     rx(
         "rx-frames",
         "4.2.9, 49.2.13",
@@ -278,7 +354,8 @@ pub const CASES: [Case; 22] = [
         &["hi_ber"],
         true,
         false,
-    ),
+    )
+    .only_at(Rate::G10),
     case(
         "rx-hi-ber-16",
         "49.2.14.2, Fig. 49-15",
@@ -288,7 +365,30 @@ pub const CASES: [Case; 22] = [
         &["hi_ber"],
         true,
         true,
-    ),
+    )
+    .only_at(Rate::G10),
+    case(
+        "rx-hi-ber-96",
+        "107, 49.2.14.2, Fig. 49-15",
+        "96 invalid headers inside one 2 ms window (25G): hi_ber stays low",
+        Build::Rx(c::rx_hi_ber_96),
+        &[("hi_ber", &[false])],
+        &["hi_ber"],
+        true,
+        false,
+    )
+    .only_at(Rate::G25),
+    case(
+        "rx-hi-ber-97",
+        "107, 49.2.14.2, Fig. 49-15",
+        "97 invalid headers inside one 2 ms window (25G): hi_ber rises, clears after a clean window",
+        Build::Rx(c::rx_hi_ber_97),
+        &[("hi_ber", &[false, true, false])],
+        &["hi_ber"],
+        true,
+        false,
+    )
+    .only_at(Rate::G25),
     case(
         "rx-lock-loss",
         "49.2.9, Fig. 49-14",
@@ -353,6 +453,46 @@ pub fn find(name: &str) -> Result<&'static Case, String> {
     })
 }
 
+/// The catalogue at `rate`, in the order it runs.
+pub fn cases_at(rate: Rate) -> impl Iterator<Item = &'static Case> {
+    CASES.iter().filter(move |c| c.is_at(rate))
+}
+
+/// Whether `case` runs on a DUT of `params`: `Err` says why not (another rate's case, a
+/// BER timer its line was not placed for).
+///
+/// # Errors
+/// The reason, in a sentence a report can show.
+pub fn applies(case: &Case, params: &Params) -> Result<(), String> {
+    if let Some(r) = case.rate.filter(|&r| r != params.rate) {
+        let theirs: Vec<&str> = cases_at(params.rate)
+            .filter(|c| c.rate.is_some())
+            .map(|c| c.name)
+            .collect();
+        return Err(format!(
+            "{} is a {r} case (its counts are {}'s); at {} the catalogue has {}",
+            case.name,
+            r.phy(),
+            params.rate,
+            theirs.join(", ")
+        ));
+    }
+    if case.standard_ber_timer && !params.standard_ber_window() {
+        return Err(format!(
+            "its line is placed for the standard's BER timer ({} blocks at {}), the DUT's is {} blocks: build the DUT with it",
+            standard_ber_window_blocks(params.rate),
+            params.rate,
+            params.ber_window_blocks
+        ));
+    }
+    params.ber_timer()?;
+    match case.name {
+        "rx-hi-ber-96" => cases::burst_fits(96, params).map(|_| ()),
+        "rx-hi-ber-97" => cases::burst_fits(97, params).map(|_| ()),
+        _ => Ok(()),
+    }
+}
+
 /// What a case sends.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stimulus {
@@ -368,6 +508,13 @@ pub enum Stimulus {
 /// # Errors
 /// The case could not build its line (a catalogue bug, named).
 pub fn stimulus(case: &Case, params: &Params) -> Result<Stimulus, String> {
+    if let Some(r) = case.rate.filter(|&r| r != params.rate) {
+        return Err(format!(
+            "{} is a {r} case; the DUT's rate is {}",
+            case.name, params.rate
+        ));
+    }
+    params.ber_timer()?;
     match case.build {
         Build::Rx(b) => cases::rx_line(b, params)
             .map(Stimulus::Rx)
@@ -424,13 +571,18 @@ pub struct Expected {
 }
 
 /// The model's receiver as the conformance bench runs it (66-bit clocks, the DUT's largest
-/// frame, the standard's BER timer).
-pub fn model_receiver(params: &Params) -> SimRx {
+/// frame, rate and BER timer).
+///
+/// # Errors
+/// The DUT's BER timer cannot be the model's ([`Params::ber_timer`]).
+pub fn model_receiver(params: &Params) -> Result<SimRx, String> {
     let opt = Options {
         max_frame_length: Some(params.max_frame_length.min(usize::from(u16::MAX)) as u16),
+        ber_timer: params.ber_timer()?,
+        rate: params.rate,
         ..Options::default()
     };
-    SimRx::new(&opt.rx(), SimInput::Units, RxView::Receiver)
+    Ok(SimRx::new(&opt.rx(), SimInput::Units, RxView::Receiver))
 }
 
 /// The status levels of the model's receiver now, by role.
@@ -452,7 +604,7 @@ fn levels(rx: &SimRx) -> [(&'static str, bool); 5] {
 /// # Errors
 /// The model's receiver failed.
 pub fn expected(case: &Case, params: &Params, units: &[Block]) -> Result<Expected, String> {
-    let mut rx = model_receiver(params);
+    let mut rx = model_receiver(params)?;
     let mut frames = Vec::new();
     let mut status: BTreeMap<String, Vec<(u64, bool)>> = BTreeMap::new();
     let taken = units.len().saturating_sub(TAIL_BLOCKS);
@@ -538,9 +690,9 @@ mod tests {
 
     #[test]
     fn every_case_builds_and_names_are_unique() {
-        let p = Params::default();
         for (i, c) in CASES.iter().enumerate() {
             assert!(CASES[..i].iter().all(|o| o.name != c.name), "{}", c.name);
+            let p = Params::at(c.rate.unwrap_or_default());
             let s = stimulus(c, &p).unwrap();
             assert_eq!(
                 matches!(s, Stimulus::Rx(_)),
@@ -552,10 +704,143 @@ mod tests {
         assert!(find("rx-nope").is_err_and(|e| e.contains("rx-frames, rx-terminate-lanes")));
     }
 
+    /// The levels of the model's receiver at `params` over `case`'s line made for `line_for`.
+    fn hi_ber_levels(case: &str, line_for: &Params, params: &Params) -> Vec<bool> {
+        let c = find(case).unwrap();
+        let Stimulus::Rx(line) = stimulus(c, line_for).unwrap() else {
+            unreachable!()
+        };
+        let exp = expected(c, params, &line.units()).unwrap();
+        exp.status["hi_ber"].iter().map(|&(_, v)| v).collect()
+    }
+
+    fn at_25g(window: usize) -> Params {
+        Params {
+            ber_window_blocks: window,
+            ..Params::at(Rate::G25)
+        }
+    }
+
+    #[test]
+    fn each_rate_has_its_ber_cases_and_the_rest_in_common() {
+        let names = |r| cases_at(r).map(|c| c.name).collect::<Vec<_>>();
+        let (ten, twenty_five) = (names(Rate::G10), names(Rate::G25));
+        assert_eq!((ten.len(), twenty_five.len()), (22, 22));
+        assert!(ten.contains(&"rx-hi-ber-16") && !ten.contains(&"rx-hi-ber-97"));
+        assert!(twenty_five.contains(&"rx-hi-ber-96") && !twenty_five.contains(&"rx-hi-ber-15"));
+        let common = ten.iter().filter(|n| twenty_five.contains(n)).count();
+        assert_eq!(common, 20);
+        let p25 = at_25g(1000);
+        let why = applies(find("rx-hi-ber-16").unwrap(), &p25).unwrap_err();
+        assert!(
+            why.contains("10g case") && why.contains("rx-hi-ber-96, rx-hi-ber-97"),
+            "{why}"
+        );
+        assert!(stimulus(find("rx-hi-ber-15").unwrap(), &p25).is_err());
+        assert!(applies(find("rx-hi-ber-97").unwrap(), &p25).is_ok());
+        assert!(applies(find("rx-frames").unwrap(), &p25).is_ok());
+    }
+
+    #[test]
+    fn a_window_too_short_or_of_zero_blocks_is_refused_by_name() {
+        let short = applies(find("rx-hi-ber-97").unwrap(), &at_25g(740)).unwrap_err();
+        assert!(
+            short.contains("740 blocks is too short") && short.contains("741"),
+            "{short}"
+        );
+        assert!(applies(find("rx-hi-ber-97").unwrap(), &at_25g(741)).is_ok());
+        let zero = stimulus(find("rx-frames").unwrap(), &at_25g(0)).unwrap_err();
+        assert!(zero.starts_with("ber_window_blocks: 0 blocks"), "{zero}");
+        assert!(applies(find("rx-frames").unwrap(), &at_25g(0)).is_err());
+        let ten_short = Params {
+            ber_window_blocks: 300,
+            ..Params::default()
+        };
+        let why = applies(find("rx-hi-ber-16").unwrap(), &ten_short).unwrap_err();
+        assert!(why.contains("19531 blocks at 10g"), "{why}");
+    }
+
+    #[test]
+    fn the_model_runs_the_dut_window_at_the_dut_rate() {
+        // 97 trips the 25G monitor in a 1000-block window and clears; 96 does not trip it
+        let p = at_25g(1000);
+        assert_eq!(hi_ber_levels("rx-hi-ber-97", &p, &p), [false, true, false]);
+        assert_eq!(hi_ber_levels("rx-hi-ber-96", &p, &p), [false]);
+        // a 25G PCS that kept the 10G monitor (16 in the window) trips on the 96
+        let kept_10g = Params {
+            rate: Rate::G10,
+            ..p
+        };
+        assert_eq!(
+            hi_ber_levels("rx-hi-ber-96", &p, &kept_10g)[..2],
+            [false, true]
+        );
+        assert_eq!(
+            at_25g(BER_WINDOW_BLOCKS_25G)
+                .ber_timer()
+                .unwrap()
+                .to_string(),
+            "2ms"
+        );
+        assert_eq!(p.ber_timer().unwrap().ber_config().threshold, 97);
+        assert_eq!(Params::default().ber_timer().unwrap(), BerTimer::default());
+    }
+
+    #[test]
+    fn a_placed_burst_counts_the_same_whatever_the_windows_phase() {
+        // the DUT's window starting up to BER_PHASE_MARGIN blocks before or after the model's
+        use pcs_core::{BerConfig, BerMonitor, LockLossReset};
+        for (case, n) in [("rx-hi-ber-96", 96), ("rx-hi-ber-97", 97)] {
+            for window in [741, 1000, 4096] {
+                let p = at_25g(window);
+                let Stimulus::Rx(line) = stimulus(find(case).unwrap(), &p).unwrap() else {
+                    unreachable!()
+                };
+                for start in [0, 1, 64, 65, 64 + cases::BER_PHASE_MARGIN] {
+                    for threshold in [16, 97] {
+                        let config = BerConfig {
+                            window_ticks: window as u32,
+                            ticks_per_block: 1,
+                            threshold,
+                        };
+                        let mut m = BerMonitor::new(config, LockLossReset::ResetMonitor);
+                        let tripped = line
+                            .blocks
+                            .iter()
+                            .enumerate()
+                            .any(|(k, b)| m.step(b.sync, k >= start).hi_ber);
+                        let want = n >= usize::from(threshold);
+                        assert_eq!(tripped, want, "{case} window {window} from {start}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_model_meets_every_receive_cases_demands_at_25g() {
+        let p = at_25g(1000);
+        for c in cases_at(Rate::G25).filter(|c| c.kind == Kind::Rx) {
+            let (_, exp) = rx_expected(c, &p).unwrap();
+            let shape = judge::DutShape {
+                frames: false,
+                fcs_stripped: true,
+                pulses: vec![],
+            };
+            let said = judge::DutSaid::default();
+            assert_eq!(
+                judge::rx(&exp, &shape, &said),
+                Vec::<String>::new(),
+                "{}",
+                c.name
+            );
+        }
+    }
+
     #[test]
     fn the_model_meets_every_receive_cases_demands() {
         let p = Params::default();
-        for c in CASES.iter().filter(|c| c.kind == Kind::Rx) {
+        for c in cases_at(Rate::G10).filter(|c| c.kind == Kind::Rx) {
             let Stimulus::Rx(line) = stimulus(c, &p).unwrap() else {
                 unreachable!()
             };

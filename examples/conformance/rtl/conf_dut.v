@@ -5,11 +5,14 @@
 // transmitter reads the receiver's link fault without synchronising).
 //
 // Build with one of BUG_GOOD_FLAG, BUG_OS_MASK, BUG_IFG8_DROP, BUG_NO_DIC, BUG_BER_15 defined
-// to plant that bug (conf_pcs.v, conf_mac.v say what each does).
+// to plant that bug (conf_pcs.v, conf_mac.v say what each does). BER_THRESHOLD 97 and a
+// BER_WINDOW make it a 25GBASE-R MAC + PCS (the same PCS, Clause 107, and the 25G monitor);
+// a 25G build that kept BER_THRESHOLD 16 is the planted bug of examples/conformance/runner.py.
 `timescale 1ns / 1ps
 
 module conf_dut #(
-    parameter integer BER_WINDOW = 19531,
+    parameter integer BER_WINDOW = 19531,    // the BER timer in blocks (2 ms at 25G: 781250)
+    parameter integer BER_THRESHOLD = 16,    // invalid headers that raise hi_ber (25G: 97)
     parameter integer MAX_FRAME = 1518,
     parameter integer IFG = 12,
     parameter integer DIC = 1
@@ -56,7 +59,7 @@ module conf_dut #(
     wire [63:0] rxd, txd;
     wire [7:0] rxc, txc;
 
-    conf_pcs_rx #(.BER_WINDOW(BER_WINDOW)) pcs_rx (
+    conf_pcs_rx #(.BER_WINDOW(BER_WINDOW), .BER_THRESHOLD(BER_THRESHOLD)) pcs_rx (
         .clk(rx_clk), .rst(rx_rst),
         .serdes_rx_data(serdes_rx_data), .serdes_rx_hdr(serdes_rx_hdr),
         .serdes_rx_bitslip(serdes_rx_bitslip),

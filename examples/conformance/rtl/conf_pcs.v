@@ -10,11 +10,18 @@
 // Planted bugs (each off unless its `define is given):
 //   BUG_OS_MASK  the 0x4b block (O0 D1 D2 D3 C4..C7) decoded with control mask 0xff: the
 //                ordered set's data lanes 1..3 are marked control.
-//   BUG_BER_15   the BER monitor raises hi_ber on the 15th invalid header of a window.
+//   BUG_BER_15   the BER monitor raises hi_ber on the 15th invalid header of a window
+//                (one short of BER_THRESHOLD).
+//
+// The BER monitor's parameters make it a 10GBASE-R (the defaults: 16 invalid headers in
+// 125 us) or a 25GBASE-R PCS (Clause 107: BER_THRESHOLD 97, BER_WINDOW 781250 blocks = 2 ms
+// of 2.56 ns blocks); a bench shortens BER_WINDOW. The window starts with block lock, as in
+// Fig. 49-15.
 `timescale 1ns / 1ps
 
 module conf_pcs_rx #(
-    parameter integer BER_WINDOW = 19531  // 125 us of 6.4 ns blocks (49.2.14.1)
+    parameter integer BER_WINDOW = 19531,  // 125 us of 6.4 ns blocks (49.2.14.1)
+    parameter integer BER_THRESHOLD = 16   // invalid headers in a window that raise hi_ber
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -64,12 +71,12 @@ module conf_pcs_rx #(
 
     // ---- BER monitor (Fig. 49-15): forced to BER_MT_INIT while block lock is false
     reg [31:0] ber_timer = 0;
-    reg [4:0] ber_cnt = 0;
+    reg [7:0] ber_cnt = 0;
     reg ber_hi_state = 1'b0;
 `ifdef BUG_BER_15
-    localparam [4:0] BER_LIMIT = 5'd15;
+    localparam [7:0] BER_LIMIT = BER_THRESHOLD - 1;
 `else
-    localparam [4:0] BER_LIMIT = 5'd16;
+    localparam [7:0] BER_LIMIT = BER_THRESHOLD;
 `endif
     wire timer_done = ber_timer == BER_WINDOW - 1;
     // the header that loses block lock: the monitor is forced to BER_MT_INIT with it

@@ -16,11 +16,11 @@ import time
 from .. import _baser
 from . import _judge
 from ._adapter import Adapter, example_dut, taxi, verilog_ethernet
-from ._cases import BER_WINDOW_BLOCKS, CASES, Case
+from ._cases import BER_WINDOW_BLOCKS, CASES, Case, cases_at, standard_ber_window  # noqa: F401
 from ._report import write_html, write_junit
 
-__all__ = ["Adapter", "CASES", "Case", "Result", "example_dut", "load_waivers", "run",
-           "taxi", "verilog_ethernet", "waivers"]
+__all__ = ["Adapter", "CASES", "Case", "Result", "cases_at", "example_dut", "load_waivers", "run",
+           "standard_ber_window", "taxi", "verilog_ethernet", "waivers"]
 
 WAIVERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "waivers")
 
@@ -96,7 +96,8 @@ async def _run_case(bench, adapter, case):
         div = _baser.conformance_verdict(
             case.name, said, max_frame_length=adapter.max_frame_length,
             ber_window_blocks=adapter.ber_window_blocks, has_frames=adapter.rx_axis is not None,
-            fcs_stripped=adapter.rx_fcs_stripped, pulse_roles=list(adapter.pulses))
+            fcs_stripped=adapter.rx_fcs_stripped, pulse_roles=list(adapter.pulses),
+            rate=adapter.rate)
         return div, obs.clocks
     frames, aborts = case.build(adapter)
     obs = await bench.run_tx(frames, aborts)
@@ -105,8 +106,9 @@ async def _run_case(bench, adapter, case):
 
 async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, log=None,
               raise_on_fail=True):
-    """Runs the catalogue (or the cases named in ``cases``) against ``dut``: each case
-    resets the DUT, drives its stimulus and judges it. ``waivers``: a dict or a waiver
+    """Runs the catalogue at the adapter's ``rate`` (or the cases named in ``cases``; one of
+    another rate is reported skipped) against ``dut``: each case resets the DUT, drives its
+    stimulus and judges it at the DUT's rate and BER timer. ``waivers``: a dict or a waiver
     file's path. Writes ``conformance.xml`` (JUnit), ``conformance.json`` and
     ``conformance.html`` to ``report_dir`` (default: ``$BASER_CONFORMANCE_DIR`` or
     ``.``). Raises ``AssertionError`` naming the failed cases unless ``raise_on_fail`` is
@@ -118,20 +120,20 @@ async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, l
         waivers = load_waivers(waivers)
     waivers = waivers or {}
     wanted = list(cases) if cases else None
-    chosen = [c for c in CASES if wanted is None or c.name in wanted]
+    at_rate = cases_at(adapter.rate)  # an unknown rate raises
+    chosen = at_rate if wanted is None else [c for c in CASES if c.name in wanted]
     if wanted:
         unknown = sorted(set(wanted) - {c.name for c in CASES})
         if unknown:
             raise ValueError(f"no case(s) {unknown} in the catalogue")
+    # the engine's reasons not to run a case (bad settings, a window of 0, raise here)
+    skips = {c.name: c.skip(adapter) for c in chosen}
     say = log.info if log is not None else print
     bench = Bench(adapter)
     results = []
     for case in chosen:
         lacking = adapter.has(case.needs)
-        why = f"the adapter has no {lacking}" if lacking else None
-        if not why and case.standard_ber_timer and adapter.ber_window_blocks != BER_WINDOW_BLOCKS:
-            why = (f"the DUT's BER timer is {adapter.ber_window_blocks} blocks, the model's the "
-                   f"standard's 125 us ({BER_WINDOW_BLOCKS} blocks): build the DUT with it")
+        why = f"the adapter has no {lacking}" if lacking else skips[case.name]
         if why:
             results.append(Result(case, "skipped", [], 0.0, reason=why))
             say(f"{case.name:24} skipped: {why}")
@@ -151,7 +153,7 @@ async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, l
         results.append(r)
         say(f"{case.name:24} {verdict:7} {r.seconds:6.1f} s {clocks:6} clocks  {case.clause}"
             + "".join(f"\n    {d}" for d in r.divergences[:6]))
-    _write(results, report_dir)
+    _write(results, report_dir, adapter)
     failed = [r.case.name for r in results if r.verdict == "fail"]
     if failed and raise_on_fail:
         first = next(r for r in results if r.verdict == "fail")
@@ -160,10 +162,12 @@ async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, l
     return results
 
 
-def _write(results, report_dir):
+def _write(results, report_dir, adapter):
     folder = report_dir or os.environ.get("BASER_CONFORMANCE_DIR") or "."
     os.makedirs(folder, exist_ok=True)
+    settings = {"rate": adapter.rate, "ber_window_blocks": adapter.ber_window_blocks,
+                "max_frame_length": adapter.max_frame_length}
     write_junit(os.path.join(folder, "conformance.xml"), results)
-    write_html(os.path.join(folder, "conformance.html"), results)
+    write_html(os.path.join(folder, "conformance.html"), results, settings)
     with open(os.path.join(folder, "conformance.json"), "w") as f:
-        json.dump({"cases": [r.to_json() for r in results]}, f, indent=1)
+        json.dump({**settings, "cases": [r.to_json() for r in results]}, f, indent=1)

@@ -22,8 +22,11 @@ class Adapter:
     without their FCS. status: role -> level signal (``STATUS``). pulses: role -> a signal
     high one clock per frame (``PULSES``). counters: role -> a counter's value (``COUNTERS``).
     inputs: signal -> value driven for the whole run (configuration pins).
-    ber_window_blocks: the DUT's 125 us timer in blocks (19531 at 10G; another length skips
-    rx-hi-ber-16, the model's timer being the standard's); tx_ifg, tx_dic:
+    rate: the DUT's line rate, "10g" (10GBASE-R) or "25g" (25GBASE-R: the model's receiver
+    runs at it, the BER cases are rx-hi-ber-96/97 in place of rx-hi-ber-15/16).
+    ber_window_blocks: the DUT's BER timer in blocks (None: the standard's, 19531 = 125 us at
+    10G, 781250 = 2 ms at 25G); the model's BER monitor runs with it (rx-hi-ber-16's line is
+    placed for the standard's and is skipped with another); tx_ifg, tx_dic:
     the IFG and deficit idle count the DUT's transmitter is set to (46.3.1.4 allows both);
     max_frame_length: the receiver's largest good frame, FCS included.
     """
@@ -48,7 +51,8 @@ class Adapter:
         pulses=None,
         counters=None,
         inputs=None,
-        ber_window_blocks=19531,
+        ber_window_blocks=None,
+        rate="10g",
         tx_ifg=12,
         tx_dic=True,
         max_frame_length=1518,
@@ -70,6 +74,11 @@ class Adapter:
         self.pulses = self.roles(pulses or {}, PULSES)
         self.counters = self.roles(counters or {}, COUNTERS)
         self.inputs = {self.signal(k): v for k, v in (inputs or {}).items()}
+        self.rate = rate
+        if ber_window_blocks is None:
+            from ._cases import standard_ber_window  # raises on an unknown rate
+
+            ber_window_blocks = standard_ber_window(rate)
         self.ber_window_blocks = ber_window_blocks
         self.tx_ifg = tx_ifg
         self.tx_dic = tx_dic
@@ -202,7 +211,8 @@ def taxi(dut, **overrides):
 
 def example_dut(dut, **overrides):
     """examples/conformance/rtl/conf_dut.v: verilog-ethernet's names plus the link fault
-    outputs and the counters."""
+    outputs and the counters. Built as a 25G PCS (``BER_THRESHOLD`` 97) give ``rate="25g"``
+    and its ``BER_WINDOW`` as ``ber_window_blocks``."""
     settings = dict(
         status={"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber", "link_up": "rx_status",
                 "local_fault": "rx_local_fault", "remote_fault": "rx_remote_fault"},

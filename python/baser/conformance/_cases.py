@@ -10,7 +10,14 @@ from .. import _baser
 
 LEAD = 200  # idle blocks before a case's stimulus: block lock (64 headers) with room
 SETTLE = 300  # idle blocks after it
-BER_WINDOW_BLOCKS = 19531  # the standard's 125 us BER timer in blocks (the model's)
+BER_WINDOW_BLOCKS = 19531  # the standard's 125 us BER timer in 10G blocks
+RATES = ("10g", "25g")
+
+
+def standard_ber_window(rate):
+    """The standard's BER timer in blocks at ``rate``: 19531 (125 us) at "10g", 781250 (2 ms)
+    at "25g" (the engine's; an unknown rate raises ``ValueError``)."""
+    return _baser.conformance_ber_window(rate)
 
 
 class Line:
@@ -31,7 +38,7 @@ class Line:
 
 class Case:
     def __init__(self, name, clause, title, kind, expect=None, needs=(), counters=True,
-                 standard_ber_timer=False):
+                 standard_ber_timer=False, rate=None):
         self.name = name
         self.clause = clause
         self.title = title
@@ -41,13 +48,23 @@ class Case:
         self.counters = counters
         # the model's BER timer is the standard's: a DUT with another is skipped
         self.standard_ber_timer = standard_ber_timer
+        # the one rate it applies at ("10g", "25g"), or every rate
+        self.rates = (rate,) if rate else RATES
+
+    def skip(self, adapter):
+        """Why it does not run on ``adapter``'s DUT (another rate's case, a BER timer its
+        line is not placed for), or None."""
+        return _baser.conformance_skip(self.name, max_frame_length=adapter.max_frame_length,
+                                       ber_window_blocks=adapter.ber_window_blocks,
+                                       rate=adapter.rate)
 
     def build(self, adapter):
         """The stimulus for ``adapter``'s DUT (its ``max_frame_length``, its
-        ``ber_window_blocks``): a receive case's :class:`Line`, a transmit case's ``(frames,
-        aborts)``."""
+        ``ber_window_blocks``, its ``rate``, "10g" when it has none): a receive case's
+        :class:`Line`, a transmit case's ``(frames, aborts)``."""
         kind, s = _baser.conformance_stimulus(self.name, max_frame_length=adapter.max_frame_length,
-                                              ber_window_blocks=adapter.ber_window_blocks)
+                                              ber_window_blocks=adapter.ber_window_blocks,
+                                              rate=getattr(adapter, "rate", "10g"))
         if kind == "rx":
             return Line(*s)
         frames, aborts = s
@@ -55,3 +72,9 @@ class Case:
 
 
 CASES = [Case(**c) for c in _baser.conformance_cases()]
+
+
+def cases_at(rate="10g"):
+    """The catalogue at ``rate``, in the order it runs."""
+    standard_ber_window(rate)  # an unknown rate raises
+    return [c for c in CASES if rate in c.rates]

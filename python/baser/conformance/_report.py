@@ -26,7 +26,7 @@ def write_junit(path, results):
 COLOURS = {"pass": "#cfc", "fail": "#fcc", "waived": "#ffc", "skipped": "#eee"}
 
 
-def write_html(path, results):
+def write_html(path, results, settings=None):
     rows = []
     for r in results:
         c = r.case
@@ -53,9 +53,17 @@ def write_html(path, results):
             "<!doctype html><meta charset=utf-8><title>baser conformance</title>"
             "<style>body{font-family:sans-serif}td,th{border:1px solid #999;padding:3px;"
             "vertical-align:top}table{border-collapse:collapse}</style>"
-            f"<h1>baser conformance</h1><p>{counts}</p>"
+            f"<h1>baser conformance</h1><p>{html.escape(_settings(settings))}</p><p>{counts}</p>"
             "<table><tr><th>case</th><th>clause</th><th>what</th><th>verdict</th>"
             "<th>s</th><th>clocks</th><th>divergences</th></tr>" + "".join(rows) + "</table>"
             "<h2>Clauses reached</h2><table><tr><th>clause</th><th>cases</th><th>passed</th></tr>"
             + cov + "</table>"
         )
+
+
+def _settings(settings):
+    """The DUT's settings the run judged at: rate, BER timer, largest frame."""
+    if not settings:
+        return ""
+    return (f"rate {settings['rate']}, BER timer {settings['ber_window_blocks']} blocks, "
+            f"largest frame {settings['max_frame_length']} octets")

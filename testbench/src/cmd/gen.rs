@@ -36,17 +36,19 @@ pub struct GenArgs {
     /// (its line: serdes bits as sent, bit 0 first, 66-bit clocks back to back) and
     /// CASE.expected.json (the model's frames, status levels and counters, the levels the
     /// standard demands), per transmit case CASE.pcap (its frames), and index.json (cases,
-    /// clauses, needs, files). Takes --cases, --max-frame-length, --ber-window-blocks and
-    /// --rate 10g.
+    /// clauses, needs, files, the rate). Takes --cases, --max-frame-length,
+    /// --ber-window-blocks and --rate (10g or 25g; --fec none).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["seed", "out", "hostile", "for_dut", "cover", "test_pattern"])]
     pub suite: Option<PathBuf>,
     /// With --suite: the cases to write, comma separated (default: every case).
     #[arg(long, value_delimiter = ',', requires = "suite")]
     pub cases: Vec<String>,
-    /// With --suite: the DUT's 125 µs BER timer in blocks (19531 at 10G; a shortened timer
-    /// shortens rx-hi-ber-16's line; that case needs the standard's timer, index.json says so).
-    #[arg(long, default_value_t = baser_engine::conformance::BER_WINDOW_BLOCKS, requires = "suite")]
-    pub ber_window_blocks: usize,
+    /// With --suite: the DUT's BER timer in blocks (default: the standard's, 19531 = 125 µs
+    /// at 10G, 781250 = 2 ms at 25G). The expected outcomes run the model's BER monitor with
+    /// it; rx-hi-ber-96/97 (25G) place their burst in the middle of one window; rx-hi-ber-16
+    /// (10G) needs the standard's timer, index.json says so.
+    #[arg(long, requires = "suite")]
+    pub ber_window_blocks: Option<usize>,
     /// Scenario items: frames, ordered set runs and (with --hostile) line faults.
     #[arg(long, default_value_t = 40)]
     pub items: usize,

@@ -3,7 +3,7 @@
 //! its line or frames and its expected outcome, and `index.json` (`baser_files::suite`).
 
 use crate::command::{Error, Output, Verdict};
-use baser_engine::conformance::{Kind, Params};
+use baser_engine::conformance::{self, Kind, Params};
 use baser_engine::fec::{Fec, Rate};
 use std::path::Path;
 
@@ -19,26 +19,41 @@ pub struct SuiteArgs<'a> {
     pub fec: Fec,
     /// The receiver's largest good frame, FCS included.
     pub max_frame_length: u16,
-    /// The DUT's 125 µs timer in blocks.
-    pub ber_window_blocks: usize,
+    /// The DUT's BER timer in blocks (None: the standard's at the rate).
+    pub ber_window_blocks: Option<usize>,
 }
 
 /// Writes the suite.
 ///
 /// # Errors
-/// 25G or a FEC (the catalogue is 10GBASE-R without FEC so far), an unknown case, a folder
-/// that cannot be written.
+/// A FEC (the catalogue is BASE-R without a FEC so far), a BER timer the cases cannot take,
+/// an unknown case or one of another rate, a folder that cannot be written.
 pub fn suite(a: &SuiteArgs<'_>, out: Output) -> Result<Verdict, Error> {
-    if a.rate != Rate::G10 || a.fec != Fec::None {
+    if a.fec != Fec::None {
         return Err(Error::Usage(format!(
-            "--suite with --rate {} --fec {}: the catalogue's cases are 10GBASE-R without a FEC so far (--rate 10g --fec none)",
-            a.rate, a.fec
+            "--suite with --fec {}: the catalogue's cases are BASE-R without a FEC so far (--fec none)",
+            a.fec
         )));
     }
     let params = Params {
         max_frame_length: usize::from(a.max_frame_length),
-        ber_window_blocks: a.ber_window_blocks,
+        ber_window_blocks: a
+            .ber_window_blocks
+            .unwrap_or(conformance::standard_ber_window_blocks(a.rate)),
+        rate: a.rate,
     };
+    let window = |e: String| {
+        Error::Usage(format!(
+            "--ber-window-blocks {}: {e}",
+            params.ber_window_blocks
+        ))
+    };
+    params.ber_timer().map_err(window)?;
+    let chosen = conformance::cases_at(a.rate)
+        .filter(|c| a.cases.is_empty() || a.cases.iter().any(|n| n == c.name));
+    for c in chosen.filter(|c| !c.standard_ber_timer) {
+        conformance::applies(c, &params).map_err(|e| window(format!("{}: {e}", c.name)))?;
+    }
     let made_by = format!(
         "made by baser {} gen --suite (the conformance catalogue, docs/conformance.md)",
         env!("CARGO_PKG_VERSION")
@@ -53,8 +68,9 @@ pub fn suite(a: &SuiteArgs<'_>, out: Output) -> Result<Verdict, Error> {
     if !out.quiet {
         let rx = index.cases.iter().filter(|c| c.kind == Kind::Rx).count();
         println!(
-            "baser gen --suite: {} cases ({rx} receive, {} transmit) -> {}",
+            "baser gen --suite: {} cases at {} ({rx} receive, {} transmit) -> {}",
             index.cases.len(),
+            index.rate,
             index.cases.len() - rx,
             a.dir.join("index.json").display()
         );
