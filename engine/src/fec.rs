@@ -1021,6 +1021,10 @@ fn rs_event(
     }
 }
 
+/// Line octets [`FecRxChain::push_bytes`] decodes before it hands the blocks to the PCS:
+/// about 1,000 blocks (16 KiB of blocks), so that they stay in the first-level cache.
+const RX_PIECE_OCTETS: usize = 8 << 10;
+
 /// The RX chain below a FEC: serial bytes -> [`FecDecoder`] -> the decoded line blocks into
 /// an [`RxChain`] made for blocks (block lock is the FEC's: the PCS gets the blocks of the FEC
 /// blocks or codewords decoded while the FEC was locked), and each uncorrectable unit names
@@ -1071,9 +1075,14 @@ impl<K: RxSink> FecRxChain<K> {
         })
     }
 
-    /// Receives serial bytes (bit 0 of the first byte first on the line).
+    /// Receives serial bytes (bit 0 of the first byte first on the line), a piece of
+    /// [`RX_PIECE_OCTETS`] at a time: the decoded blocks go on to the PCS while they are still
+    /// in the cache (a whole line at once went through memory twice, as a vector of blocks
+    /// larger than the cache).
     pub fn push_bytes(&mut self, bytes: &[u8]) {
-        self.decode(|d, blocks| d.push_bytes(bytes, |b| blocks.extend_from_slice(b)));
+        for piece in bytes.chunks(RX_PIECE_OCTETS) {
+            self.decode(|d, blocks| d.push_bytes(piece, |b| blocks.extend_from_slice(b)));
+        }
     }
 
     /// What `decode` gets from the decoder into the chain, each uncorrectable unit among it

@@ -15,9 +15,10 @@
 //!  R(x)    = A mod g:  s_513 joins a_14; a_14 x^14 + a_15 x^15 -> a_14 C(14) + a_15 C(15)
 //! ```
 //!
-//! Eight pieces a turn: one 64-octet load, `VPERMB` and a variable shift put each piece's 30
-//! line bits in its own 64-bit lane, three shifts spread its symbols 20 bits apart in reverse
-//! order, and ten `VPCLMULQDQ` multiply the eight pieces by their five key words. The keys
+//! Eight pieces a turn: one 64-octet load, `VPERMB` puts each piece's 30 line bits in its own
+//! 64-bit lane, `VPMULTISHIFTQB` and a mask spread its symbols 20 bits apart in reverse order
+//! (three vector instructions in all), and ten `VPCLMULQDQ` multiply the eight pieces by their
+//! five key words. The keys
 //! (22 turns × 5 words × 8 lanes, 7 KiB) are built at compile time from `fec-core`'s
 //! generator polynomial with its bit-serial field multiplication.
 //!
@@ -25,10 +26,10 @@
 
 use core::arch::x86_64::{
     __m128i, __m512i, _mm512_and_si512, _mm512_clmulepi64_epi128, _mm512_extracti32x4_epi32,
-    _mm512_loadu_si512, _mm512_maskz_loadu_epi8, _mm512_or_si512, _mm512_permutexvar_epi8,
-    _mm512_set1_epi64, _mm512_setzero_si512, _mm512_slli_epi64, _mm512_srli_epi64,
-    _mm512_srlv_epi64, _mm512_ternarylogic_epi64, _mm_clmulepi64_si128, _mm_cvtsi128_si64,
-    _mm_extract_epi64, _mm_set_epi64x, _mm_xor_si128,
+    _mm512_loadu_si512, _mm512_maskz_loadu_epi8, _mm512_multishift_epi64_epi8, _mm512_or_si512,
+    _mm512_permutexvar_epi8, _mm512_set1_epi64, _mm512_setzero_si512, _mm512_slli_epi64,
+    _mm512_srli_epi64, _mm512_storeu_si512, _mm512_ternarylogic_epi64, _mm_cvtsi128_si64,
+    _mm_extract_epi64, _mm_xor_si128,
 };
 use fec_core::rs::{mul_bit_serial, Bits140, CODEWORD_WORDS, GENERATOR, K, PARITY, SYMBOL_BITS};
 use std::sync::atomic::AtomicU8;
@@ -47,8 +48,6 @@ const TURNS: usize = PIECES.div_ceil(LANES);
 const KEY_WORDS: usize = (PARITY * SPACING).div_ceil(64);
 /// The exponent of piece 0's `x^(525-3j)`.
 const TOP_EXPONENT: usize = K - 1 + PARITY - (PIECE_SYMBOLS - 1);
-/// The 19 bits of an unreduced product coefficient.
-const COEFFICIENT_MASK: u64 = (1 << (2 * SYMBOL_BITS - 1)) - 1;
 /// A symbol's 10 bits.
 const SYMBOL_MASK: u64 = (1 << SYMBOL_BITS) - 1;
 /// Octets of a codeword's words.
@@ -89,8 +88,6 @@ const fn kronecker(c: [u16; PARITY]) -> [u64; KEY_WORDS] {
 /// the last piece), and `x^14 mod g`, `x^15 mod g` for the top coefficients.
 struct Keys {
     pieces: [[[u64; LANES]; KEY_WORDS]; TURNS],
-    x14: [u64; KEY_WORDS],
-    x15: [u64; KEY_WORDS],
 }
 
 /// Built at compile time: `x^e mod g` for `e` from 14 (`g` without its top term) up.
@@ -99,8 +96,6 @@ struct Keys {
 static KEYS: Keys = {
     let mut keys = Keys {
         pieces: [[[0; LANES]; KEY_WORDS]; TURNS],
-        x14: [0; KEY_WORDS],
-        x15: [0; KEY_WORDS],
     };
     let mut r = [0u16; PARITY];
     let mut k = 0;
@@ -108,8 +103,6 @@ static KEYS: Keys = {
         r[k] = GENERATOR[k];
         k += 1;
     }
-    keys.x14 = kronecker(r);
-    keys.x15 = kronecker(times_x(r));
     let mut e = PARITY;
     while e <= TOP_EXPONENT {
         if (TOP_EXPONENT - e).is_multiple_of(PIECE_SYMBOLS) {
@@ -142,16 +135,33 @@ static GATHER: [u8; 64] = {
     t
 };
 
-/// The bit a lane's piece starts at in its 8 octets.
-static SHIFTS: [u64; LANES] = {
-    let mut t = [0u64; LANES];
+/// `VPMULTISHIFTQB` bit offsets: lane `q`'s piece starts at bit `30q % 8` of its 8 octets;
+/// its octets take the piece's bits so that, under [`SPREAD_MASK`], the third symbol is at
+/// bit 0, the second at 20 and the first at 40 (octet `b` of the lane is bits `8b..8b+7`):
+///
+/// ```text
+///  octet      0     1     2     3     4   5     6     7
+///  from bit   20    28    6     14    -   0     8     -     (of the piece)
+///  kept       0xff  0x03  0xf0  0x3f  0   0xff  0x03  0
+/// ```
+static SPREAD: [u8; 64] = {
+    const FROM: [usize; 8] = [20, 28, 6, 14, 0, 0, 8, 0];
+    let mut t = [0u8; 64];
     let mut q = 0;
     while q < LANES {
-        t[q] = (PIECE_SYMBOLS * SYMBOL_BITS * q % 8) as u64;
+        let start = PIECE_SYMBOLS * SYMBOL_BITS * q % 8;
+        let mut b = 0;
+        while b < 8 {
+            t[8 * q + b] = (start + FROM[b]) as u8;
+            b += 1;
+        }
         q += 1;
     }
     t
 };
+
+/// The bits [`SPREAD`] keeps in each lane: three symbols at bits 0, 20 and 40.
+const SPREAD_MASK: u64 = SYMBOL_MASK | SYMBOL_MASK << SPACING | SYMBOL_MASK << (2 * SPACING);
 
 /// Whether this CPU has what [`clmul_remainder`] needs (asked once).
 #[must_use]
@@ -167,31 +177,13 @@ pub fn available() -> bool {
     })
 }
 
-/// `a mod p(y)` for an unreduced product coefficient (19 bits): `y^10 = y^3 + 1`, twice.
-#[inline(always)]
-const fn reduce(a: u64) -> u64 {
-    let h = a >> SYMBOL_BITS;
-    let a = (a & SYMBOL_MASK) ^ h ^ (h << 3);
-    let h = a >> SYMBOL_BITS;
-    (a & SYMBOL_MASK) ^ h ^ (h << 3)
-}
-
-/// Coefficient `k` of a Kronecker string of six words (19 bits).
-#[inline(always)]
-fn coefficient(a: &[u64; KEY_WORDS + 1], k: usize) -> u64 {
-    let bit = SPACING * k;
-    let lo = a.get(bit / 64).copied().unwrap_or(0);
-    let hi = a.get(bit / 64 + 1).copied().unwrap_or(0);
-    let pair = u128::from(lo) | u128::from(hi) << 64;
-    (pair >> (bit % 64)) as u64 & COEFFICIENT_MASK
-}
-
 /// The message's remainder on a CPU with the features of [`available`].
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,vpclmulqdq,pclmulqdq,sse4.1")]
 pub(super) fn clmul_remainder(words: &[u64; CODEWORD_WORDS]) -> Bits140 {
     // SAFETY: GATHER and a turn's keys are 64 readable octets.
     let gather = unsafe { _mm512_loadu_si512(GATHER.as_ptr().cast()) };
-    let shifts = unsafe { _mm512_loadu_si512(SHIFTS.as_ptr().cast()) };
+    let spread = unsafe { _mm512_loadu_si512(SPREAD.as_ptr().cast()) };
+    let spread_mask = _mm512_set1_epi64(SPREAD_MASK as i64);
     let mut acc = [_mm512_setzero_si512(); KEY_WORDS];
     let octets = words.as_ptr().cast::<u8>();
     for (t, keys) in KEYS.pieces.iter().enumerate() {
@@ -203,8 +195,8 @@ pub(super) fn clmul_remainder(words: &[u64; CODEWORD_WORDS]) -> Bits140 {
         // SAFETY: the mask reads only octets below CODEWORD_OCTETS, all inside `words`;
         // masked-off octets are not read (AVX-512BW masked loads do not fault on them).
         let raw = unsafe { _mm512_maskz_loadu_epi8(mask, octets.wrapping_add(at).cast()) };
-        let f = _mm512_srlv_epi64(_mm512_permutexvar_epi8(gather, raw), shifts);
-        let q = spread_reversed(f);
+        let f = _mm512_multishift_epi64_epi8(spread, _mm512_permutexvar_epi8(gather, raw));
+        let q = _mm512_and_si512(f, spread_mask);
         for (a, key) in acc.iter_mut().zip(keys) {
             // SAFETY: a key row is 64 readable octets.
             let k = unsafe { _mm512_loadu_si512(key.as_ptr().cast()) };
@@ -213,7 +205,7 @@ pub(super) fn clmul_remainder(words: &[u64; CODEWORD_WORDS]) -> Bits140 {
             *a = _mm512_ternarylogic_epi64(*a, lo, hi, 0x96);
         }
     }
-    let mut a = [0u64; KEY_WORDS + 1];
+    let mut a = [0u64; LANES];
     for (w, v) in acc.iter().enumerate() {
         let x = lanes_xor(*v);
         if let Some(d) = a.get_mut(w) {
@@ -223,18 +215,7 @@ pub(super) fn clmul_remainder(words: &[u64; CODEWORD_WORDS]) -> Bits140 {
             *d ^= _mm_extract_epi64::<1>(x) as u64;
         }
     }
-    finish(&mut a, words)
-}
-
-/// Each lane's 30 line bits (three symbols, the first in bits 0..9) as a Kronecker word with
-/// the symbols in reverse: the third at bit 0, the second at 20, the first at 40.
-#[target_feature(enable = "avx512f")]
-fn spread_reversed(f: __m512i) -> __m512i {
-    let m = _mm512_set1_epi64(SYMBOL_MASK as i64);
-    let third = _mm512_and_si512(_mm512_srli_epi64::<20>(f), m);
-    let second = _mm512_and_si512(_mm512_slli_epi64::<10>(f), _mm512_slli_epi64::<20>(m));
-    let first = _mm512_and_si512(_mm512_slli_epi64::<40>(f), _mm512_slli_epi64::<40>(m));
-    _mm512_or_si512(_mm512_or_si512(third, second), first)
+    finish(&a, words)
 }
 
 /// The XOR of a register's four 128-bit lanes.
@@ -252,43 +233,122 @@ fn lanes_xor(v: __m512i) -> __m128i {
     )
 }
 
-/// From `A` (16 unreduced coefficients) to the remainder in line order: the last message
-/// symbol joins `a_14`, `a_14` and `a_15` come down through `x^14 mod g` and `x^15 mod g`,
-/// then every coefficient is reduced mod `p(y)` and put in its place on the line (the
-/// coefficient of `x^13` first, each symbol bit 0 first).
-#[target_feature(enable = "pclmulqdq,sse4.1")]
-fn finish(a: &mut [u64; KEY_WORDS + 1], words: &[u64; CODEWORD_WORDS]) -> Bits140 {
+/// `VPERMB` indices: lane `i` takes the 8 octets of `A` from octet `5i` (bit `40i`, where
+/// coefficient `2i` starts; `2i + 1` starts 20 bits later).
+static PAIRS: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < LANES {
+        let mut b = 0;
+        while b < 8 {
+            t[8 * i + b] = (2 * SPACING * i / 8 + b) as u8;
+            b += 1;
+        }
+        i += 1;
+    }
+    t
+};
+
+/// Bits `0..10` and `20..30` of a lane: two symbols.
+const PAIR_SYMBOLS: u64 = SYMBOL_MASK | SYMBOL_MASK << SPACING;
+
+/// `y^10 = y^3 + 1` on both coefficients of a lane, `high` the bits above `y^9` there can be
+/// (shifted down to bit 0 and 20).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn fold_down(x: __m512i, high: __m512i) -> __m512i {
+    let h = _mm512_and_si512(_mm512_srli_epi64::<10>(x), high);
+    _mm512_ternarylogic_epi64(
+        _mm512_and_si512(x, _mm512_set1_epi64(PAIR_SYMBOLS as i64)),
+        h,
+        _mm512_slli_epi64::<3>(h),
+        0x96,
+    )
+}
+
+/// `v · (x^e mod g)` in line order (the coefficient of `x^13` first) for `r = x^e mod g`.
+const fn line_product(v: u16, r: [u16; PARITY]) -> Bits140 {
+    let mut out = [0u64; 3];
+    let mut k = 0;
+    while k < PARITY {
+        let c = mul_bit_serial(v, r[k]) as u64;
+        let bit = SYMBOL_BITS * (PARITY - 1 - k);
+        out[bit / 64] |= c << (bit % 64);
+        if bit % 64 > 64 - SYMBOL_BITS {
+            out[bit / 64 + 1] |= c >> (64 - bit % 64);
+        }
+        k += 1;
+    }
+    out
+}
+
+/// Bits of the top coefficients looked up at once.
+const TOP_BITS: usize = 5;
+
+/// The top coefficients' share of the remainder, in line order: `[group][v]` is
+/// `v y^(5 (group % 2)) · (x^15 mod g)` for groups 0 and 1 (the coefficient of `x^15`),
+/// `· (x^14 mod g)` for groups 2 and 3 (that of `x^14`).
+// Evaluated at compile time only: an index out of range fails the build.
+#[allow(clippy::indexing_slicing)]
+static TOP: [[Bits140; 1 << TOP_BITS]; 4] = {
+    let mut x14 = [0u16; PARITY];
+    let mut k = 0;
+    while k < PARITY {
+        x14[k] = GENERATOR[k];
+        k += 1;
+    }
+    let x15 = times_x(x14);
+    let mut t = [[[0u64; 3]; 1 << TOP_BITS]; 4];
+    let mut g = 0;
+    while g < 4 {
+        let mut v = 0;
+        while v < 1 << TOP_BITS {
+            let shifted = (v << (TOP_BITS * (g % 2))) as u16;
+            t[g][v] = line_product(shifted, if g < 2 { x15 } else { x14 });
+            v += 1;
+        }
+        g += 1;
+    }
+    t
+};
+
+/// From `A` (16 unreduced coefficients, 20 bits apart in `a`) to the remainder in line order,
+/// all coefficients at once: `VPERMB` puts coefficients `2i` and `2i + 1` in lane `i`, two
+/// folds of `y^10 = y^3 + 1` reduce them mod `p(y)`, each lane swaps its two symbols into line
+/// order, and seven lanes are packed into the 140 line bits (the coefficient of `x^13` first,
+/// each symbol bit 0 first). Lane 7 holds `a_14` (which the last message symbol joins) and
+/// `a_15`: they come down through `x^14 mod g` and `x^15 mod g` by [`TOP`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn finish(a: &[u64; LANES], words: &[u64; CODEWORD_WORDS]) -> Bits140 {
+    // SAFETY: PAIRS and `a` are 64 readable octets.
+    let pairs = unsafe { _mm512_loadu_si512(PAIRS.as_ptr().cast()) };
+    let x = _mm512_permutexvar_epi8(pairs, unsafe { _mm512_loadu_si512(a.as_ptr().cast()) });
+    // Two coefficients of 19 bits (bit 19 and 39 are zero); the next pair's bits dropped.
+    let x = _mm512_and_si512(x, _mm512_set1_epi64((1 << (2 * SPACING - 1)) - 1));
+    let x = fold_down(x, _mm512_set1_epi64(0x1ff | 0x1ff << SPACING));
+    let x = fold_down(x, _mm512_set1_epi64(0b11 | 0b11 << SPACING));
+    // Lane i: coefficient 2i + 1 at bit 0, 2i at bit 10 (line order).
+    let x = _mm512_or_si512(
+        _mm512_srli_epi64::<20>(x),
+        _mm512_slli_epi64::<10>(_mm512_and_si512(x, _mm512_set1_epi64(SYMBOL_MASK as i64))),
+    );
+    let mut p = [0u64; LANES];
+    // SAFETY: `p` is 64 writable octets.
+    unsafe { _mm512_storeu_si512(p.as_mut_ptr().cast(), x) };
+    let [p0, p1, p2, p3, p4, p5, p6, p7] = p;
     let last_bit = SYMBOL_BITS * (K - 1);
     let last = words.get(last_bit / 64).copied().unwrap_or(0) >> (last_bit % 64) & SYMBOL_MASK;
-    let a14 = reduce(coefficient(a, PARITY)) ^ last;
-    let a15 = reduce(coefficient(a, PARITY + 1));
-    let top = SPACING * PARITY;
-    if let Some(w) = a.get_mut(top / 64) {
-        *w &= (1 << (top % 64)) - 1;
-    }
-    let (x14, x15) = (_mm_set_epi64x(0, a14 as i64), _mm_set_epi64x(0, a15 as i64));
-    for (w, (&k14, &k15)) in KEYS.x14.iter().zip(&KEYS.x15).enumerate() {
-        let p = _mm_xor_si128(
-            _mm_clmulepi64_si128(x14, _mm_set_epi64x(0, k14 as i64), 0x00),
-            _mm_clmulepi64_si128(x15, _mm_set_epi64x(0, k15 as i64), 0x00),
-        );
-        if let Some(d) = a.get_mut(w) {
-            *d ^= _mm_cvtsi128_si64(p) as u64;
-        }
-        if let Some(d) = a.get_mut(w + 1) {
-            *d ^= _mm_extract_epi64::<1>(p) as u64;
-        }
-    }
-    let mut out = [0u64; 3];
-    for k in 0..PARITY {
-        let c = reduce(coefficient(a, k));
-        let bit = SYMBOL_BITS * (PARITY - 1 - k);
-        if let Some(d) = out.get_mut(bit / 64) {
-            *d |= c << (bit % 64);
-        }
-        if bit % 64 > 64 - SYMBOL_BITS {
-            if let Some(d) = out.get_mut(bit / 64 + 1) {
-                *d |= c >> (64 - bit % 64);
+    let top = p7 ^ last << SYMBOL_BITS;
+    let mut out = [
+        p6 | p5 << 20 | p4 << 40 | p3 << 60,
+        p3 >> 4 | p2 << 16 | p1 << 36 | p0 << 56,
+        p0 >> 8,
+    ];
+    for (g, table) in TOP.iter().enumerate() {
+        let v = (top >> (TOP_BITS * g)) as usize & ((1 << TOP_BITS) - 1);
+        if let Some(row) = table.get(v) {
+            for (o, r) in out.iter_mut().zip(row) {
+                *o ^= r;
             }
         }
     }
