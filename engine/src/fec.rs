@@ -461,8 +461,8 @@ pub struct FecLock {
     pub acquired_at_bit: Option<u64>,
     /// Times lock was lost after it was acquired.
     pub losses: u64,
-    /// The boundary was found offline (a Clause 74 dump read as `check` reads it): every FEC
-    /// block from the first whole one was decoded with lock held, none lost to the search.
+    /// The boundary was found offline (a dump read as `check` reads it): every FEC block or
+    /// codeword from the first whole one was decoded with lock held, none lost to the search.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub offline: bool,
 }
@@ -753,6 +753,10 @@ enum Decoder {
     /// Clause 74 read offline, while its boundary is searched for.
     FcAlign(Box<align::FcAlign>),
     Rs(Box<rs::Receiver>),
+    /// RS-FEC read offline, while its boundary is searched for.
+    RsAlign(Box<align::RsAlign>),
+    /// RS-FEC read offline from its first whole codeword.
+    RsOffline(Box<align::RsOffline>),
 }
 
 impl Decoder {
@@ -775,10 +779,12 @@ impl FecDecoder {
         Self::with_view(opt, max_events, RxView::Receiver)
     }
 
-    /// As [`FecDecoder::new`], reading the line in `view`: offline, a Clause 74 line's
-    /// boundary is found first (any bit offset) and every FEC block from the first whole one
-    /// is decoded with lock held (`align.rs`); an RS-FEC line is read as `opt.rs.lock_markers`
-    /// says in either view.
+    /// As [`FecDecoder::new`], reading the line in `view`: offline, the line's boundary is
+    /// found first (any bit offset) and every FEC block or codeword from the first whole one
+    /// is decoded with lock held (`align.rs`: a Clause 74 line by the receiver's criterion,
+    /// an RS-FEC line by two clean codewords or a marker, whichever comes first); the
+    /// receiver's view locks as the receiver does (RS-FEC: on the marker, as
+    /// `opt.rs.lock_markers` says).
     ///
     /// # Errors
     /// As [`FecDecoder::new`].
@@ -791,7 +797,10 @@ impl FecDecoder {
             (Fec::None, _) => return Ok(None),
             (Fec::Fc, RxView::Receiver) => Decoder::fc(base_r::FecRx::new(opt.fc)),
             (Fec::Fc, RxView::Offline) => Decoder::FcAlign(Box::new(align::FcAlign::new(opt.fc))),
-            (Fec::Rs, _) => Decoder::Rs(Box::new(
+            (Fec::Rs, RxView::Offline) => Decoder::RsAlign(Box::new(
+                align::RsAlign::new(&opt.rs).map_err(|e| e.to_string())?,
+            )),
+            (Fec::Rs, RxView::Receiver) => Decoder::Rs(Box::new(
                 rs::Receiver::new(&opt.rs)
                     .map_err(|e| e.to_string())?
                     .with_remainder_kernel(crate::fec_kernels::remainder_kernel()),
@@ -830,28 +839,40 @@ impl FecDecoder {
     /// goes to a receiver as it is (which will not lock on so little either), its blocks to
     /// `out`. Nothing to do otherwise.
     pub fn flush(&mut self, out: impl FnMut(&[Block])) {
-        if matches!(self.inner, Decoder::FcAlign(_)) {
+        if matches!(self.inner, Decoder::FcAlign(_) | Decoder::RsAlign(_)) {
             let held = self.aligned(align::Search::GaveUp);
             self.push_bytes(&held, out);
         }
     }
 
-    /// Ends the offline search with what it found: the Clause 74 decoder it makes (locked at
-    /// the boundary found, or a receiver from the first bit), and the bytes it held for it.
+    /// Ends the offline search with what it found: the decoder it makes (locked at the
+    /// boundary found, or a receiver from the first bit), and the bytes it held for it (none
+    /// for an RS-FEC receiver: its marker search took them already).
     fn aligned(&mut self, found: align::Search) -> Vec<u8> {
-        let Decoder::FcAlign(a) = &mut self.inner else {
-            return Vec::new();
-        };
-        let (config, held) = (a.config, std::mem::take(&mut a.held));
-        self.inner = match found {
-            align::Search::Found(bit) => {
+        // (A placeholder while the search is taken apart.)
+        let none = Decoder::FcAlign(Box::new(align::FcAlign::new(Default::default())));
+        let inner = std::mem::replace(&mut self.inner, none);
+        let (inner, held) = match (inner, found) {
+            (Decoder::FcAlign(a), align::Search::Found(bit)) => {
                 self.summary.lock.offline = true;
-                Decoder::fc(base_r::FecRx::new_locked_at(config, bit))
+                let rx = base_r::FecRx::new_locked_at(a.config, bit);
+                (Decoder::fc(rx), a.held)
             }
-            align::Search::Waiting | align::Search::GaveUp => {
-                Decoder::fc(base_r::FecRx::new(config))
+            (Decoder::FcAlign(a), _) => (Decoder::fc(base_r::FecRx::new(a.config)), a.held),
+            (Decoder::RsAlign(a), align::Search::Found(bit)) => {
+                match align::RsOffline::new(a.hunt.decoder().config(), u64::from(bit), &a.held) {
+                    Ok(rs) => {
+                        self.summary.lock.offline = true;
+                        (Decoder::RsOffline(Box::new(rs)), a.held)
+                    }
+                    // (The search's receiver was made with the same settings.)
+                    Err(_) => (Decoder::Rs(a.hunt), Vec::new()),
+                }
             }
+            (Decoder::RsAlign(a), _) => (Decoder::Rs(a.hunt), Vec::new()),
+            (other, _) => (other, Vec::new()),
         };
+        self.inner = inner;
         held
     }
 
@@ -864,12 +885,15 @@ impl FecDecoder {
     /// the blocks of each FEC block or codeword decoded while locked, in line order (nothing
     /// of a unit decoded while unlocked is handed on).
     pub fn push_bytes(&mut self, bytes: &[u8], mut out: impl FnMut(&[Block])) {
-        let held = match &mut self.inner {
-            Decoder::FcAlign(a) => match a.push(bytes) {
-                align::Search::Waiting => return,
-                found => Some(self.aligned(found)),
-            },
+        let search = match &mut self.inner {
+            Decoder::FcAlign(a) => Some(a.push(bytes)),
+            Decoder::RsAlign(a) => Some(a.push(bytes)),
             _ => None,
+        };
+        let held = match search {
+            Some(align::Search::Waiting) => return,
+            Some(found) => Some(self.aligned(found)),
+            None => None,
         };
         let bytes = held.as_deref().unwrap_or(bytes);
         let Self {
@@ -905,8 +929,13 @@ impl FecDecoder {
                     rs_event(summary, *max_events, blocks_out, was_hi_ser, &ev, &mut out);
                 });
             }
+            Decoder::RsOffline(rx) => {
+                rx.push(bytes, |ev| {
+                    rs_event(summary, *max_events, blocks_out, was_hi_ser, &ev, &mut out);
+                });
+            }
             // (Ended above: the search has a decoder by now.)
-            Decoder::FcAlign(_) => {}
+            Decoder::FcAlign(_) | Decoder::RsAlign(_) => {}
         }
     }
 }
@@ -1373,6 +1402,125 @@ mod tests {
         assert_eq!(got[..156], input[..156]);
         // Error indication (on by default): all 80 blocks marked invalid toward the PCS.
         assert!(got[156..236].iter().all(|b| !b.sync.is_valid()));
+    }
+
+    /// `bytes` from line bit `from` on, packed again (bit 0 first).
+    fn cut(bytes: &[u8], from: usize) -> Vec<u8> {
+        let bits = bytes.len() * 8 - from;
+        (0..bits.div_ceil(8))
+            .map(|i| {
+                (0..8)
+                    .filter(|j| i * 8 + j < bits)
+                    .map(|j| {
+                        let b = from + i * 8 + j;
+                        ((bytes[b / 8] >> (b % 8)) & 1) << j
+                    })
+                    .sum()
+            })
+            .collect()
+    }
+
+    /// `got` is `want`, or the first block where they part.
+    fn same_blocks(got: &[Block], want: &[Block], what: &str) {
+        let first = got.iter().zip(want).position(|(g, w)| g != w);
+        assert_eq!(
+            (got.len(), first),
+            (want.len(), None),
+            "{what}: lengths, first differing block"
+        );
+    }
+
+    fn decode_offline(opt: &FecOptions, bytes: &[u8]) -> (Vec<Block>, FecSummary) {
+        let mut dec = FecDecoder::with_view(opt, 10, RxView::Offline)
+            .unwrap()
+            .unwrap();
+        let mut got = Vec::new();
+        for piece in bytes.chunks(997) {
+            dec.push_bytes(piece, |b| got.extend_from_slice(b));
+        }
+        dec.flush(|b| got.extend_from_slice(b));
+        (got, dec.into_summary())
+    }
+
+    #[test]
+    fn rs_offline_decodes_a_dump_cut_after_its_marker_from_the_first_whole_codeword() {
+        // The standard's period: the one marker is the first codeword's, and the dump starts
+        // after it.
+        let opt = FecOptions {
+            kind: Fec::Rs,
+            ..FecOptions::default()
+        };
+        let input = blocks(76 + 9 * 80, 21);
+        let (bytes, _) = line(&opt, &input);
+        for from in [1usize, 77, 5280, 5281, 2 * 5280 + 4000, 3 * 5280 - 1] {
+            let dump = cut(&bytes, from);
+            let first = (5280 - from % 5280) % 5280;
+            let whole = (bytes.len() * 8 - from - first) / 5280;
+            let (got, s) = decode_offline(&opt, &dump);
+            assert!(s.lock.offline, "cut at {from}");
+            assert_eq!(s.lock.acquired_at_bit, Some(first as u64), "cut at {from}");
+            assert_eq!(s.codewords, whole as u64, "cut at {from}");
+            assert_eq!(s.markers, Some(0), "cut at {from}");
+            let skip = 76 + 80 * ((from + first) / 5280 - 1);
+            assert_eq!(got.len(), 80 * whole, "cut at {from}");
+            let want = &input[skip..skip + 80 * whole];
+            if first >= 140 + 257 {
+                same_blocks(&got, want, &format!("cut at {from}"));
+            } else {
+                // No transcoded block before the first codeword to learn the history from:
+                // a first control block there may get its type's high nibble wrong (the
+                // receiver locked on a marker is in the same place), nothing else.
+                let high = !0xf0u64;
+                assert_eq!(
+                    (got[0].sync, got[0].payload & high),
+                    (want[0].sync, want[0].payload & high)
+                );
+                same_blocks(&got[1..], &want[1..], &format!("cut at {from}"));
+            }
+            assert!(s.clean(), "cut at {from}");
+            // The receiver waits for a marker: none comes.
+            let (got, s) = decode(&opt, &dump);
+            assert_eq!((got.len(), s.lock.acquired_at_bit), (0, None));
+        }
+    }
+
+    #[test]
+    fn rs_offline_tells_marker_codewords_and_finds_a_line_with_errors_by_its_marker() {
+        let opt = rs_opt();
+        let input = blocks(3 * (76 + 3 * 80), 23);
+        let (mut bytes, _) = line(&opt, &input);
+        // 7 symbol errors in every codeword: no clean codeword, so the marker gives the
+        // boundary; from bit 333 the first whole codeword is codeword 1.
+        for cw in 0..bytes.len() * 8 / 5280 {
+            for k in 0..7 {
+                let bit = cw * 5280 + 10 * (70 * k + 5) + 3;
+                bytes[bit / 8] ^= 1 << (bit % 8);
+            }
+        }
+        let (got, s) = decode_offline(&opt, &cut(&bytes, 333));
+        assert_eq!(s.lock.acquired_at_bit, Some(5280 - 333));
+        assert_eq!((s.codewords, s.markers), (11, Some(2)));
+        assert_eq!(s.corrected_symbols, Some(77));
+        assert_eq!(s.uncorrected_codewords, 0);
+        same_blocks(&got, &input[76..], "7 symbols a codeword");
+    }
+
+    #[test]
+    fn rs_offline_gives_up_on_a_line_that_is_not_rs_fec_and_reads_it_as_the_receiver() {
+        let opt = rs_opt();
+        // Zeros (a bench's reset fill) then noise: no clean nonzero codeword, no marker.
+        let mut x = 0x1234_5678_9abc_def1u64;
+        let mut bytes = vec![0u8; 3000];
+        bytes.extend((0..(align::SEARCH_BITS / 8 + 2000)).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        }));
+        let (got, s) = decode_offline(&opt, &bytes);
+        assert!(got.is_empty());
+        assert!(!s.lock.offline);
+        assert_eq!((s.lock.acquired_at_bit, s.codewords), (None, 0));
     }
 
     #[test]

@@ -677,6 +677,67 @@ fn check_aligns_a_clause_74_line_cut_at_an_odd_bit_offline_and_a_receiver_view_l
     std::fs::remove_dir_all(&d).ok();
 }
 
+#[test]
+fn check_reads_an_rs_line_cut_after_its_marker_offline_and_a_receiver_view_waits_for_the_next() {
+    let d = dir("rs-cut");
+    let (frames_pcap, frames) = pcap(&d, 12);
+    let line = d.join("line.bits");
+    encode_line(&frames_pcap, &line, &["--rate", "25g", "--fec", "rs"]);
+    let cut = d.join("cut.bits");
+    // Into the marker codeword (the one marker of the standard's 1024-codeword period).
+    std::fs::write(&cut, cut_line(&std::fs::read(&line).unwrap(), 1237)).unwrap();
+    let json = d.join("c.json");
+    let check = |extra: &[&str]| {
+        let mut args = vec![
+            "check",
+            "--frames",
+            s(&frames_pcap),
+            "--dut",
+            s(&cut),
+            "--rate",
+            "25g",
+            "--fec",
+            "rs",
+        ];
+        args.extend_from_slice(extra);
+        run(&args, Some(&json))
+    };
+    // Offline (check's default): the boundary 4043 bits in, every codeword from there.
+    let (code, doc, text) = check(&[]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("lock at bit 4043 (offline"), "{text}");
+    let fec = &doc["fec"];
+    assert_eq!(fec["lock"]["acquired_at_bit"], 4043, "{fec}");
+    assert_eq!(fec["lock"]["offline"], true, "{fec}");
+    assert_eq!(fec["markers"], 0, "{fec}");
+    let bits = std::fs::metadata(&cut).unwrap().len() * 8;
+    assert_eq!(fec["codewords"], (bits - 4043) / 5280, "{fec}");
+    assert_eq!(doc["summary"]["matched"], frames.len(), "{text}");
+    // As a receiver sees it: no marker for 1024 codewords, so no lock.
+    let (code, doc, text) = check(&["--receiver-view"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(doc["fec"]["lock"]["acquired_at_bit"].is_null(), "{text}");
+    // decode --offline reads it as check does.
+    let got = d.join("got.pcap");
+    let (code, _, text) = run(
+        &[
+            "decode",
+            s(&cut),
+            "--rate",
+            "25g",
+            "--fec",
+            "rs",
+            "--offline",
+            "--pcap",
+            s(&got),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(frames_of(&got), frames);
+    std::fs::remove_dir_all(&d).ok();
+}
+
 /// The block lines of a `.b66` file (its comments left out).
 fn block_lines(p: &Path) -> Vec<String> {
     std::fs::read_to_string(p)
@@ -691,8 +752,7 @@ fn block_lines(p: &Path) -> Vec<String> {
 fn convert_round_trips_fec_lines_and_their_pcs_blocks_bit_exactly() {
     let d = dir("convert");
     let (frames_pcap, frames) = pcap(&d, 80);
-    // (Both read offline: a Clause 74 line from its first whole FEC block, as an RS-FEC one
-    // from its first marker.)
+    // (Both read offline: from the first whole FEC block or codeword.)
     for (fec, rate, skipped) in [("rs", "25g", 0usize), ("fc", "10g", 0)] {
         let (line, b66) = (d.join("line.bits"), d.join("pcs.b66"));
         let (code, _, text) = run(

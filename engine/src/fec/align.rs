@@ -1,10 +1,15 @@
-//! A Clause 74 line read offline: its FEC block boundary found first, then every FEC block
-//! from the first whole one decoded with lock held (what `check` reads a dump with, as it
-//! reads a plain `.bits` dump; an RS-FEC line is decoded from its first marker instead).
+//! A FEC line read offline: its boundary found first, then every FEC block or codeword from
+//! the first whole one decoded with lock held (what `check` reads a dump with, as it reads a
+//! plain `.bits` dump).
 //!
 //! ```text
-//! line bytes --held--> candidate bit p = 0, 1, 2, ...: the n FEC blocks at p, p + 2112, ...
-//!                      descrambled (PN-2112), syndrome zero?  --yes--> boundary p mod 2112
+//! Clause 74: line bytes --held--> candidate bit p = 0, 1, 2, ...: the n FEC blocks at p,
+//!            p + 2112, ... descrambled (PN-2112), syndrome zero?  --yes--> boundary p mod 2112
+//! RS-FEC:    line bytes --held--> candidate bit p: the codewords at p and p + 5280 nonzero
+//!            with a zero remainder?  --yes--> boundary p mod 5280; or a receiver's marker
+//!            search on the same bits finds a marker at bit b --> boundary b mod 5280
+//!            --> RsOffline: every codeword from there decoded, a marker codeword told by
+//!            its marker
 //! ```
 //!
 //! A receiver slips one bit a FEC block, so it needs up to 2111 FEC blocks before it tests
@@ -13,9 +18,20 @@
 //! syndrome, [`base_r::FecLockConfig::n`]) is kept, and the FEC blocks before the ones found
 //! are decoded (and corrected) too.
 //!
-//! Spec: IEEE 802.3 §74.7.4.7 (the lock criterion), §74.7.4.4.1 (PN-2112).
+//! An RS-FEC receiver locks on the codeword marker, one every `marker_period_codewords`
+//! (1024) codewords: a dump cut after a marker would be decoded from the next one only.
+//! Offline, two clean codewords in a row (RS(528,514): a random place passes with
+//! probability 2^-280; an all-zero place, the reset fill of many benches, does not count) or
+//! a marker, whichever comes first, give the boundary, and every codeword from the first
+//! whole one is decoded; a codeword is a marker codeword when it carries the marker, as the
+//! receiver's search tells one (the AM bits as they came, or after the RS decoder corrected
+//! the codeword).
+//!
+//! Spec: IEEE 802.3 §74.7.4.7 (the lock criterion), §74.7.4.4.1 (PN-2112), §108.5.3 (the
+//! RS-FEC receive function; its lock on the marker is a U reading: `rs::RsFecConfig`).
 
-use fec_core::base_r;
+use fec_core::{base_r, rs};
+use pcs_core::Block;
 
 /// Candidate boundaries tested before the search gives up and the line goes to a receiver as
 /// it is (a dump whose first 2^21 bits hold no `n` good FEC blocks in a row: reset fill, or
@@ -41,9 +57,9 @@ pub(super) struct FcAlign {
 pub(super) enum Search {
     /// More bits are needed.
     Waiting,
-    /// A FEC block starts at this bit of the line (below 2112).
+    /// A FEC block or codeword starts at this bit of the line (below its length).
     Found(u16),
-    /// No boundary in the first [`SEARCH_BITS`].
+    /// No boundary in the first [`SEARCH_BITS`] (an RS-FEC line: and no marker).
     GaveUp,
 }
 
@@ -75,6 +91,224 @@ impl FcAlign {
             self.next += 1;
         }
         Search::Waiting
+    }
+}
+
+/// An RS-FEC line held while its codeword boundary is searched for.
+#[derive(Debug)]
+pub(super) struct RsAlign {
+    /// The line bytes received so far.
+    pub(super) held: Vec<u8>,
+    /// The next candidate boundary (a line bit).
+    next: u64,
+    /// The remainder's kernel: the one the receiver decodes with (`fec_kernels`).
+    kernel: rs::RemainderKernel,
+    /// A receiver's marker search on the same bytes (a line whose codewords all carry errors
+    /// is found by its marker); if the search gives up, it goes on as the line's receiver.
+    pub(super) hunt: Box<rs::Receiver>,
+}
+
+impl RsAlign {
+    /// A search with nothing received.
+    ///
+    /// # Errors
+    /// A setting the receiver refuses.
+    pub(super) fn new(config: &rs::RsFecConfig) -> Result<Self, rs::ConfigError> {
+        let kernel = crate::fec_kernels::remainder_kernel();
+        Ok(Self {
+            held: Vec::new(),
+            next: 0,
+            kernel,
+            hunt: Box::new(rs::Receiver::new(config)?.with_remainder_kernel(kernel)),
+        })
+    }
+
+    /// Takes line bytes (bit 0 of the first byte first on the line) and searches on.
+    pub(super) fn push(&mut self, bytes: &[u8]) -> Search {
+        self.held.extend_from_slice(bytes);
+        let cw = rs::CODEWORD_BITS as u64;
+        let mut marker = None;
+        self.hunt.push_bytes(bytes, |ev| {
+            if let rs::RxEvent::MarkerFound { bit } = ev {
+                marker.get_or_insert(bit);
+            }
+        });
+        let have = self.held.len() as u64 * 8;
+        while self.next + 2 * cw <= have && marker.is_none_or(|m| self.next < m) {
+            if self.next >= SEARCH_BITS {
+                break;
+            }
+            let p = self.next;
+            if codeword_clean_at(self.kernel, &self.held, p)
+                && codeword_clean_at(self.kernel, &self.held, p + cw)
+            {
+                return Search::Found((p % cw) as u16);
+            }
+            self.next += 1;
+        }
+        match marker {
+            Some(m) => Search::Found((m % cw) as u16),
+            None if self.next >= SEARCH_BITS => Search::GaveUp,
+            None => Search::Waiting,
+        }
+    }
+}
+
+/// The 83 words of the codeword whose first bit is line bit `bit` of `bytes` (the bits past
+/// its 5280 zero).
+fn codeword_words(bytes: &[u8], bit: u64) -> [u64; rs::CODEWORD_WORDS] {
+    let mut words = [0u64; rs::CODEWORD_WORDS];
+    for (k, w) in words.iter_mut().enumerate() {
+        *w = word_at(bytes, bit + 64 * k as u64);
+    }
+    let tail = rs::CODEWORD_BITS % 64;
+    if let (Some(last), true) = (words.last_mut(), tail != 0) {
+        *last &= (1u64 << tail) - 1;
+    }
+    words
+}
+
+/// The codeword whose first bit is line bit `bit` of `bytes` is not all zero and its
+/// remainder is zero.
+fn codeword_clean_at(kernel: rs::RemainderKernel, bytes: &[u8], bit: u64) -> bool {
+    let words = codeword_words(bytes, bit);
+    if words.iter().all(|&w| w == 0) {
+        return false;
+    }
+    let cw = rs::Codeword::from_words(words);
+    let p = kernel.message_remainder(cw.words());
+    let m = rs::MESSAGE_BITS;
+    p == [
+        cw.read_bits(m, 64),
+        cw.read_bits(m + 64, 64),
+        cw.read_bits(m + 128, 12),
+    ]
+}
+
+/// The descrambler history before the codeword at line bit `first` of `line`: the last
+/// transcoded block of the codeword before it (the 257 bits before its 140 parity bits,
+/// uncorrected) untranscoded, whose last block's payload is always whole (a first control
+/// block in its last place takes its history from the data block before it). `None` when the
+/// line does not reach that far back. The receiver learns the same from the codeword before
+/// its marker; this makes the first block right when it is a first control block, whose
+/// type's high nibble is rebuilt from the history.
+fn history_before(line: &[u8], first: u64) -> Option<u64> {
+    let parity = rs::PARITY_BITS as u64;
+    let at = first.checked_sub(parity + rs::TRANSCODED_BITS as u64)?;
+    let mut words = [0u64; 5];
+    for (k, w) in words.iter_mut().enumerate() {
+        *w = word_at(line, at + 64 * k as u64);
+    }
+    words[4] &= 1;
+    let mut u = rs::Untranscoder::new(pcs_core::SCRAMBLER_DEFAULT_STATE);
+    let mut out = [Block::IDLE; rs::BLOCKS_PER_TRANSCODED];
+    let _ = u.untranscode(&rs::Transcoded257::from_words(words), &mut out);
+    Some(u.state())
+}
+
+/// An RS-FEC line read offline from its first whole codeword with lock held: every codeword
+/// decoded, each a marker codeword when it carries the marker.
+#[derive(Debug)]
+pub(super) struct RsOffline {
+    decoder: rs::CodewordDecoder,
+    /// Line bytes not yet decoded; its first byte is line bit `base`.
+    held: Vec<u8>,
+    base: u64,
+    /// The next codeword's first line bit.
+    next: u64,
+    /// Codewords since the last marker codeword (the period's index, as the receiver's).
+    index: u32,
+    period: u32,
+    max_mismatch: u32,
+    started: bool,
+    blocks: [Block; rs::BLOCKS_PER_CODEWORD],
+}
+
+/// Bytes [`RsOffline`] drops at a time from the front of what it holds.
+const DROP_OCTETS: usize = 1 << 16;
+
+impl RsOffline {
+    /// The decoder of `config` from the codeword at line bit `first` of `line` (the bytes
+    /// before it teach the descrambler history, see [`history_before`]).
+    ///
+    /// # Errors
+    /// A setting the decoder refuses.
+    pub(super) fn new(
+        config: &rs::RsFecConfig,
+        first: u64,
+        line: &[u8],
+    ) -> Result<Self, rs::ConfigError> {
+        let config = rs::RsFecConfig {
+            initial_descrambler_state: history_before(line, first)
+                .unwrap_or(config.initial_descrambler_state),
+            ..*config
+        };
+        Ok(Self {
+            decoder: rs::CodewordDecoder::new(&config)?
+                .with_remainder_kernel(crate::fec_kernels::remainder_kernel()),
+            held: Vec::new(),
+            base: 0,
+            next: first,
+            index: 0,
+            period: config.marker_period_codewords.max(1),
+            max_mismatch: u32::from(config.marker_mismatch_bits_max),
+            started: false,
+            blocks: [Block::IDLE; rs::BLOCKS_PER_CODEWORD],
+        })
+    }
+
+    /// The codeword carries the marker: its AM bits as they came, or after the RS decoder
+    /// corrected it (as the receiver's search tells one, `rs::SEARCH_MISMATCH_BITS`).
+    fn carries_marker(&self, words: &[u64; rs::CODEWORD_WORDS]) -> bool {
+        let m = rs::marker_mismatch_bits(words, 0);
+        if m <= self.max_mismatch {
+            return true;
+        }
+        if m > rs::SEARCH_MISMATCH_BITS {
+            return false;
+        }
+        let mut cw = rs::Codeword::from_words(*words);
+        matches!(
+            rs::decode(&mut cw, rs::CorrectionMode::Correct),
+            rs::DecodeOutcome::Clean | rs::DecodeOutcome::Corrected(_)
+        ) && rs::marker_mismatch_bits(cw.words(), 0) <= self.max_mismatch
+    }
+
+    /// Takes line bytes and decodes every whole codeword: a `LockAcquired` at the first, then
+    /// a `Codeword` event each, as the receiver's.
+    pub(super) fn push(&mut self, bytes: &[u8], mut on_event: impl FnMut(rs::RxEvent<'_>)) {
+        if !self.started {
+            self.started = true;
+            on_event(rs::RxEvent::LockAcquired { bit: self.next });
+        }
+        self.held.extend_from_slice(bytes);
+        let cw = rs::CODEWORD_BITS as u64;
+        while self.next + cw <= self.base + self.held.len() as u64 * 8 {
+            let words = codeword_words(&self.held, self.next - self.base);
+            let is_marker = self.carries_marker(&words);
+            if is_marker {
+                self.index = 0;
+            }
+            let mismatch = is_marker.then(|| rs::marker_mismatch_bits(&words, 0));
+            let mut codeword = rs::Codeword::from_words(words);
+            let report = self
+                .decoder
+                .decode(&mut codeword, is_marker, &mut self.blocks);
+            on_event(rs::RxEvent::Codeword {
+                bit: self.next,
+                index_in_period: self.index,
+                marker_mismatch_bits: mismatch,
+                report,
+                blocks: self.blocks.get(..report.blocks()).unwrap_or_default(),
+            });
+            self.next += cw;
+            self.index = (self.index + 1) % self.period;
+        }
+        let done = ((self.next - self.base) / 8) as usize;
+        if done >= DROP_OCTETS {
+            self.held.drain(..done);
+            self.base += done as u64 * 8;
+        }
     }
 }
 
