@@ -315,10 +315,32 @@ impl<'a> WordWriter<'a> {
         }
     }
 
-    /// Appends the 257 bits of a transcoded block.
+    /// Appends the 257 bits of a transcoded block: its four whole words stored at once (one
+    /// bounds check; the part word kept in `acc` before them goes out with the first), then
+    /// its last bit.
     #[inline(always)]
     fn put_transcoded(&mut self, t: &Transcoded257) {
         let [w0, w1, w2, w3, w4] = *t.words();
+        let f = self.fill;
+        // The bits of `v` above the `64 - f` that fit in the word being filled.
+        let above = |v: u64| (v >> 1) >> (63 - f);
+        let acc = self.acc;
+        if let Some(dst) = self
+            .words
+            .get_mut(self.next..)
+            .and_then(|d| d.first_chunk_mut::<4>())
+        {
+            *dst = [
+                acc | w0 << f,
+                above(w0) | w1 << f,
+                above(w1) | w2 << f,
+                above(w2) | w3 << f,
+            ];
+            self.next += 4;
+            self.acc = above(w3);
+            self.put(w4, 1);
+            return;
+        }
         self.put(w0, 64);
         self.put(w1, 64);
         self.put(w2, 64);
