@@ -389,7 +389,7 @@ impl Receiver {
 
     /// Pushes line octets (bit 0 of octet 0 first, the `.bits` convention).
     pub fn push_bytes(&mut self, bytes: &[u8], mut on_event: impl FnMut(RxEvent<'_>)) {
-        let mut words = [0u64; 16];
+        let mut words = [0u64; 64];
         let mut chunks = bytes.chunks_exact(8 * words.len());
         for chunk in &mut chunks {
             for (w, b) in words.iter_mut().zip(chunk.chunks_exact(8)) {
@@ -460,8 +460,20 @@ impl Receiver {
     fn append_words(&mut self, words: &[u64]) {
         let s = (self.fill % 64) as u32;
         let first = self.fill / 64;
-        let mut carry = self.buf.get(first).copied().unwrap_or(0) & bits::low_mask(s);
         let dest = self.buf.get_mut(first..).unwrap_or(&mut []);
+        if s == 0 {
+            // On a word boundary (every other codeword of an aligned stream): a copy.
+            let n = dest.len().min(words.len());
+            if let (Some(d), Some(w)) = (dest.get_mut(..n), words.get(..n)) {
+                d.copy_from_slice(w);
+            }
+            if let Some(d) = dest.get_mut(n) {
+                *d = 0;
+            }
+            self.fill = (self.fill + 64 * n).min(BUF_WORDS * 64);
+            return;
+        }
+        let mut carry = dest.first().copied().unwrap_or(0) & bits::low_mask(s);
         let mut stored = 0;
         for (d, &v) in dest.iter_mut().zip(words) {
             *d = carry | v << s;
