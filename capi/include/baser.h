@@ -700,8 +700,8 @@ int32_t baser_case_tx_line(struct baser_case_tx *c, uint8_t header, uint64_t dat
 
 // The AXI-stream beat to drive this clock: `taken` is 1 when the beat driven the clock
 // before was taken at this clock's edge (`tvalid && tready`). Returns 1 with the beat in
-// `data` (octet k in bits 8k+7..8k), `keep` (`tkeep`), `last` (`tlast`) and `abort` (the
-// frame is aborted: `tuser`, on the last beat); 0 when there is none to drive (`tvalid`
+// `data` (octet k in bits 8k+7..8k), `keep` (`tkeep`), `last` (`tlast`) and `user` (1: the
+// frame is aborted, `tuser` on its last beat); 0 when there is none to drive (`tvalid`
 // low: the first 200 clocks, every beat taken); or an error code.
 //
 // # Safety
@@ -711,7 +711,7 @@ int32_t baser_case_tx_beat(struct baser_case_tx *c,
                            uint64_t *data,
                            uint8_t *keep,
                            uint8_t *last,
-                           uint8_t *abort);
+                           uint8_t *user);
 
 // The next clock of an idle line (scrambled `/I/` blocks) for the DUT's receiver during a
 // transmit case (so that its RS sends frames, not Remote Fault): 2 bits in `header`, 64 in

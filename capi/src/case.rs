@@ -422,8 +422,8 @@ pub unsafe extern "C" fn baser_case_tx_line(c: *mut baser_case_tx, header: u8, d
 
 /// The AXI-stream beat to drive this clock: `taken` is 1 when the beat driven the clock
 /// before was taken at this clock's edge (`tvalid && tready`). Returns 1 with the beat in
-/// `data` (octet k in bits 8k+7..8k), `keep` (`tkeep`), `last` (`tlast`) and `abort` (the
-/// frame is aborted: `tuser`, on the last beat); 0 when there is none to drive (`tvalid`
+/// `data` (octet k in bits 8k+7..8k), `keep` (`tkeep`), `last` (`tlast`) and `user` (1: the
+/// frame is aborted, `tuser` on its last beat); 0 when there is none to drive (`tvalid`
 /// low: the first 200 clocks, every beat taken); or an error code.
 ///
 /// # Safety
@@ -435,7 +435,7 @@ pub unsafe extern "C" fn baser_case_tx_beat(
     data: *mut u64,
     keep: *mut u8,
     last: *mut u8,
-    abort: *mut u8,
+    user: *mut u8,
 ) -> i32 {
     guard(super::code32, || {
         // SAFETY: the caller's contract.
@@ -454,7 +454,7 @@ pub unsafe extern "C" fn baser_case_tx_beat(
             put(data, beat.data)?;
             put(keep, beat.keep)?;
             put(last, u8::from(beat.last))?;
-            put(abort, u8::from(beat.abort))?;
+            put(user, u8::from(beat.abort))?;
         }
         Ok(i32::from(beat.keep != 0))
     })

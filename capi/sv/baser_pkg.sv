@@ -193,7 +193,7 @@ package baser_pkg;
                                                        output longint unsigned data,
                                                        output byte unsigned keep,
                                                        output byte unsigned last,
-                                                       output byte unsigned abort);
+                                                       output byte unsigned user);
     import "DPI-C" function int     baser_case_tx_idle(input chandle c,
                                                        output byte unsigned header,
                                                        output longint unsigned data);
@@ -888,9 +888,10 @@ package baser_pkg;
             return r == 1;
         endfunction
 
-        // The beat to drive this clock (1: tvalid high with it; abort goes to tuser).
+        // The beat to drive this clock (1: tvalid high with it; user: tuser, the frame is
+        // aborted, on its last beat).
         function bit beat(input bit taken, output bit [63:0] data, output bit [7:0] keep,
-                          output bit last, output bit abort);
+                          output bit last, output bit user);
             longint unsigned d;
             byte unsigned k, l, a;
             int r;
@@ -899,7 +900,7 @@ package baser_pkg;
             data = d;
             keep = k;
             last = l[0];
-            abort = a[0];
+            user = a[0];
             return r == 1;
         endfunction
 

@@ -155,14 +155,14 @@ module conf_bench #(
         bit [1:0] hdr;
         bit [63:0] data;
         bit [7:0] keep;
-        bit last, abort, valid;
+        bit last, user, valid;
         if (t.line(serdes_tx_hdr, serdes_tx_data)) begin
-            valid = t.beat(tx_axis_tvalid && tx_axis_tready, data, keep, last, abort);
+            valid = t.beat(tx_axis_tvalid && tx_axis_tready, data, keep, last, user);
             tx_axis_tvalid <= valid;
             tx_axis_tdata <= data;
             tx_axis_tkeep <= keep;
             tx_axis_tlast <= last;
-            tx_axis_tuser <= abort;
+            tx_axis_tuser <= user;
             t.idle(hdr, data);
             serdes_rx_hdr <= hdr;
             serdes_rx_data <= data;
