@@ -104,6 +104,12 @@ def conformance_cases() -> List[Dict[str, Any]]:
     ``counters``, ``standard_ber_timer``, ``rate`` (the one rate it applies at, or None)."""
 def conformance_ber_window(rate: str) -> int:
     """The standard's BER timer in blocks at ``rate``: 19531 at "10g", 781250 at "25g"."""
+def conformance_coverage(
+    names: Sequence[str], *, max_frame_length: int = 1518,
+    ber_window_blocks: Optional[int] = None, rate: str = "10g"
+) -> str:
+    """The engine's functional coverage (``baser coverage``'s bins) of what the cases drove,
+    merged, as JSON: ``runs``, ``groups`` (``name``, ``what``, ``bins``: ``name``, ``hits``)."""
 def conformance_skip(
     name: str, *, max_frame_length: int = 1518, ber_window_blocks: Optional[int] = None,
     rate: str = "10g"

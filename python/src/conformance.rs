@@ -204,6 +204,29 @@ pub fn conformance_tx_verdict(
     guard(|| judge::tx(&frames, &aborts, &line, &judge::TxShape { ifg, dic }).map_err(value_err))
 }
 
+/// The engine's functional coverage (`baser coverage`'s bins) of what the cases `names` drove
+/// on a DUT of these settings, merged, as JSON (`runs`, `groups`: `name`, `what`, `bins`:
+/// `name`, `hits`).
+#[pyfunction]
+#[pyo3(signature = (names, *, max_frame_length=1518, ber_window_blocks=None, rate="10g"))]
+pub fn conformance_coverage(
+    names: Vec<String>,
+    max_frame_length: usize,
+    ber_window_blocks: Option<usize>,
+    rate: &str,
+) -> PyResult<String> {
+    let params = params(max_frame_length, ber_window_blocks, rate)?;
+    let cases: Vec<&conformance::Case> = names
+        .iter()
+        .map(|n| conformance::find(n))
+        .collect::<Result<_, _>>()
+        .map_err(value_err)?;
+    guard(|| {
+        let cov = conformance::coverage(&cases, &params).map_err(value_err)?;
+        serde_json::to_string(&cov).map_err(|e| value_err(e.to_string()))
+    })
+}
+
 /// Reads a line as 66-bit serdes clocks (the engine's `conformance::line::Cursor`): `take()`
 /// gives the next `(header, data)`, `take(True)` first drops one bit (a receiver's bit slip
 /// request); the line's own slips (`slips`: block index -> bits inserted, > 0, or deleted)

@@ -684,6 +684,7 @@ fn _baser(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conformance::conformance_tx_verdict, m)?)?;
     m.add_function(wrap_pyfunction!(conformance::conformance_skip, m)?)?;
     m.add_function(wrap_pyfunction!(conformance::conformance_ber_window, m)?)?;
+    m.add_function(wrap_pyfunction!(conformance::conformance_coverage, m)?)?;
     m.add_class::<conformance::LineCursor>()?;
     m.add_class::<tx::TxModel>()?;
     m.add_class::<rx::RxModel>()?;

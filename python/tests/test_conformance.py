@@ -154,3 +154,26 @@ def test_the_catalogue_table_is_the_engines():
                                               "serdes_rx", "rx_axis")
     assert by_name["tx-abort"].build(SimpleNamespace(max_frame_length=1518,
                                                      ber_window_blocks=19531))[1] == {2}
+
+
+# --------------------------------------------------------------------------- coverage
+# The report's coverage is the engine's functional coverage bins (``baser coverage``) of the
+# stimuli the run drove: the cases not skipped, at the DUT's rate and window.
+
+def test_the_reports_coverage_is_the_engines_bins_of_the_cases_run():
+    from baser.conformance import Result, _coverage
+
+    by_name = {c.name: c for c in CASES}
+    adapter = _at("25g", 1000)
+
+    def cov(*verdicts):
+        return _coverage([Result(by_name[n], v, [], 0.0) for n, v in verdicts], adapter)
+
+    frames = cov(("rx-frames", "pass"), ("rx-hi-ber-97", "skipped"))
+    ber = cov(("rx-frames", "fail"), ("rx-hi-ber-97", "pass"))
+    lock = {g["name"]: g for g in ber["groups"]}["lock_and_ber"]
+    assert "hi_ber rose (Fig. 49-15 HI_BER)" not in lock["holes"]
+    assert "hi_ber rose (Fig. 49-15 HI_BER)" in {g["name"]: g for g in frames["groups"]}[
+        "lock_and_ber"]["holes"]
+    assert 0 < frames["percent"] < ber["percent"] < 100
+    assert all(g["covered"] + len(g["holes"]) == g["bins"] for g in ber["groups"])

@@ -16,11 +16,14 @@ pub mod line;
 pub mod random;
 pub mod replay;
 
+use crate::coverage::{Collector, Coverage};
 use crate::fec::Rate;
 use crate::live::RxView;
 use crate::options::{BerTimer, Options};
 use crate::rx::class_name;
+use crate::rx::{RxChain, RxInput};
 use crate::sim::{SimInput, SimRx};
+use crate::tx::{TxChain, VecSink};
 use cases::{RxBuild, TxBuild};
 use line::Line;
 use pcs_core::Block;
@@ -671,9 +674,88 @@ pub fn rx_expected(case: &Case, params: &Params) -> Result<(Vec<Block>, Expected
     Ok((units, exp))
 }
 
+/// The engine's functional coverage (`baser coverage`'s bins, [`Coverage`]) of what `cases`
+/// drove on a DUT of `params`, merged: a receive case's line through the model's receiver
+/// (block lock from the line's first bit), a transmit case's frames as the model's
+/// transmitter puts them on the line (the line the DUT must send).
+///
+/// # Errors
+/// A case's stimulus could not be built, or the model's chain failed.
+pub fn coverage(cases: &[&Case], params: &Params) -> Result<Coverage, String> {
+    let mut total = Coverage::plan();
+    for case in cases {
+        total.merge(&case_coverage(case, params)?);
+    }
+    Ok(total)
+}
+
+fn case_coverage(case: &Case, params: &Params) -> Result<Coverage, String> {
+    let opt = Options {
+        max_frame_length: Some(params.max_frame_length.min(usize::from(u16::MAX)) as u16),
+        ber_timer: params.ber_timer()?,
+        rate: params.rate,
+        ..Options::default()
+    };
+    let line = match stimulus(case, params)? {
+        Stimulus::Rx(line) => line.units(),
+        Stimulus::Tx(frames, _) => {
+            let mut tx = TxChain::new(&opt.tx(), VecSink::default());
+            for f in &frames {
+                tx.frame(f, None)
+                    .map_err(|e| format!("{}: {e}", case.name))?;
+            }
+            tx.idle(64);
+            tx.finish().map_err(|e| e.to_string())?.0.lines
+        }
+    };
+    let mut rx = RxChain::new(
+        &opt.rx(),
+        RxInput::Serial,
+        Collector::new(case.name, opt.ifg),
+    );
+    rx.push_units(&line);
+    let (pcs, _, c) = rx.finish().map_err(|e| e.to_string())?;
+    Ok(c.finish(&pcs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_coverage_of_a_run_is_the_engines_bins_of_its_cases() {
+        let p = Params::default();
+        let one = coverage(&[find("rx-frames").unwrap()], &p).unwrap();
+        let both = coverage(
+            &[find("rx-frames").unwrap(), find("rx-hi-ber-16").unwrap()],
+            &p,
+        )
+        .unwrap();
+        let hits = |c: &Coverage, group: &str, bin: &str| {
+            let g = c.groups.iter().find(|g| g.name == group).unwrap();
+            g.bins.iter().find(|b| b.name == bin).unwrap().hits
+        };
+        assert_eq!(one.runs, ["rx-frames"]);
+        assert!(both.percent() > one.percent());
+        assert_eq!(
+            hits(&one, "lock_and_ber", "hi_ber rose (Fig. 49-15 HI_BER)"),
+            0
+        );
+        assert_eq!(
+            hits(&both, "lock_and_ber", "hi_ber rose (Fig. 49-15 HI_BER)"),
+            1
+        );
+        assert!(hits(&one, "start_lane", "lane 4") > 0 && hits(&one, "start_lane", "lane 0") > 0);
+        let tx = coverage(&[find("tx-dic").unwrap()], &p).unwrap();
+        assert!(
+            tx.groups
+                .iter()
+                .find(|g| g.name == "dic")
+                .unwrap()
+                .covered()
+                > 0
+        );
+    }
 
     #[test]
     fn draws_are_pythons_random() {

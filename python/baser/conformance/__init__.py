@@ -153,7 +153,7 @@ async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, l
         results.append(r)
         say(f"{case.name:24} {verdict:7} {r.seconds:6.1f} s {clocks:6} clocks  {case.clause}"
             + "".join(f"\n    {d}" for d in r.divergences[:6]))
-    _write(results, report_dir, adapter)
+    _write(results, report_dir, adapter, _coverage(results, adapter))
     failed = [r.case.name for r in results if r.verdict == "fail"]
     if failed and raise_on_fail:
         first = next(r for r in results if r.verdict == "fail")
@@ -162,12 +162,29 @@ async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, l
     return results
 
 
-def _write(results, report_dir, adapter):
+def _coverage(results, adapter):
+    """The engine's functional coverage bins (``baser coverage``) of the stimuli the run drove
+    (every case not skipped), merged: ``{"percent", "groups": [{"name", "what", "covered",
+    "bins", "holes"}]}``."""
+    ran = [r.case.name for r in results if r.verdict != "skipped"]
+    cov = json.loads(_baser.conformance_coverage(
+        ran, max_frame_length=adapter.max_frame_length,
+        ber_window_blocks=adapter.ber_window_blocks, rate=adapter.rate))
+    groups = [{"name": g["name"], "what": g["what"],
+               "covered": sum(b["hits"] > 0 for b in g["bins"]), "bins": len(g["bins"]),
+               "holes": [b["name"] for b in g["bins"] if b["hits"] == 0]}
+              for g in cov["groups"]]
+    covered, total = sum(g["covered"] for g in groups), sum(g["bins"] for g in groups)
+    return {"percent": round(100.0 * covered / total, 1) if total else 100.0, "groups": groups}
+
+
+def _write(results, report_dir, adapter, coverage=None):
     folder = report_dir or os.environ.get("BASER_CONFORMANCE_DIR") or "."
     os.makedirs(folder, exist_ok=True)
     settings = {"rate": adapter.rate, "ber_window_blocks": adapter.ber_window_blocks,
                 "max_frame_length": adapter.max_frame_length}
     write_junit(os.path.join(folder, "conformance.xml"), results)
-    write_html(os.path.join(folder, "conformance.html"), results, settings)
+    write_html(os.path.join(folder, "conformance.html"), results, settings, coverage)
     with open(os.path.join(folder, "conformance.json"), "w") as f:
-        json.dump({**settings, "cases": [r.to_json() for r in results]}, f, indent=1)
+        json.dump({**settings, "cases": [r.to_json() for r in results], "coverage": coverage},
+                  f, indent=1)

@@ -1,6 +1,7 @@
 """The run's reports: JUnit XML (one test case per catalogue case, the first divergence as
 the failure message) and a self-contained HTML page (the table of cases, their clauses,
-verdicts, seconds, every divergence; the clauses the run reached)."""
+verdicts, seconds, every divergence; the clauses the run reached; the engine's functional
+coverage bins of the stimuli driven)."""
 
 import html
 import xml.etree.ElementTree as ET
@@ -26,7 +27,7 @@ def write_junit(path, results):
 COLOURS = {"pass": "#cfc", "fail": "#fcc", "waived": "#ffc", "skipped": "#eee"}
 
 
-def write_html(path, results, settings=None):
+def write_html(path, results, settings=None, coverage=None):
     rows = []
     for r in results:
         c = r.case
@@ -57,7 +58,7 @@ def write_html(path, results, settings=None):
             "<table><tr><th>case</th><th>clause</th><th>what</th><th>verdict</th>"
             "<th>s</th><th>clocks</th><th>divergences</th></tr>" + "".join(rows) + "</table>"
             "<h2>Clauses reached</h2><table><tr><th>clause</th><th>cases</th><th>passed</th></tr>"
-            + cov + "</table>"
+            + cov + "</table>" + _coverage_html(coverage)
         )
 
 
@@ -67,3 +68,18 @@ def _settings(settings):
         return ""
     return (f"rate {settings['rate']}, BER timer {settings['ber_window_blocks']} blocks, "
             f"largest frame {settings['max_frame_length']} octets")
+
+
+def _coverage_html(coverage):
+    """The engine's functional coverage of the stimuli the run drove: per group of ``baser
+    coverage``'s plan, bins hit of bins, and the holes."""
+    if not coverage:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(g['name'])}</td><td>{html.escape(g['what'])}</td>"
+        f"<td>{g['covered']} / {g['bins']}</td><td>{html.escape(', '.join(g['holes']))}</td></tr>"
+        for g in coverage["groups"]
+    )
+    return (f"<h2>Functional coverage of the stimuli ({coverage['percent']} % of the engine's "
+            "bins, <code>baser coverage</code>)</h2><table><tr><th>group</th><th>what</th>"
+            "<th>bins hit</th><th>holes</th></tr>" + rows + "</table>")
