@@ -40,6 +40,48 @@ def test_status_only_cases_need_no_mac():
                       "rx-lock-loss", "rx-bit-slip"]
 
 
+class _Sig:
+    """A stand-in for a cocotb handle: only its width is read."""
+
+    def __init__(self, width):
+        self.width = width
+
+    def __len__(self):
+        return self.width
+
+
+def _fake_dut(xgmii_width=64, axis=False):
+    names = {"rx_clk": 1, "tx_clk": 1, "rx_rst": 1, "tx_rst": 1, "serdes_rx_data": 64,
+             "serdes_rx_hdr": 2, "serdes_rx_bitslip": 1, "serdes_tx_data": 64,
+             "serdes_tx_hdr": 2, "xgmii_rxd": xgmii_width, "xgmii_rxc": xgmii_width // 8,
+             "xgmii_txd": xgmii_width, "xgmii_txc": xgmii_width // 8}
+    if axis:
+        names.update({f"rx_axis_{f}": 1 for f in ("tdata", "tkeep", "tvalid", "tlast", "tuser")})
+    return SimpleNamespace(**{k: _Sig(w) for k, w in names.items()})
+
+
+def test_a_phy_only_adapter_reads_and_drives_its_xgmii_for_frames():
+    from baser.conformance import Adapter
+
+    phy = dict(tx_axis=None, rx_axis=None, rx_xgmii=("xgmii_rxd", "xgmii_rxc"),
+               tx_xgmii=("xgmii_txd", "xgmii_txc"))
+    a = Adapter(_fake_dut(), **phy)
+    # XGMII carries the FCS; the cases of frames out and in both run.
+    assert a.rx_fcs_stripped is False
+    assert a.has(["serdes_rx", "rx_axis"]) is None and a.has(["serdes_tx", "tx_axis"]) is None
+    ran = [c.name for c in cases_at("10g") if a.has(c.needs) is None]
+    assert "rx-frames" in ran and "rx-ordered-set-66" in ran and "rx-link-fault" not in ran
+    assert "tx-lengths" in ran and "tx-dic" in ran
+    for side in ("rx", "tx"):
+        with pytest.raises(ValueError, match=f"{side}_xgmii .* expected a 64-bit XGMII"):
+            Adapter(_fake_dut(32), **{**phy, f"{'tx' if side == 'rx' else 'rx'}_xgmii": None})
+    with pytest.raises(ValueError, match="not both"):
+        Adapter(_fake_dut(axis=True), **{**phy, "rx_axis": "rx_axis"})
+    # Without the XGMII a PHY-only top runs only the status cases, as before.
+    none = Adapter(_fake_dut(), **{**phy, "rx_xgmii": None, "tx_xgmii": None})
+    assert none.has(["rx_axis"]) == "rx_axis" and none.has(["tx_axis"]) == "tx_axis"
+
+
 # --------------------------------------------------------------------------- the rate
 # At 25G the catalogue has rx-hi-ber-96/97 (97 invalid headers in the window) for the 10G
 # rx-hi-ber-15/16, and the model's receiver runs at 25G with the DUT's window.
@@ -84,7 +126,7 @@ def test_bad_settings_and_other_rates_cases_are_named():
 
 def test_shipped_waivers_name_catalogue_cases():
     names = {c.name for c in CASES}
-    for rtl in ("verilog-ethernet", "taxi"):
+    for rtl in ("verilog-ethernet", "taxi", "verilog-ethernet-phy", "taxi-phy"):
         w = load_waivers(waivers(rtl))
         assert w and set(w) <= names and all(len(r) > 40 for r in w.values())
 

@@ -12,6 +12,10 @@
 //                ordered set's data lanes 1..3 are marked control.
 //   BUG_BER_15   the BER monitor raises hi_ber on the 15th invalid header of a window
 //                (one short of BER_THRESHOLD).
+//   BUG_66_RXC   a 0x66 block (ordered set, then /S/ in lane 4) decoded with rxc 0x01: the
+//                /S/ goes out as data on the XGMII (found by the PHY-only run, conf_phy.v).
+//   BUG_T7_TYPE  a /T/ in lane 7 sent as block type 0xe1 (lane 6's): the frame's last octet
+//                is lost on the line.
 //
 // The BER monitor's parameters make it a 10GBASE-R (the defaults: 16 invalid headers in
 // 125 us) or a 25GBASE-R PCS (Clause 107: BER_THRESHOLD 97, BER_WINDOW 781250 blocks = 2 ms
@@ -176,7 +180,11 @@ module conf_pcs_rx #(
                     d[7:0] = ochar(plain[35:32]); d[31:8] = plain[31:8];
                     ok = ovalid(plain[35:32]);
                     if (plain[7:0] == 8'h66) begin
+`ifdef BUG_66_RXC
+                        d[39:32] = 8'hfb; d[63:40] = plain[63:40]; c = 8'h01;
+`else
                         d[39:32] = 8'hfb; d[63:40] = plain[63:40]; c = 8'h11;
+`endif
                         rtype = ok ? T_S : T_E;
                     end else if (plain[7:0] == 8'h55) begin
                         d[39:32] = ochar(plain[39:36]); d[63:40] = plain[63:40]; c = 8'h11;
@@ -341,8 +349,13 @@ module conf_pcs_tx (
             if (tl >= 0) begin
                 // the data before the /T/; the /T/'s own bits and the pad are zero
                 p = (xd << 8) & ((64'd1 << (8 + 8 * tl)) - 1);
+`ifdef BUG_T7_TYPE
+                p[7:0] = tl == 0 ? 8'h87 : tl == 1 ? 8'h99 : tl == 2 ? 8'haa : tl == 3 ? 8'hb4 :
+                         tl == 4 ? 8'hcc : tl == 5 ? 8'hd2 : 8'he1;
+`else
                 p[7:0] = tl == 0 ? 8'h87 : tl == 1 ? 8'h99 : tl == 2 ? 8'haa : tl == 3 ? 8'hb4 :
                          tl == 4 ? 8'hcc : tl == 5 ? 8'hd2 : tl == 6 ? 8'he1 : 8'hff;
+`endif
                 for (k = tl + 1; k < 8; k = k + 1) begin
                     p[8+7*k +: 7] = ccode(xd[8*k +: 8]); ok = ok & (ccode(xd[8*k +: 8]) != 7'h7f);
                 end

@@ -27,9 +27,10 @@ WAIVERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "waivers")
 
 def waivers(name):
     """The path of the waiver file shipped for a ready adapter's RTL: ``"verilog-ethernet"``
-    or ``"taxi"`` (each waiver names the case and the RTL's documented deviation from IEEE
-    802.3 that makes it fail): ``run(dut, verilog_ethernet(dut),
-    waivers=waivers("verilog-ethernet"))``."""
+    or ``"taxi"`` (their MAC+PHY tops), ``"verilog-ethernet-phy"`` or ``"taxi-phy"`` (their
+    PHY-only tops, whose XGMII frames meet the model's MAC) (each waiver names the case and
+    the RTL's documented deviation from IEEE 802.3 that makes it fail): ``run(dut,
+    verilog_ethernet(dut), waivers=waivers("verilog-ethernet"))``."""
     path = os.path.join(WAIVERS, f"{name}.txt")
     if not os.path.exists(path):
         known = sorted(f[:-4] for f in os.listdir(WAIVERS) if f.endswith(".txt"))
@@ -95,7 +96,7 @@ async def _run_case(bench, adapter, case):
         said = (obs.dut_frames, obs.pulses, obs.status, obs.counters)
         div = _baser.conformance_verdict(
             case.name, said, max_frame_length=adapter.max_frame_length,
-            ber_window_blocks=adapter.ber_window_blocks, has_frames=adapter.rx_axis is not None,
+            ber_window_blocks=adapter.ber_window_blocks, has_frames=adapter.rx_axis is not None or adapter.rx_xgmii is not None,
             fcs_stripped=adapter.rx_fcs_stripped, pulse_roles=list(adapter.pulses),
             rate=adapter.rate)
         return div, obs.clocks
@@ -134,6 +135,9 @@ async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, l
     for case in chosen:
         lacking = adapter.has(case.needs)
         why = f"the adapter has no {lacking}" if lacking else skips[case.name]
+        if not why and case.kind == "tx" and adapter.tx_xgmii is not None \
+                and case.build(adapter)[1]:
+            why = "it aborts a frame (the MAC's tuser): an XGMII input has no abort"
         if why:
             results.append(Result(case, "skipped", [], 0.0, reason=why))
             say(f"{case.name:24} skipped: {why}")

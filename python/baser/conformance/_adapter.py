@@ -19,7 +19,13 @@ class Adapter:
     AXI-stream prefix (``"rx_axis"`` -> ``rx_axis_tdata``; ending in ``"."`` it is a path:
     ``"m_axis_rx."`` -> ``m_axis_rx.tdata``); ``rx_bad_bit`` / ``tx_abort_bit``: the tuser
     bit of a bad frame on the last beat; ``rx_fcs_stripped``: the DUT delivers frames
-    without their FCS. status: role -> level signal (``STATUS``). pulses: role -> a signal
+    without their FCS. rx_xgmii (data, ctrl): in place of rx_axis, a PHY-only top's 64-bit
+    XGMII receive output; its frames go through the model's MAC receiver (FCS included), and
+    a frame's bad flag is its class there (anything but ``ok``: an /E/, a bad FCS, a runt...),
+    so a PHY passes when its XGMII carries what the standard's decoding gives. tx_xgmii
+    (data, ctrl): in place of tx_axis, a PHY-only top's 64-bit XGMII transmit input, driven
+    by the model's MAC (``tx_ifg``, ``tx_dic``, /S/ in lane 0 or 4); a case that aborts a
+    frame (the MAC's tuser) is skipped. status: role -> level signal (``STATUS``). pulses: role -> a signal
     high one clock per frame (``PULSES``). counters: role -> a counter's value (``COUNTERS``).
     inputs: signal -> value driven for the whole run (configuration pins).
     rate: the DUT's line rate, "10g" (10GBASE-R) or "25g" (25GBASE-R: the model's receiver
@@ -47,6 +53,8 @@ class Adapter:
         rx_bad_bit=0,
         tx_abort_bit=0,
         rx_fcs_stripped=True,
+        rx_xgmii=None,
+        tx_xgmii=None,
         status=None,
         pulses=None,
         counters=None,
@@ -69,7 +77,10 @@ class Adapter:
         self.tx_axis = self.axis(tx_axis, ("tdata", "tkeep", "tvalid", "tready", "tlast", "tuser"))
         self.rx_bad_bit = rx_bad_bit
         self.tx_abort_bit = tx_abort_bit
-        self.rx_fcs_stripped = rx_fcs_stripped
+        self.rx_xgmii = self.xgmii("rx", rx_xgmii, self.rx_axis)
+        self.tx_xgmii = self.xgmii("tx", tx_xgmii, self.tx_axis)
+        # XGMII carries the FCS.
+        self.rx_fcs_stripped = rx_fcs_stripped and self.rx_xgmii is None
         self.status = self.roles(status or {}, STATUS)
         self.pulses = self.roles(pulses or {}, PULSES)
         self.counters = self.roles(counters or {}, COUNTERS)
@@ -83,6 +94,20 @@ class Adapter:
         self.tx_ifg = tx_ifg
         self.tx_dic = tx_dic
         self.max_frame_length = max_frame_length
+
+    def xgmii(self, side, names, axis):
+        """A 64-bit XGMII (data, ctrl) in place of the ``side`` AXI-stream, or None."""
+        if not names:
+            return None
+        if axis is not None:
+            raise ValueError(f"adapter: {side}_axis or {side}_xgmii, not both "
+                             f"(set {side}_axis=None)")
+        sigs = tuple(self.signal(s) for s in names)
+        widths = [len(s) for s in sigs]
+        if widths != [64, 8]:
+            raise ValueError(f"adapter: {side}_xgmii {tuple(names)} is {widths[0]} data and "
+                             f"{widths[1]} control bits: expected a 64-bit XGMII (64, 8)")
+        return sigs
 
     def signal(self, path):
         obj = self.dut
@@ -117,6 +142,8 @@ class Adapter:
         for role in need:
             group, _, name = role.partition(".")
             have = getattr(self, group, None)
+            if group in ("rx_axis", "tx_axis"):  # the frames: AXI-stream or XGMII
+                have = have or getattr(self, group[:2] + "_xgmii")
             if name:
                 have = have and have.get(name) is not None
             if not have:
@@ -130,7 +157,9 @@ def verilog_ethernet(dut, **overrides):
     ``tx_axis``/``rx_axis`` (tuser bit 0 bad frame), the pulses ``rx_error_bad_frame`` and
     ``rx_error_bad_fcs``, ``cfg_ifg`` 12, ``cfg_tx_enable`` and ``cfg_rx_enable`` 1. Both:
     status ``rx_block_lock`` and ``rx_high_ber``, ``cfg_*_prbs31_enable`` 0. The PHY-only
-    top runs the cases that judge block lock and hi_ber only; the rest are skipped.
+    top's receive cases judge its XGMII output (``rx_xgmii``: ``xgmii_rxd``, ``xgmii_rxc``)
+    through the model's MAC receiver; its transmit cases drive its XGMII input (``tx_xgmii``:
+    ``xgmii_txd``, ``xgmii_txc``) from the model's MAC.
 
     ``rx_status`` is not link status: verilog-ethernet's watchdog raises it after 16 clean
     125 us windows (2 ms) with a control header seen in each, so it is not mapped
@@ -146,7 +175,8 @@ def verilog_ethernet(dut, **overrides):
     status = {"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber"}
     prbs = {"cfg_tx_prbs31_enable": 0, "cfg_rx_prbs31_enable": 0}
     if _has(dut, "xgmii_rxd"):  # eth_phy_10g: no MAC
-        settings = dict(rx_axis=None, tx_axis=None, status=status, inputs=prbs)
+        settings = dict(rx_axis=None, rx_xgmii=("xgmii_rxd", "xgmii_rxc"), tx_axis=None,
+                        tx_xgmii=("xgmii_txd", "xgmii_txc"), status=status, inputs=prbs)
     else:
         settings = dict(
             status=status,
@@ -167,14 +197,17 @@ def _has(dut, name):
 
 def taxi(dut, **overrides):
     """taxi's ``taxi_eth_mac_phy_10g`` in its cocotb wrapper (``test_taxi_eth_mac_phy_10g.sv``,
-    MAC+PHY), or ``taxi_eth_phy_10g`` (PHY-only: XGMII out, told apart by its ``xgmii_rxd``),
-    64-bit serdes (no gearbox interface: ``TX_GBX_IF_EN`` 0) with bit slip and the serdes
-    valids held high. MAC+PHY: clocks and resets ``rx_``, ``tx_``, ``stat_``; the interfaces
+    MAC+PHY), or ``taxi_eth_phy_10g`` (PHY-only: XGMII out and in, told apart by its
+    ``xgmii_rxd``), 64-bit serdes (no gearbox interface: ``TX_GBX_IF_EN`` 0) with bit slip and
+    the serdes valids (and the PHY's ``xgmii_tx_valid``) held high: a top-level input's
+    default value does not reach Verilator's model, which holds it at 0. MAC+PHY: clocks and resets ``rx_``, ``tx_``, ``stat_``; the interfaces
     ``s_axis_tx`` and ``m_axis_rx`` (tuser bit 0 bad frame); the statistics pulses
     ``stat_rx_pkt_bad`` and ``stat_rx_err_bad_fcs``; ``cfg_tx_ifg`` 12, padding on to 60
     octets (``cfg_tx_min_pkt_len`` 59, as taxi's bench), ``cfg_tx_max_pkt_len`` 9217,
     ``cfg_rx_max_pkt_len`` 1517 (``max_frame_length`` - 1), USXGMII autonegotiation off
-    (``an_en`` 0). Both: status ``rx_block_lock`` and ``rx_high_ber``.
+    (``an_en`` 0). Both: status ``rx_block_lock`` and ``rx_high_ber``. The PHY-only top's
+    receive cases judge its XGMII output (``rx_xgmii``) through the model's MAC receiver, its
+    transmit cases drive its XGMII input (``tx_xgmii``) from the model's MAC.
 
     ``rx_status`` is not link status (taxi's watchdog, as verilog-ethernet's, raises it
     after 16 clean 125 us windows), so it is not mapped. No link fault outputs; counters
@@ -190,8 +223,10 @@ def taxi(dut, **overrides):
     common = {"serdes_rx_data_valid": 1, "serdes_rx_hdr_valid": 1,
               "cfg_tx_prbs31_enable": 0, "cfg_rx_prbs31_enable": 0}
     if _has(dut, "xgmii_rxd"):  # taxi_eth_phy_10g: no MAC
-        settings = dict(rx_axis=None, tx_axis=None, status=status,
-                        inputs={"xgmii_txd": 0x0707070707070707, "xgmii_txc": 0xFF, **common})
+        settings = dict(rx_axis=None, rx_xgmii=("xgmii_rxd", "xgmii_rxc"), tx_axis=None,
+                        tx_xgmii=("xgmii_txd", "xgmii_txc"), status=status,
+                        inputs={"xgmii_txd": 0x0707070707070707, "xgmii_txc": 0xFF,
+                                "xgmii_tx_valid": 1, **common})
     else:
         max_len = overrides.get("max_frame_length", 1518)
         settings = dict(

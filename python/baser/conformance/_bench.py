@@ -7,6 +7,7 @@ AXI-stream input and records its serdes output. Both record
 the DUT's frames with their bad flag, its pulses, status levels (as changes) and counters.
 """
 
+from .. import _baser
 from ._line import IDLE, Cursor, scramble
 
 from cocotb.triggers import RisingEdge
@@ -22,6 +23,7 @@ class Observed:
         self.status = {}  # role -> [(clock, value)] changes, first the value at the start
         self.counters = {}  # role -> (before, after)
         self.tx_blocks = []  # (header, payload) from the DUT's serdes output
+        self.xgmii = None  # a PHY-only top's XGMII output: the model's MAC receiver
         self.notes = []
 
 
@@ -73,8 +75,11 @@ class Bench:
         await RisingEdge(self.clock)
 
     def _sample(self, obs, axis_state):
-        """One clock's outputs: AXI-stream beats, pulses, status changes."""
+        """One clock's outputs: AXI-stream beats (or XGMII transfers), pulses, status
+        changes."""
         a = self.a
+        if a.rx_xgmii is not None:
+            self._sample_xgmii(obs)
         ax = a.rx_axis
         if ax is not None and ax["tvalid"] is not None and _int(ax["tvalid"]):
             data = _int(ax["tdata"])
@@ -92,6 +97,15 @@ class Bench:
             trace = obs.status.setdefault(role, [])
             if not trace or trace[-1][1] != value:
                 trace.append((obs.clocks, value))
+
+    def _sample_xgmii(self, obs):
+        """One XGMII transfer of a PHY-only top into the model's MAC receiver: each frame it
+        receives is one of the DUT's, bad unless ``ok``."""
+        if obs.xgmii is None:
+            obs.xgmii = _baser.RxModel(input="xgmii", max_frame_length=self.a.max_frame_length)
+        frames = obs.xgmii.push_xgmii(_int(self.a.rx_xgmii[0]), _int(self.a.rx_xgmii[1]))
+        for f in frames or ():
+            obs.dut_frames.append((bytes(f.data), f.class_ != "ok", obs.clocks))
 
     def _counters(self, obs, at_end):
         for role, sig in self.a.counters.items():
@@ -132,6 +146,8 @@ class Bench:
         beat), the DUT's serdes output recorded until, every beat taken, no data block has
         come out for ``settle`` clocks. The serdes input carries idles throughout."""
         a = self.a
+        if a.tx_xgmii is not None:
+            return await self._run_tx_xgmii(frames, settle, lead)
         ax = a.tx_axis
         obs = Observed()
         idles = _idle_line()
@@ -176,6 +192,46 @@ class Bench:
             self._sample(obs, axis_state)
         ax["tvalid"].value = 0
         return obs
+
+
+    async def _run_tx_xgmii(self, frames, settle, lead):
+        """A PHY-only top's transmit run: the frames as the model's MAC puts them on a 64-bit
+        XGMII (the adapter's IFG and deficit idle count, /S/ in lane 0 or 4) into the DUT's
+        XGMII input after ``lead`` idle clocks, its serdes output recorded until, every frame's
+        /T/ given, no data block has come out for ``settle`` clocks."""
+        a = self.a
+        obs = Observed()
+        idles = _idle_line()
+        mac = _baser.TxModel(ifg=a.tx_ifg, dic=a.tx_dic)
+        txd, txc = a.tx_xgmii
+        txd.value, txc.value = 0x0707070707070707, 0xFF
+        for _ in range(lead):
+            self._serdes_idle(idles)
+            await RisingEdge(self.clock)
+        for frame in frames:
+            mac.push(bytes(frame))
+        ended = 0
+        after = 0
+        while after < settle:
+            self._serdes_idle(idles)
+            data, ctrl, events = mac.xgmii()
+            ended += sum(1 for kind, _, _ in events or () if kind == 2)
+            txd.value, txc.value = data, ctrl
+            await RisingEdge(self.clock)
+            obs.clocks += 1
+            obs.tx_blocks.append((_int(a.serdes_tx[1]), _int(a.serdes_tx[0])))
+            quiet = ended >= len(frames) and obs.tx_blocks[-1][0] != 2
+            after = after + 1 if quiet else 0
+            self._sample(obs, [])
+        txd.value, txc.value = 0x0707070707070707, 0xFF
+        return obs
+
+    def _serdes_idle(self, idles):
+        """An idle block into the DUT's serdes input (its receiver stays locked)."""
+        if self.a.serdes_rx is not None:
+            header, payload = next(idles)
+            self.a.serdes_rx[0].value = payload
+            self.a.serdes_rx[1].value = header
 
 
 def _idle_line():
