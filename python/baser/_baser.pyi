@@ -110,6 +110,15 @@ def conformance_coverage(
 ) -> str:
     """The engine's functional coverage (``baser coverage``'s bins) of what the cases drove,
     merged, as JSON: ``runs``, ``groups`` (``name``, ``what``, ``bins``: ``name``, ``hits``)."""
+def conformance_xgmii(
+    name: str, *, max_frame_length: int = 1518, ber_window_blocks: Optional[int] = None,
+    rate: str = "10g"
+) -> List[Tuple[int, int]]:
+    """A receive case's line as the model's PCS receiver hands it to its RS: one ``(data,
+    ctrl)`` XGMII transfer a block (Local Fault before block lock), for a MAC-only DUT."""
+def conformance_line_of_xgmii(words: Sequence[Tuple[int, int]]) -> List[Tuple[int, int]]:
+    """The line the model's PCS transmitter makes of XGMII transfers ``(data, ctrl)``, as
+    ``(header, payload)`` blocks."""
 def conformance_skip(
     name: str, *, max_frame_length: int = 1518, ber_window_blocks: Optional[int] = None,
     rate: str = "10g"

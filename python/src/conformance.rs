@@ -7,6 +7,7 @@ use crate::{guard, pair, value_err, Pair};
 use baser_engine::conformance::judge::{self, DutFrame, DutSaid, DutShape};
 use baser_engine::conformance::{self, Kind, Params, Stimulus};
 use baser_engine::fec::Rate;
+use pcs_core::XgmiiWord;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::BTreeMap;
@@ -202,6 +203,40 @@ pub fn conformance_tx_verdict(
 ) -> PyResult<Vec<String>> {
     let line = crate::blocks(&line)?;
     guard(|| judge::tx(&frames, &aborts, &line, &judge::TxShape { ifg, dic }).map_err(value_err))
+}
+
+/// A receive case's line as the model's PCS receiver hands it to its RS, one `(data, ctrl)`
+/// XGMII transfer a block (Local Fault before block lock): what a MAC-only DUT is given.
+#[pyfunction]
+#[pyo3(signature = (name, *, max_frame_length=1518, ber_window_blocks=None, rate="10g"))]
+pub fn conformance_xgmii(
+    name: &str,
+    max_frame_length: usize,
+    ber_window_blocks: Option<usize>,
+    rate: &str,
+) -> PyResult<Vec<(u64, u8)>> {
+    let case = conformance::find(name).map_err(value_err)?;
+    let params = params(max_frame_length, ber_window_blocks, rate)?;
+    guard(|| {
+        let words = conformance::xgmii::rx_xgmii(case, &params).map_err(value_err)?;
+        Ok(words.iter().map(|w| (w.data, w.ctrl)).collect())
+    })
+}
+
+/// The line the model's PCS transmitter (encoder and scrambler) makes of a MAC-only DUT's
+/// XGMII output `(data, ctrl)`, as `(header, payload)` blocks, for the transmit verdict.
+#[pyfunction]
+pub fn conformance_line_of_xgmii(words: Vec<(u64, u8)>) -> PyResult<Vec<Pair>> {
+    guard(|| {
+        let words: Vec<XgmiiWord> = words
+            .iter()
+            .map(|&(data, ctrl)| XgmiiWord { data, ctrl })
+            .collect();
+        Ok(conformance::xgmii::line_of_xgmii(&words)
+            .into_iter()
+            .map(pair)
+            .collect())
+    })
 }
 
 /// The engine's functional coverage (`baser coverage`'s bins) of what the cases `names` drove

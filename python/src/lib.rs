@@ -685,6 +685,8 @@ fn _baser(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conformance::conformance_skip, m)?)?;
     m.add_function(wrap_pyfunction!(conformance::conformance_ber_window, m)?)?;
     m.add_function(wrap_pyfunction!(conformance::conformance_coverage, m)?)?;
+    m.add_function(wrap_pyfunction!(conformance::conformance_xgmii, m)?)?;
+    m.add_function(wrap_pyfunction!(conformance::conformance_line_of_xgmii, m)?)?;
     m.add_class::<conformance::LineCursor>()?;
     m.add_class::<tx::TxModel>()?;
     m.add_class::<rx::RxModel>()?;

@@ -80,6 +80,27 @@ def test_a_phy_only_adapter_reads_and_drives_its_xgmii_for_frames():
     # Without the XGMII a PHY-only top runs only the status cases, as before.
     none = Adapter(_fake_dut(), **{**phy, "rx_xgmii": None, "tx_xgmii": None})
     assert none.has(["rx_axis"]) == "rx_axis" and none.has(["tx_axis"]) == "tx_axis"
+    assert (a.top, none.top) == ("phy", "mac+phy")
+
+
+def test_a_mac_only_adapter_takes_the_line_as_xgmii():
+    from baser.conformance import Adapter
+
+    mac = Adapter(_fake_dut(axis=True), serdes_rx=None, bitslip=None, serdes_tx=None,
+                  tx_axis=None, rx_xgmii=("xgmii_rxd", "xgmii_rxc"),
+                  tx_xgmii=("xgmii_txd", "xgmii_txc"))
+    # Its XGMII stands for the serdes: the frame cases run, the PCS status ones do not.
+    assert mac.top == "mac" and mac.rx_fcs_stripped is True
+    ran = [c.name for c in cases_at("10g") if mac.has(c.needs) is None]
+    assert "rx-frames" in ran and "rx-ifg" in ran
+    assert "rx-lock-loss" not in ran and "rx-hi-ber-16" not in ran
+    # The model's PCS receiver decodes a case's line into one transfer a block ...
+    words = _baser.conformance_xgmii("rx-frames")
+    assert len(words) > 4000 and all(0 <= c <= 0xFF for _, c in words)
+    assert (0x0707070707070707, 0xFF) in words and any(c == 0 for _, c in words)
+    # ... and its transmitter puts transfers on a line the receive model reads back.
+    line = _baser.conformance_line_of_xgmii(words)
+    assert len(line) == len(words) and {h for h, _ in line} <= {1, 2}
 
 
 # --------------------------------------------------------------------------- the rate
@@ -126,9 +147,16 @@ def test_bad_settings_and_other_rates_cases_are_named():
 
 def test_shipped_waivers_name_catalogue_cases():
     names = {c.name for c in CASES}
-    for rtl in ("verilog-ethernet", "taxi", "verilog-ethernet-phy", "taxi-phy"):
-        w = load_waivers(waivers(rtl))
-        assert w and set(w) <= names and all(len(r) > 40 for r in w.values())
+    for rtl in ("verilog-ethernet", "taxi"):
+        for top in ("mac+phy", "phy", "mac"):
+            w = load_waivers(waivers(rtl, top))
+            assert w and set(w) <= names and all(len(r) > 40 for r in w.values())
+        # a PHY's frames meet the model's MAC: none of the MAC's waivers is its; a MAC-only
+        # top has no PCS: none of the PCS's is its
+        assert set(load_waivers(waivers(rtl, "phy"))) == {"rx-lock-loss", "rx-bit-slip"}
+        assert not {"rx-lock-loss", "rx-bit-slip"} & set(load_waivers(waivers(rtl, "mac")))
+    with pytest.raises(ValueError, match="top `mac-only`"):
+        waivers("taxi", "mac-only")
 
 
 # --------------------------------------------------------------------------- the stimulus

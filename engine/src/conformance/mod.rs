@@ -15,6 +15,7 @@ pub mod judge;
 pub mod line;
 pub mod random;
 pub mod replay;
+pub mod xgmii;
 
 use crate::coverage::{Collector, Coverage};
 use crate::fec::Rate;
@@ -579,13 +580,24 @@ pub struct Expected {
 /// # Errors
 /// The DUT's BER timer cannot be the model's ([`Params::ber_timer`]).
 pub fn model_receiver(params: &Params) -> Result<SimRx, String> {
-    let opt = Options {
+    Ok(SimRx::new(
+        &model_options(params)?.rx(),
+        SimInput::Units,
+        RxView::Receiver,
+    ))
+}
+
+/// The model's settings for a DUT of `params`: its largest frame, BER timer and rate.
+///
+/// # Errors
+/// A BER window the timer cannot take.
+pub fn model_options(params: &Params) -> Result<Options, String> {
+    Ok(Options {
         max_frame_length: Some(params.max_frame_length.min(usize::from(u16::MAX)) as u16),
         ber_timer: params.ber_timer()?,
         rate: params.rate,
         ..Options::default()
-    };
-    Ok(SimRx::new(&opt.rx(), SimInput::Units, RxView::Receiver))
+    })
 }
 
 /// The status levels of the model's receiver now, by role.
@@ -690,12 +702,7 @@ pub fn coverage(cases: &[&Case], params: &Params) -> Result<Coverage, String> {
 }
 
 fn case_coverage(case: &Case, params: &Params) -> Result<Coverage, String> {
-    let opt = Options {
-        max_frame_length: Some(params.max_frame_length.min(usize::from(u16::MAX)) as u16),
-        ber_timer: params.ber_timer()?,
-        rate: params.rate,
-        ..Options::default()
-    };
+    let opt = model_options(params)?;
     let line = match stimulus(case, params)? {
         Stimulus::Rx(line) => line.units(),
         Stimulus::Tx(frames, _) => {

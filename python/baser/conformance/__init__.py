@@ -25,12 +25,17 @@ __all__ = ["Adapter", "CASES", "Case", "Result", "cases_at", "example_dut", "loa
 WAIVERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "waivers")
 
 
-def waivers(name):
+def waivers(name, top="mac+phy"):
     """The path of the waiver file shipped for a ready adapter's RTL: ``"verilog-ethernet"``
-    or ``"taxi"`` (their MAC+PHY tops), ``"verilog-ethernet-phy"`` or ``"taxi-phy"`` (their
-    PHY-only tops, whose XGMII frames meet the model's MAC) (each waiver names the case and
-    the RTL's documented deviation from IEEE 802.3 that makes it fail): ``run(dut,
-    verilog_ethernet(dut), waivers=waivers("verilog-ethernet"))``."""
+    or ``"taxi"`` (each waiver names the case and the RTL's documented deviation from IEEE
+    802.3 that makes it fail); ``top`` the adapter's (``adapter.top``): a PHY-only top has its
+    own file (``"verilog-ethernet-phy"``, ``"taxi-phy"``: its XGMII frames meet the model's
+    MAC, so the MAC's deviations are not its), and so has a MAC-only top (``"...-mac"``: its
+    own receive path, no PCS): ``run(dut, a, waivers=waivers("taxi", a.top))``."""
+    if top not in ("mac+phy", "phy", "mac"):
+        raise ValueError(f"waivers: top `{top}`: expected mac+phy, phy or mac")
+    if top != "mac+phy" and not name.endswith(("-phy", "-mac")):
+        name = f"{name}-{top}"
     path = os.path.join(WAIVERS, f"{name}.txt")
     if not os.path.exists(path):
         known = sorted(f[:-4] for f in os.listdir(WAIVERS) if f.endswith(".txt"))
@@ -90,13 +95,20 @@ def load_waivers(path):
 async def _run_case(bench, adapter, case):
     from . import _bench  # noqa: F401  (cocotb needed from here on)
 
-    if case.kind == "rx":
+    if case.kind == "rx" and adapter.mac_only:
+        # a MAC-only top: the line as the model's PCS receiver hands it to its RS
+        words = _baser.conformance_xgmii(case.name, max_frame_length=adapter.max_frame_length,
+                                         ber_window_blocks=adapter.ber_window_blocks,
+                                         rate=adapter.rate)
+        obs = await bench.run_rx_xgmii(words)
+    elif case.kind == "rx":
         lb = case.build(adapter)
         obs = await bench.run_rx(lb.blocks, lb.slips)
+    if case.kind == "rx":
         said = (obs.dut_frames, obs.pulses, obs.status, obs.counters)
         div = _baser.conformance_verdict(
             case.name, said, max_frame_length=adapter.max_frame_length,
-            ber_window_blocks=adapter.ber_window_blocks, has_frames=adapter.rx_axis is not None or adapter.rx_xgmii is not None,
+            ber_window_blocks=adapter.ber_window_blocks, has_frames=adapter.has(["rx_axis"]) is None,
             fcs_stripped=adapter.rx_fcs_stripped, pulse_roles=list(adapter.pulses),
             rate=adapter.rate)
         return div, obs.clocks
@@ -136,7 +148,7 @@ async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, l
         lacking = adapter.has(case.needs)
         why = f"the adapter has no {lacking}" if lacking else skips[case.name]
         if not why and case.kind == "tx" and adapter.tx_xgmii is not None \
-                and case.build(adapter)[1]:
+                and not adapter.mac_only and case.build(adapter)[1]:
             why = "it aborts a frame (the MAC's tuser): an XGMII input has no abort"
         if why:
             results.append(Result(case, "skipped", [], 0.0, reason=why))

@@ -25,7 +25,10 @@ class Adapter:
     so a PHY passes when its XGMII carries what the standard's decoding gives. tx_xgmii
     (data, ctrl): in place of tx_axis, a PHY-only top's 64-bit XGMII transmit input, driven
     by the model's MAC (``tx_ifg``, ``tx_dic``, /S/ in lane 0 or 4); a case that aborts a
-    frame (the MAC's tuser) is skipped. status: role -> level signal (``STATUS``). pulses: role -> a signal
+    frame (the MAC's tuser) is skipped. A MAC-only top (no serdes: ``serdes_rx=None``,
+    ``serdes_tx=None``) has its XGMII on the other side: rx_xgmii is its input, given each
+    case's line as the model's PCS receiver decodes it, and tx_xgmii its output, put on a
+    line by the model's PCS transmitter and judged as a MAC+PHY's line. status: role -> level signal (``STATUS``). pulses: role -> a signal
     high one clock per frame (``PULSES``). counters: role -> a counter's value (``COUNTERS``).
     inputs: signal -> value driven for the whole run (configuration pins).
     rate: the DUT's line rate, "10g" (10GBASE-R) or "25g" (25GBASE-R: the model's receiver
@@ -77,10 +80,12 @@ class Adapter:
         self.tx_axis = self.axis(tx_axis, ("tdata", "tkeep", "tvalid", "tready", "tlast", "tuser"))
         self.rx_bad_bit = rx_bad_bit
         self.tx_abort_bit = tx_abort_bit
-        self.rx_xgmii = self.xgmii("rx", rx_xgmii, self.rx_axis)
-        self.tx_xgmii = self.xgmii("tx", tx_xgmii, self.tx_axis)
-        # XGMII carries the FCS.
-        self.rx_fcs_stripped = rx_fcs_stripped and self.rx_xgmii is None
+        # a PHY-only top's XGMII stands for its AXI-stream, a MAC-only top's for its serdes
+        self.mac_only = self.serdes_rx is None and self.serdes_tx is None
+        self.rx_xgmii = self.xgmii("rx", rx_xgmii, None if self.mac_only else self.rx_axis)
+        self.tx_xgmii = self.xgmii("tx", tx_xgmii, None if self.mac_only else self.tx_axis)
+        # A PHY's XGMII output carries the FCS.
+        self.rx_fcs_stripped = rx_fcs_stripped and (self.rx_xgmii is None or self.mac_only)
         self.status = self.roles(status or {}, STATUS)
         self.pulses = self.roles(pulses or {}, PULSES)
         self.counters = self.roles(counters or {}, COUNTERS)
@@ -94,6 +99,14 @@ class Adapter:
         self.tx_ifg = tx_ifg
         self.tx_dic = tx_dic
         self.max_frame_length = max_frame_length
+
+    @property
+    def top(self):
+        """Which top this is: ``"mac+phy"`` (serdes and AXI-stream), ``"phy"`` (serdes and
+        XGMII) or ``"mac"`` (XGMII and AXI-stream); :func:`waivers` takes it."""
+        if self.mac_only:
+            return "mac"
+        return "phy" if self.rx_xgmii is not None or self.tx_xgmii is not None else "mac+phy"
 
     def xgmii(self, side, names, axis):
         """A 64-bit XGMII (data, ctrl) in place of the ``side`` AXI-stream, or None."""
@@ -142,8 +155,12 @@ class Adapter:
         for role in need:
             group, _, name = role.partition(".")
             have = getattr(self, group, None)
-            if group in ("rx_axis", "tx_axis"):  # the frames: AXI-stream or XGMII
-                have = have or getattr(self, group[:2] + "_xgmii")
+            side = group[-2:] if group.startswith("serdes_") else group[:2]
+            xgmii = getattr(self, side + "_xgmii", None)
+            if group in ("rx_axis", "tx_axis") and not self.mac_only:  # PHY: frames on XGMII
+                have = have or xgmii
+            if group in ("serdes_rx", "serdes_tx") and self.mac_only:  # MAC: the line as XGMII
+                have = have or xgmii
             if name:
                 have = have and have.get(name) is not None
             if not have:
@@ -152,14 +169,17 @@ class Adapter:
 
 
 def verilog_ethernet(dut, **overrides):
-    """verilog-ethernet's ``eth_mac_phy_10g`` (MAC+PHY) or ``eth_phy_10g`` (PHY-only: XGMII
-    out, told apart by its ``xgmii_rxd``), 64-bit serdes with bit slip. MAC+PHY: AXI-stream
+    """verilog-ethernet's ``eth_mac_phy_10g`` (MAC+PHY), ``eth_phy_10g`` (PHY-only: XGMII and
+    serdes) or ``eth_mac_10g`` (MAC-only: XGMII and AXI-stream, no serdes), told apart by
+    their ``xgmii_rxd`` and ``serdes_rx_data``; 64-bit serdes with bit slip. MAC+PHY: AXI-stream
     ``tx_axis``/``rx_axis`` (tuser bit 0 bad frame), the pulses ``rx_error_bad_frame`` and
     ``rx_error_bad_fcs``, ``cfg_ifg`` 12, ``cfg_tx_enable`` and ``cfg_rx_enable`` 1. Both:
     status ``rx_block_lock`` and ``rx_high_ber``, ``cfg_*_prbs31_enable`` 0. The PHY-only
     top's receive cases judge its XGMII output (``rx_xgmii``: ``xgmii_rxd``, ``xgmii_rxc``)
     through the model's MAC receiver; its transmit cases drive its XGMII input (``tx_xgmii``:
-    ``xgmii_txd``, ``xgmii_txc``) from the model's MAC.
+    ``xgmii_txd``, ``xgmii_txc``) from the model's MAC. The MAC-only top: the MAC+PHY's
+    AXI-stream, pulses and ``cfg_*``, its XGMII input given each case's line as the model's
+    PCS receiver decodes it, its XGMII output put on a line by the model's PCS transmitter.
 
     ``rx_status`` is not link status: verilog-ethernet's watchdog raises it after 16 clean
     125 us windows (2 ms) with a control header seen in each, so it is not mapped
@@ -170,19 +190,19 @@ def verilog_ethernet(dut, **overrides):
     (rx-length-limits: no length check; rx-bad-preamble: no preamble check;
     rx-ordered-set-66: the /S/ of a 0x66 block lost; rx-lock-loss, rx-bit-slip: the BER
     monitor not reset without lock, decoding without lock), 4 skipped (no link fault
-    outputs), 228 s; eth_phy_10g 2 pass, 2 waived, 18 skipped, 77 s (docs/conformance.md,
-    "Checked on")."""
+    outputs), 228 s; eth_phy_10g (``waivers("verilog-ethernet-phy")``) 15 pass, 2 waived, 5
+    skipped, 119 s (docs/conformance.md, "Checked on")."""
     status = {"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber"}
     prbs = {"cfg_tx_prbs31_enable": 0, "cfg_rx_prbs31_enable": 0}
-    if _has(dut, "xgmii_rxd"):  # eth_phy_10g: no MAC
-        settings = dict(rx_axis=None, rx_xgmii=("xgmii_rxd", "xgmii_rxc"), tx_axis=None,
-                        tx_xgmii=("xgmii_txd", "xgmii_txc"), status=status, inputs=prbs)
+    xgmii = dict(rx_xgmii=("xgmii_rxd", "xgmii_rxc"), tx_xgmii=("xgmii_txd", "xgmii_txc"))
+    mac = dict(pulses={"bad_frame": "rx_error_bad_frame", "bad_fcs": "rx_error_bad_fcs"},
+               inputs={"cfg_ifg": 12, "cfg_tx_enable": 1, "cfg_rx_enable": 1})
+    if _has(dut, "xgmii_rxd") and not _has(dut, "serdes_rx_data"):  # eth_mac_10g: no PHY
+        settings = dict(serdes_rx=None, bitslip=None, serdes_tx=None, **xgmii, **mac)
+    elif _has(dut, "xgmii_rxd"):  # eth_phy_10g: no MAC
+        settings = dict(rx_axis=None, tx_axis=None, status=status, inputs=prbs, **xgmii)
     else:
-        settings = dict(
-            status=status,
-            pulses={"bad_frame": "rx_error_bad_frame", "bad_fcs": "rx_error_bad_fcs"},
-            inputs={"cfg_ifg": 12, "cfg_tx_enable": 1, "cfg_rx_enable": 1, **prbs},
-        )
+        settings = dict(status=status, pulses=mac["pulses"], inputs={**mac["inputs"], **prbs})
     settings.update(overrides)
     return Adapter(dut, **settings)
 
@@ -197,8 +217,9 @@ def _has(dut, name):
 
 def taxi(dut, **overrides):
     """taxi's ``taxi_eth_mac_phy_10g`` in its cocotb wrapper (``test_taxi_eth_mac_phy_10g.sv``,
-    MAC+PHY), or ``taxi_eth_phy_10g`` (PHY-only: XGMII out and in, told apart by its
-    ``xgmii_rxd``), 64-bit serdes (no gearbox interface: ``TX_GBX_IF_EN`` 0) with bit slip and
+    MAC+PHY), ``taxi_eth_phy_10g`` (PHY-only: XGMII out and in, told apart by its
+    ``xgmii_rxd``) or ``taxi_eth_mac_10g`` in its wrapper (``test_taxi_eth_mac_10g.sv``,
+    MAC-only: XGMII and AXI-stream, no ``serdes_rx_data``; ``xgmii_rx_valid`` held high), 64-bit serdes (no gearbox interface: ``TX_GBX_IF_EN`` 0) with bit slip and
     the serdes valids (and the PHY's ``xgmii_tx_valid``) held high: a top-level input's
     default value does not reach Verilator's model, which holds it at 0. MAC+PHY: clocks and resets ``rx_``, ``tx_``, ``stat_``; the interfaces
     ``s_axis_tx`` and ``m_axis_rx`` (tuser bit 0 bad frame); the statistics pulses
@@ -217,29 +238,32 @@ def taxi(dut, **overrides):
     ``waivers("taxi")``: taxi_eth_mac_phy_10g 14 cases pass, 4 waived (rx-length-limits:
     a fragment pulses stat_rx_err_bad_fcs; rx-bad-preamble: only a statistics pulse, tuser
     low; rx-lock-loss, rx-bit-slip: the BER monitor not reset without lock, decoding without
-    lock), 4 skipped (no link fault outputs), 10 s; taxi_eth_phy_10g 2 pass, 2 waived, 18
-    skipped, 8 s (docs/conformance.md, "Checked on")."""
+    lock), 4 skipped (no link fault outputs), 10 s; taxi_eth_phy_10g (``waivers("taxi-phy")``)
+    15 pass, 2 waived, 5 skipped, 5 s (docs/conformance.md, "Checked on")."""
     status = {"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber"}
     common = {"serdes_rx_data_valid": 1, "serdes_rx_hdr_valid": 1,
               "cfg_tx_prbs31_enable": 0, "cfg_rx_prbs31_enable": 0}
-    if _has(dut, "xgmii_rxd"):  # taxi_eth_phy_10g: no MAC
-        settings = dict(rx_axis=None, rx_xgmii=("xgmii_rxd", "xgmii_rxc"), tx_axis=None,
-                        tx_xgmii=("xgmii_txd", "xgmii_txc"), status=status,
+    xgmii = dict(rx_xgmii=("xgmii_rxd", "xgmii_rxc"), tx_xgmii=("xgmii_txd", "xgmii_txc"))
+    max_len = overrides.get("max_frame_length", 1518)
+    mac = dict(
+        clocks=("rx_clk", "tx_clk", "stat_clk"),
+        resets=("rx_rst", "tx_rst", "stat_rst"),
+        rx_axis="m_axis_rx.",
+        tx_axis="s_axis_tx.",
+        pulses={"bad_frame": "stat_rx_pkt_bad", "bad_fcs": "stat_rx_err_bad_fcs"},
+    )
+    cfg = {"cfg_tx_enable": 1, "cfg_rx_enable": 1, "cfg_tx_ifg": 12, "cfg_tx_pad_en": 1,
+           "cfg_tx_min_pkt_len": 59, "cfg_tx_max_pkt_len": 9217, "cfg_rx_max_pkt_len": max_len - 1}
+    if _has(dut, "xgmii_rxd") and not _has(dut, "serdes_rx_data"):  # taxi_eth_mac_10g
+        settings = dict(serdes_rx=None, bitslip=None, serdes_tx=None, **xgmii, **mac,
+                        inputs={"xgmii_rx_valid": 1, "tx_gbx_req_sync": 0,
+                                "tx_gbx_req_stall": 0, **cfg})
+    elif _has(dut, "xgmii_rxd"):  # taxi_eth_phy_10g: no MAC
+        settings = dict(rx_axis=None, tx_axis=None, status=status, **xgmii,
                         inputs={"xgmii_txd": 0x0707070707070707, "xgmii_txc": 0xFF,
                                 "xgmii_tx_valid": 1, **common})
     else:
-        max_len = overrides.get("max_frame_length", 1518)
-        settings = dict(
-            clocks=("rx_clk", "tx_clk", "stat_clk"),
-            resets=("rx_rst", "tx_rst", "stat_rst"),
-            rx_axis="m_axis_rx.",
-            tx_axis="s_axis_tx.",
-            status=status,
-            pulses={"bad_frame": "stat_rx_pkt_bad", "bad_fcs": "stat_rx_err_bad_fcs"},
-            inputs={"cfg_tx_enable": 1, "cfg_rx_enable": 1, "cfg_tx_ifg": 12,
-                    "cfg_tx_pad_en": 1, "cfg_tx_min_pkt_len": 59, "cfg_tx_max_pkt_len": 9217,
-                    "cfg_rx_max_pkt_len": max_len - 1, "an_en": 0, **common},
-        )
+        settings = dict(status=status, **mac, inputs={**cfg, "an_en": 0, **common})
     settings.update(overrides)
     return Adapter(dut, **settings)
 

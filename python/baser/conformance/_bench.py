@@ -10,6 +10,8 @@ the DUT's frames with their bad flag, its pulses, status levels (as changes) and
 from .. import _baser
 from ._line import IDLE, Cursor, scramble
 
+XGMII_IDLE = (0x0707070707070707, 0xFF)
+
 from cocotb.triggers import RisingEdge
 
 
@@ -65,6 +67,8 @@ class Bench:
         if a.serdes_rx is not None:
             a.serdes_rx[0].value = idle[1]
             a.serdes_rx[1].value = idle[0]
+        if a.mac_only and a.rx_xgmii is not None:
+            a.rx_xgmii[0].value, a.rx_xgmii[1].value = XGMII_IDLE
         level = 0 if a.reset_active_low else 1
         for r in a.resets:
             r.value = level
@@ -78,7 +82,7 @@ class Bench:
         """One clock's outputs: AXI-stream beats (or XGMII transfers), pulses, status
         changes."""
         a = self.a
-        if a.rx_xgmii is not None:
+        if a.rx_xgmii is not None and not a.mac_only:
             self._sample_xgmii(obs)
         ax = a.rx_axis
         if ax is not None and ax["tvalid"] is not None and _int(ax["tvalid"]):
@@ -128,6 +132,23 @@ class Bench:
         self._counters(obs, True)
         return obs
 
+    async def run_rx_xgmii(self, words):
+        """A MAC-only top's receive run: the case's line as the model's PCS receiver decodes
+        it (``words``: one ``(data, ctrl)`` a clock) into the DUT's XGMII input, and what the
+        DUT said, judged as :meth:`run_rx`'s."""
+        obs = Observed()
+        axis_state = []
+        rxd, rxc = self.a.rx_xgmii
+        self._counters(obs, False)
+        for data, ctrl in words:
+            rxd.value, rxc.value = data, ctrl
+            await RisingEdge(self.clock)
+            obs.clocks += 1
+            self._sample(obs, axis_state)
+        rxd.value, rxc.value = XGMII_IDLE
+        self._counters(obs, True)
+        return obs
+
     async def _clock_line(self, obs, dut_line, slip):
         """One clock of the DUT's serdes input (the slip it asked for the clock before taken);
         returns the slip it asks for now."""
@@ -146,16 +167,13 @@ class Bench:
         beat), the DUT's serdes output recorded until, every beat taken, no data block has
         come out for ``settle`` clocks. The serdes input carries idles throughout."""
         a = self.a
-        if a.tx_xgmii is not None:
+        if a.tx_xgmii is not None and not a.mac_only:  # a PHY-only top: XGMII in
             return await self._run_tx_xgmii(frames, settle, lead)
         ax = a.tx_axis
         obs = Observed()
         idles = _idle_line()
         for _ in range(lead):
-            if a.serdes_rx is not None:
-                header, payload = next(idles)
-                a.serdes_rx[0].value = payload
-                a.serdes_rx[1].value = header
+            self._serdes_idle(idles)
             await RisingEdge(self.clock)
         beats = []
         for i, frame in enumerate(frames):
@@ -167,11 +185,9 @@ class Bench:
         axis_state = []
         k = 0
         after = 0
+        words = []  # a MAC-only top's XGMII output
         while after < settle:
-            if a.serdes_rx is not None:
-                header, payload = next(idles)
-                a.serdes_rx[0].value = payload
-                a.serdes_rx[1].value = header
+            self._serdes_idle(idles)
             if k < len(beats):
                 data, keep, last, user = beats[k]
                 ax["tdata"].value = data
@@ -186,11 +202,18 @@ class Bench:
             obs.clocks += 1
             if k < len(beats) and (ax["tready"] is None or _int(ax["tready"])):
                 k += 1
-            obs.tx_blocks.append((_int(a.serdes_tx[1]), _int(a.serdes_tx[0])))
+            if a.mac_only:
+                words.append((_int(a.tx_xgmii[0]), _int(a.tx_xgmii[1])))
+                busy = words[-1][1] != 0xFF
+            else:
+                obs.tx_blocks.append((_int(a.serdes_tx[1]), _int(a.serdes_tx[0])))
+                busy = obs.tx_blocks[-1][0] == 2
             # done once every beat is taken and no data block has left for `settle` clocks
-            after = 0 if k < len(beats) or obs.tx_blocks[-1][0] == 2 else after + 1
+            after = 0 if k < len(beats) or busy else after + 1
             self._sample(obs, axis_state)
         ax["tvalid"].value = 0
+        if a.mac_only:  # its XGMII on a line, as the model's PCS transmitter sends it
+            obs.tx_blocks = _baser.conformance_line_of_xgmii(words)
         return obs
 
 
@@ -204,7 +227,7 @@ class Bench:
         idles = _idle_line()
         mac = _baser.TxModel(ifg=a.tx_ifg, dic=a.tx_dic)
         txd, txc = a.tx_xgmii
-        txd.value, txc.value = 0x0707070707070707, 0xFF
+        txd.value, txc.value = XGMII_IDLE
         for _ in range(lead):
             self._serdes_idle(idles)
             await RisingEdge(self.clock)
@@ -223,15 +246,19 @@ class Bench:
             quiet = ended >= len(frames) and obs.tx_blocks[-1][0] != 2
             after = after + 1 if quiet else 0
             self._sample(obs, [])
-        txd.value, txc.value = 0x0707070707070707, 0xFF
+        txd.value, txc.value = XGMII_IDLE
         return obs
 
     def _serdes_idle(self, idles):
-        """An idle block into the DUT's serdes input (its receiver stays locked)."""
-        if self.a.serdes_rx is not None:
+        """An idle block into the DUT's serdes input (its receiver stays locked), or idle
+        into a MAC-only top's XGMII input."""
+        a = self.a
+        if a.serdes_rx is not None:
             header, payload = next(idles)
-            self.a.serdes_rx[0].value = payload
-            self.a.serdes_rx[1].value = header
+            a.serdes_rx[0].value = payload
+            a.serdes_rx[1].value = header
+        elif a.mac_only and a.rx_xgmii is not None:
+            a.rx_xgmii[0].value, a.rx_xgmii[1].value = XGMII_IDLE
 
 
 def _idle_line():
