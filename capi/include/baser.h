@@ -713,9 +713,11 @@ int32_t baser_case_tx_beat(struct baser_case_tx *c,
                            uint8_t *last,
                            uint8_t *user);
 
-// The next clock of an idle line (scrambled `/I/` blocks) for the DUT's receiver during a
-// transmit case (so that its RS sends frames, not Remote Fault): 2 bits in `header`, 64 in
-// `data`, as [`baser_case_next`] gives them. Returns 0, or an error code.
+// The next clock of the DUT's receive line during a transmit case: an idle line (scrambled
+// `/I/` blocks, so that its RS sends frames, not Remote Fault), or the case's own line
+// where it has one (`tx-link-fault`: Local then Remote Fault between idles), then idles: 2
+// bits in `header`, 64 in `data`, as [`baser_case_next`] gives them. Call it once a clock.
+// Returns 0, or an error code.
 //
 // # Safety
 // `c` is a live handle; `header` and `data` are writable.

@@ -379,7 +379,10 @@ pub unsafe extern "C" fn baser_case_tx_open(
             let c = baser_case_tx {
                 name: case.entry.name.clone(),
                 clause: case.entry.clause.clone(),
-                replay: TxReplay::new(case.frames, case.entry.aborts, shape),
+                replay: match case.receive {
+                    Some(r) => TxReplay::new(case.frames, case.entry.aborts, shape).with_receive(r),
+                    None => TxReplay::new(case.frames, case.entry.aborts, shape),
+                },
                 divergences: None,
                 text: CString::default(),
             };
@@ -460,9 +463,11 @@ pub unsafe extern "C" fn baser_case_tx_beat(
     })
 }
 
-/// The next clock of an idle line (scrambled `/I/` blocks) for the DUT's receiver during a
-/// transmit case (so that its RS sends frames, not Remote Fault): 2 bits in `header`, 64 in
-/// `data`, as [`baser_case_next`] gives them. Returns 0, or an error code.
+/// The next clock of the DUT's receive line during a transmit case: an idle line (scrambled
+/// `/I/` blocks, so that its RS sends frames, not Remote Fault), or the case's own line
+/// where it has one (`tx-link-fault`: Local then Remote Fault between idles), then idles: 2
+/// bits in `header`, 64 in `data`, as [`baser_case_next`] gives them. Call it once a clock.
+/// Returns 0, or an error code.
 ///
 /// # Safety
 /// `c` is a live handle; `header` and `data` are writable.

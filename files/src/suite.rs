@@ -10,6 +10,8 @@
 //!                              they changed, counters, the levels the standard demands
 //! DIR/<case>.pcap              a transmit case's frames (without FCS; `aborts`: those sent
 //!                              with the abort bit), judged by `baser check --blocks`
+//! DIR/<case>.receive.bits      a transmit case's line for the DUT's receiver (`tx-link-fault`),
+//!                              as `.bits`, from the run's first clock (idles after it)
 //! ```
 
 use crate::bits::BitsWriter;
@@ -62,6 +64,12 @@ pub struct SuiteCase {
     /// A transmit case's frames sent with the abort bit (0-based).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub aborts: Vec<usize>,
+    /// A transmit case's line for the DUT's receiver (`.receive.bits`; none: idles).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub receive: Option<String>,
+    /// Its serdes clocks.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub receive_units: Option<usize>,
 }
 
 fn out_err(path: &Path) -> impl Fn(std::io::Error) -> InputError + '_ {
@@ -135,18 +143,15 @@ fn write_case(dir: &Path, case: &Case, params: &Params) -> Result<SuiteCase, Inp
         units: None,
         expected: None,
         aborts: Vec::new(),
+        receive: None,
+        receive_units: None,
     };
     match stimulus {
         Stimulus::Rx(_) => {
             let (units, exp) =
                 conformance::rx_expected(case, params).map_err(|e| InputError::file(dir, e))?;
             entry.stream = format!("{}.bits", case.name);
-            let path = dir.join(&entry.stream);
-            let mut w = BitsWriter::new(create(&path)?);
-            for &u in &units {
-                w.write(u).map_err(out_err(&path))?;
-            }
-            w.finish(None).map_err(out_err(&path))?;
+            write_units(&dir.join(&entry.stream), &units)?;
             entry.units = Some(units.len());
             let name = format!("{}.expected.json", case.name);
             write_json(&dir.join(&name), &exp)?;
@@ -164,9 +169,42 @@ fn write_case(dir: &Path, case: &Case, params: &Params) -> Result<SuiteCase, Inp
                 .and_then(|mut f| f.flush())
                 .map_err(out_err(&path))?;
             entry.aborts = aborts;
+            if let Some(receive) =
+                conformance::tx_receive(case).map_err(|e| InputError::file(dir, e))?
+            {
+                let name = format!("{}.receive.bits", case.name);
+                write_units(&dir.join(&name), &receive)?;
+                entry.receive = Some(name);
+                entry.receive_units = Some(receive.len());
+            }
         }
     }
     Ok(entry)
+}
+
+/// Writes 66-bit clocks as a `.bits` stream.
+fn write_units(path: &Path, units: &[Block]) -> Result<(), InputError> {
+    let mut w = BitsWriter::new(create(path)?);
+    for &u in units {
+        w.write(u).map_err(out_err(path))?;
+    }
+    w.finish(None).map_err(out_err(path))?;
+    Ok(())
+}
+
+/// Reads `units` 66-bit clocks of a `.bits` stream.
+fn read_units(path: &Path, units: usize) -> Result<Vec<Block>, InputError> {
+    let bytes = std::fs::read(path).map_err(out_err(path))?;
+    if bytes.len() * 8 < units * 66 {
+        return Err(InputError::file(
+            path,
+            format!(
+                "{} bits, the index says {units} clocks of 66",
+                bytes.len() * 8
+            ),
+        ));
+    }
+    Ok((0..units).map(|k| unit_at(&bytes, 66 * k)).collect())
 }
 
 /// A receive case read back from a suite: its entry, expected outcome and serdes clocks.
@@ -217,30 +255,23 @@ pub fn read_rx_case(dir: &Path, name: &str) -> Result<SuiteRxCase, InputError> {
     let text = std::fs::read_to_string(&exp_path).map_err(out_err(&exp_path))?;
     let expected =
         serde_json::from_str(&text).map_err(|e| InputError::file(&exp_path, e.to_string()))?;
-    let bits_path = dir.join(&entry.stream);
-    let bytes = std::fs::read(&bits_path).map_err(out_err(&bits_path))?;
-    if bytes.len() * 8 < units * 66 {
-        return Err(InputError::file(
-            &bits_path,
-            format!(
-                "{} bits, the index says {units} clocks of 66",
-                bytes.len() * 8
-            ),
-        ));
-    }
+    let units = read_units(&dir.join(&entry.stream), units)?;
     Ok(SuiteRxCase {
         entry,
         expected,
-        units: (0..units).map(|k| unit_at(&bytes, 66 * k)).collect(),
+        units,
     })
 }
 
-/// A transmit case read back from a suite: its entry and frames.
+/// A transmit case read back from a suite: its entry, frames and receive line.
 pub struct SuiteTxCase {
     /// Its entry in the index (`aborts`: the frames sent with the abort bit).
     pub entry: SuiteCase,
     /// Its frames, DA to the end of the payload.
     pub frames: Vec<Vec<u8>>,
+    /// Its line for the DUT's receiver as sent, one block a clock from the first (none:
+    /// idles).
+    pub receive: Option<Vec<Block>>,
 }
 
 /// Reads the transmit case `name` of the suite in `dir`.
@@ -268,7 +299,21 @@ pub fn read_tx_case(dir: &Path, name: &str) -> Result<SuiteTxCase, InputError> {
     while let Some(f) = r.next_ref() {
         frames.push(f?.data.to_vec());
     }
-    Ok(SuiteTxCase { entry, frames })
+    let receive = match (&entry.receive, entry.receive_units) {
+        (Some(name), Some(units)) => Some(read_units(&dir.join(name), units)?),
+        (None, None) => None,
+        _ => {
+            return Err(InputError::file(
+                &index_path,
+                format!("case `{name}`: `receive` and `receive_units` come together"),
+            ))
+        }
+    };
+    Ok(SuiteTxCase {
+        entry,
+        frames,
+        receive,
+    })
 }
 
 /// The 66 bits from bit `at` of a stream (bit 0 of byte 0 first).
@@ -292,9 +337,18 @@ mod tests {
     #[test]
     fn a_written_case_reads_back_as_the_engine_made_it() {
         let dir = std::env::temp_dir().join(format!("baser-suite-{}", std::process::id()));
-        let names = vec!["rx-bit-slip".to_string(), "tx-abort".to_string()];
+        let names = vec![
+            "rx-bit-slip".to_string(),
+            "tx-abort".to_string(),
+            "tx-link-fault".to_string(),
+        ];
         let index = write(&dir, &names, &Params::default(), "test").unwrap();
-        assert_eq!(index.cases.len(), 2);
+        assert_eq!(index.cases.len(), 3);
+        let lf = read_tx_case(&dir, "tx-link-fault").unwrap();
+        let want = conformance::tx_receive(conformance::find("tx-link-fault").unwrap()).unwrap();
+        assert!(want.is_some());
+        assert_eq!(lf.receive, want);
+        assert_eq!(read_tx_case(&dir, "tx-abort").unwrap().receive, None);
         assert_eq!(index.cases[1].aborts, [2]);
         let case = read_rx_case(&dir, "rx-bit-slip").unwrap();
         let Stimulus::Rx(line) = conformance::stimulus(

@@ -187,22 +187,50 @@ pub fn conformance_verdict(
     })
 }
 
+/// A transmit case's line for the DUT's receiver as sent (`(header, data)` a clock,
+/// scrambled from the all-ones state, from the run's first clock, the lead included; scrambled
+/// idles go on after it from the state `data >> 6` of its last block), or None: idles
+/// throughout. A receive case raises `ValueError`.
+#[pyfunction]
+pub fn conformance_tx_receive(name: &str) -> PyResult<Option<Vec<Pair>>> {
+    let case = conformance::find(name).map_err(value_err)?;
+    let line = guard(|| conformance::tx_receive(case).map_err(value_err))?;
+    Ok(line.map(|l| l.iter().map(|&b| pair(b)).collect()))
+}
+
 /// The verdict of a transmit case (the engine's `conformance::judge::tx`, as the C ABI's
 /// replay gives it): `frames` (DA to the end of the payload) fed to the DUT, those at
 /// `aborts` with the abort bit; `line` the DUT's serdes output as `(header, data)` a clock
 /// (scrambled, header as sent: data 2, control 1); `ifg` and `dic`: the DUT's IFG and whether
-/// it runs the deficit idle count. Returns the divergences, the first first (none: pass).
+/// it runs the deficit idle count. With `receive` (the case's receive line as
+/// [`conformance_tx_receive`] gives it, driven from the run's clock 0; `line[k]` at clock
+/// `line_start + k`): the engine's `judge::tx_link_fault`, the RS's reaction to the faults it
+/// received judged first. Returns the divergences, the first first (none: pass).
 #[pyfunction]
-#[pyo3(signature = (frames, aborts, line, *, ifg=12, dic=true))]
+#[pyo3(signature = (frames, aborts, line, *, ifg=12, dic=true, receive=None, line_start=0))]
 pub fn conformance_tx_verdict(
     frames: Vec<Vec<u8>>,
     aborts: Vec<usize>,
     line: Vec<Pair>,
     ifg: u16,
     dic: bool,
+    receive: Option<Vec<Pair>>,
+    line_start: u64,
 ) -> PyResult<Vec<String>> {
     let line = crate::blocks(&line)?;
-    guard(|| judge::tx(&frames, &aborts, &line, &judge::TxShape { ifg, dic }).map_err(value_err))
+    let shape = judge::TxShape { ifg, dic };
+    let Some(receive) = receive else {
+        return guard(|| judge::tx(&frames, &aborts, &line, &shape).map_err(value_err));
+    };
+    if !aborts.is_empty() {
+        return Err(value_err(
+            "aborts with a receive line: the link fault verdict judges every frame sent",
+        ));
+    }
+    let receive = crate::blocks(&receive)?;
+    guard(|| {
+        judge::tx_link_fault(&frames, &receive, &line, line_start, &shape).map_err(value_err)
+    })
 }
 
 /// A receive case's line as the model's PCS receiver hands it to its RS, one `(data, ctrl)`

@@ -342,6 +342,9 @@ pub(super) fn rx_bit_slip(l: &mut Line, _: &Params, rng: &mut PyRandom) -> Built
 /// A transmit case's frames, drawn from `random.Random(2)`.
 pub type TxBuild = fn(&mut PyRandom) -> Vec<Vec<u8>>;
 
+/// A transmit case's line for the DUT's receiver (unscrambled, one block a clock).
+pub type ReceiveBuild = fn() -> Result<Line, String>;
+
 /// 14..64 octets: a MAC client's frame holds at least DA, SA and type (4.2.3.3), the MAC
 /// pads it to 60.
 pub(super) fn tx_lengths(rng: &mut PyRandom) -> Vec<Vec<u8>> {
@@ -361,4 +364,36 @@ pub(super) fn tx_jumbo(rng: &mut PyRandom) -> Vec<Vec<u8>> {
 
 pub(super) fn tx_abort(rng: &mut PyRandom) -> Vec<Vec<u8>> {
     frames(&[200; 6], rng)
+}
+
+/// 40 frames of 60..300 octets: with the DUT's transmitter held off by the faults of
+/// [`tx_link_fault_receive`], they last from before its Local Fault to after its Remote Fault
+/// clears (about 25 clocks each).
+pub(super) fn tx_link_fault(rng: &mut PyRandom) -> Vec<Vec<u8>> {
+    let lens = lengths(rng, 40, 60, 300);
+    frames(&lens, rng)
+}
+
+/// Clocks of idles on the DUT's receive line before its Local Fault: the lead (lock) and
+/// 300 clocks of frames flowing.
+pub const FAULT_AT: usize = 500;
+/// Blocks of each fault (two sequence ordered sets a block: 300 columns, more than 128).
+pub const FAULT_BLOCKS: usize = 150;
+/// Idle blocks between the faults (the fault clears after 64: frames flow again).
+pub const FAULT_GAP: usize = 300;
+
+/// The DUT's receive line of `tx-link-fault` (unscrambled, one block a clock from the run's
+/// first): idles, Local Fault in 0x55 blocks, idles, Remote Fault, idles.
+pub(super) fn tx_link_fault_receive() -> Result<Line, String> {
+    let mut l = Line::default();
+    l.idle(FAULT_AT);
+    for _ in 0..FAULT_BLOCKS {
+        l.block(os_block(0x55, 1, false)?); // Local Fault in both columns
+    }
+    l.idle(FAULT_GAP);
+    for _ in 0..FAULT_BLOCKS {
+        l.block(os_block(0x55, 2, false)?); // Remote Fault
+    }
+    l.idle(SETTLE);
+    Ok(l)
 }

@@ -3,7 +3,9 @@
 //! divergences, the cause first (status), then frames, pulses and counters. A transmit
 //! case's verdict is [`tx`] (`judge/transmit.rs`): the DUT's line against the frames fed.
 
+mod link_fault;
 mod transmit;
+pub use link_fault::{fault_windows, tx_link_fault, FaultWindow, FAULT_LATENCY_CLOCKS};
 pub use transmit::{tx, TxShape};
 
 use super::{Expected, ModelFrame};

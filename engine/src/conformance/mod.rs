@@ -25,7 +25,7 @@ use crate::rx::class_name;
 use crate::rx::{RxChain, RxInput};
 use crate::sim::{SimInput, SimRx};
 use crate::tx::{TxChain, VecSink};
-use cases::{RxBuild, TxBuild};
+use cases::{ReceiveBuild, RxBuild, TxBuild};
 use line::Line;
 use pcs_core::Block;
 use random::PyRandom;
@@ -124,6 +124,8 @@ pub enum Kind {
 enum Build {
     Rx(RxBuild),
     Tx(TxBuild, &'static [usize]),
+    /// Frames, and the line the DUT's receiver gets meanwhile (else idles).
+    TxReceive(TxBuild, ReceiveBuild),
 }
 
 /// One case of the catalogue.
@@ -158,12 +160,19 @@ impl Case {
     pub fn needs(&self) -> Vec<String> {
         let mut out: Vec<String> = self.status.iter().map(|s| format!("status.{s}")).collect();
         let ports: &[&str] = match self.kind {
+            Kind::Tx if self.has_receive_line() => &["serdes_rx", "serdes_tx", "tx_axis"],
             Kind::Tx => &["serdes_tx", "tx_axis"],
             Kind::Rx if self.status_only() => &["serdes_rx"],
             Kind::Rx => &["serdes_rx", "rx_axis"],
         };
         out.extend(ports.iter().map(|s| s.to_string()));
         out
+    }
+
+    /// A transmit case whose DUT's receiver gets a line of its own ([`tx_receive`]), not
+    /// idles.
+    pub fn has_receive_line(&self) -> bool {
+        matches!(self.build, Build::TxReceive(..))
     }
 
     /// A receive case that judges only block lock or hi_ber (a PHY-only top runs it).
@@ -209,7 +218,7 @@ const fn case(
 ) -> Case {
     let kind = match build {
         Build::Rx(_) => Kind::Rx,
-        Build::Tx(..) => Kind::Tx,
+        Build::Tx(..) | Build::TxReceive(..) => Kind::Tx,
     };
     Case {
         name,
@@ -245,7 +254,7 @@ const fn tx(name: &'static str, clause: &'static str, title: &'static str, b: Tx
 use cases as c;
 
 /// The catalogue, in the order it runs: every rate's cases ([`Case::is_at`] picks a rate's).
-pub const CASES: [Case; 24] = [
+pub const CASES: [Case; 25] = [
     rx(
         "rx-frames",
         "4.2.9, 49.2.13",
@@ -441,6 +450,16 @@ pub const CASES: [Case; 24] = [
         true,
         false,
     ),
+    case(
+        "tx-link-fault",
+        "46.3.4, Fig. 46-11",
+        "frames queued while the DUT receives Local then Remote Fault: Remote Fault sent, then Idle, no frame; all sent after",
+        Build::TxReceive(c::tx_link_fault, c::tx_link_fault_receive),
+        &[],
+        &[],
+        true,
+        false,
+    ),
 ];
 
 /// The case named `name`.
@@ -524,6 +543,24 @@ pub fn stimulus(case: &Case, params: &Params) -> Result<Stimulus, String> {
             .map(Stimulus::Rx)
             .map_err(|e| format!("{}: {e}", case.name)),
         Build::Tx(b, aborts) => Ok(Stimulus::Tx(b(&mut PyRandom::new(2)), aborts.to_vec())),
+        Build::TxReceive(b, _) => Ok(Stimulus::Tx(b(&mut PyRandom::new(2)), Vec::new())),
+    }
+}
+
+/// A transmit case's line for the DUT's receiver, as sent (scrambled from the all-ones
+/// state, one block a clock from the run's first, the lead included; scrambled idles go on
+/// after it), or `None`: idles throughout. The scrambler's state after it is the last block's
+/// payload shifted right by 6.
+///
+/// # Errors
+/// A receive case, or the line could not be built (a catalogue bug, named).
+pub fn tx_receive(case: &Case) -> Result<Option<Vec<Block>>, String> {
+    match case.build {
+        Build::Rx(_) => Err(format!("{} is a receive case", case.name)),
+        Build::Tx(..) => Ok(None),
+        Build::TxReceive(_, r) => r()
+            .map(|l| Some(l.scrambled()))
+            .map_err(|e| format!("{}: {e}", case.name)),
     }
 }
 
@@ -814,11 +851,11 @@ mod tests {
     fn each_rate_has_its_ber_cases_and_the_rest_in_common() {
         let names = |r| cases_at(r).map(|c| c.name).collect::<Vec<_>>();
         let (ten, twenty_five) = (names(Rate::G10), names(Rate::G25));
-        assert_eq!((ten.len(), twenty_five.len()), (22, 22));
+        assert_eq!((ten.len(), twenty_five.len()), (23, 23));
         assert!(ten.contains(&"rx-hi-ber-16") && !ten.contains(&"rx-hi-ber-97"));
         assert!(twenty_five.contains(&"rx-hi-ber-96") && !twenty_five.contains(&"rx-hi-ber-15"));
         let common = ten.iter().filter(|n| twenty_five.contains(n)).count();
-        assert_eq!(common, 20);
+        assert_eq!(common, 21);
         let p25 = at_25g(1000);
         let why = applies(find("rx-hi-ber-16").unwrap(), &p25).unwrap_err();
         assert!(

@@ -159,6 +159,10 @@ pub struct TxReplay {
     quiet: u64,
     budget: u64,
     idle_state: u64,
+    /// The case's line for the DUT's receiver, as sent (empty: idles).
+    receive: Vec<Block>,
+    /// Clocks of the receive line given.
+    rx_clock: usize,
 }
 
 impl TxReplay {
@@ -180,7 +184,19 @@ impl TxReplay {
             quiet: 0,
             budget,
             idle_state: SCRAMBLER_DEFAULT_STATE,
+            receive: Vec::new(),
+            rx_clock: 0,
         }
+    }
+
+    /// The same replay, its DUT's receiver given `receive` (a case's line as sent, one block a
+    /// clock from the first, `conformance::tx_receive`; scrambled idles after it) instead of
+    /// idles, and judged by [`judge::tx_link_fault`]. The run lasts at least as long.
+    #[must_use]
+    pub fn with_receive(mut self, receive: Vec<Block>) -> Self {
+        self.budget += receive.len() as u64;
+        self.receive = receive;
+        self
     }
 
     /// The beat to offer this clock (`None`: `tvalid` low). `taken`: the beat offered the
@@ -212,8 +228,14 @@ impl TxReplay {
         !self.done()
     }
 
-    /// The next clock of an idle line (scrambled `/I/` blocks) for the DUT's receiver.
+    /// The next clock of the DUT's receive line: the case's ([`TxReplay::with_receive`]),
+    /// then an idle line (scrambled `/I/` blocks).
     pub fn idle(&mut self) -> Block {
+        if let Some(&b) = self.receive.get(self.rx_clock) {
+            self.rx_clock += 1;
+            self.idle_state = b.payload >> 6; // the scrambler's state: its last 58 bits
+            return b;
+        }
         let (b, state) = line::scramble(&[line::idle()], self.idle_state);
         self.idle_state = state;
         b.first().copied().unwrap_or(line::idle())
@@ -231,7 +253,10 @@ impl TxReplay {
 
     /// Every beat taken and the line quiet for [`TX_SETTLE`] clocks, or the budget spent.
     pub fn done(&self) -> bool {
-        (self.taken == self.beats.len() && self.quiet >= TX_SETTLE) || self.clocks() >= self.budget
+        let settled = self.taken == self.beats.len()
+            && self.quiet >= TX_SETTLE
+            && self.clocks() >= self.receive.len() as u64;
+        settled || self.clocks() >= self.budget
     }
 
     /// Every divergence, the first one first (none: the DUT passes): the engine's
@@ -262,12 +287,22 @@ impl TxReplay {
                 self.last_taken
             ));
         }
-        out.extend(judge::tx(
-            &self.frames,
-            &self.aborts,
-            &self.line,
-            &self.shape,
-        )?);
+        if self.receive.is_empty() {
+            out.extend(judge::tx(
+                &self.frames,
+                &self.aborts,
+                &self.line,
+                &self.shape,
+            )?);
+        } else {
+            out.extend(judge::tx_link_fault(
+                &self.frames,
+                &self.receive,
+                &self.line,
+                0,
+                &self.shape,
+            )?);
+        }
         Ok(out)
     }
 }
@@ -341,5 +376,34 @@ mod tests {
         }
         let v = stuck.verdict().unwrap();
         assert!(v[0].starts_with("the DUT took 0 of"), "{v:?}");
+    }
+
+    #[test]
+    fn a_receive_line_is_given_then_idles_and_the_run_lasts_as_long() {
+        let c = crate::conformance::find("tx-link-fault").unwrap();
+        let receive = crate::conformance::tx_receive(c).unwrap().unwrap();
+        let mut r = TxReplay::new(vec![vec![1; 60]], vec![], TxShape::default())
+            .with_receive(receive.clone());
+        let mut given = Vec::new();
+        loop {
+            given.push(r.idle()); // each clock: the receive line, the DUT's output, a beat
+            if !r.line(Block::IDLE) {
+                break;
+            }
+            r.beat(true);
+        }
+        assert!(r.clocks() >= receive.len() as u64);
+        assert_eq!(given[..receive.len()], receive[..]);
+        // the idles after it continue its scrambler: they descramble to /I/ from the first
+        let mut d = pcs_core::Descrambler::default();
+        for b in &given[..receive.len()] {
+            d.descramble(b.payload);
+        }
+        given.push(r.idle());
+        let next = given[receive.len()];
+        assert_eq!(d.descramble(next.payload), line::idle().payload);
+        // a DUT that sends nothing: named by the link fault verdict's frame check
+        let v = r.verdict().unwrap();
+        assert!(v.iter().any(|d| d.contains("missing")), "{v:?}");
     }
 }
