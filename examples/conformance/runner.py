@@ -38,6 +38,7 @@ BUILDS = [
     ("BUG_OS_MASK", "rx-ordered-set-4b", "10g", {}, True),
     ("BUG_IFG8_DROP", "rx-ifg", "10g", {}, True),
     ("BUG_NO_DIC", "tx-dic", "10g", {}, True),
+    ("BUG_NO_RF", "tx-link-fault", "10g", {}, True),
     ("BUG_BER_15", "rx-hi-ber-15", "10g", {}, True),
     ("good-25g", None, "25g", AT_25G, False),
     # a 25G PCS that kept the 10G BER monitor: 16 invalid headers in its window raise hi_ber
@@ -50,8 +51,9 @@ PHY_BUILDS = [
     # a /T/ in lane 7 sent with lane 6's block type
     ("BUG_T7_TYPE", "tx-lengths", "10g", {}, True),
 ]
-# The PHY-only top cannot run these: no link fault outputs (4), no abort on an XGMII input.
-PHY_SKIPPED = 5
+# The PHY-only top cannot run these: no link fault outputs (4), no abort on an XGMII input,
+# no RS to react to a received fault (tx-link-fault).
+PHY_SKIPPED = 6
 # MAC_BUILDS: the MAC alone (conf_mac_only: AXI-stream and XGMII, test_mac.py), its XGMII input
 # given each case's line as the model's PCS receiver decodes it: every case but those of a
 # PCS's outputs (block lock, hi_ber: 4 at 10G) must pass; a MAC bug is caught there too.

@@ -234,7 +234,8 @@ pub fn conformance_tx_verdict(
 }
 
 /// A receive case's line as the model's PCS receiver hands it to its RS, one `(data, ctrl)`
-/// XGMII transfer a block (Local Fault before block lock): what a MAC-only DUT is given.
+/// XGMII transfer a block (Local Fault before block lock): what a MAC-only DUT is given; a
+/// transmit case's receive line (`tx-link-fault`) likewise.
 #[pyfunction]
 #[pyo3(signature = (name, *, max_frame_length=1518, ber_window_blocks=None, rate="10g"))]
 pub fn conformance_xgmii(

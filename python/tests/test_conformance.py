@@ -114,7 +114,7 @@ def _at(rate, window=None):
 
 def test_each_rate_has_its_ber_cases():
     ten, twenty_five = ([c.name for c in cases_at(r)] for r in ("10g", "25g"))
-    assert len(ten) == len(twenty_five) == 22
+    assert len(ten) == len(twenty_five) == 23
     assert set(ten) - set(twenty_five) == {"rx-hi-ber-15", "rx-hi-ber-16"}
     assert set(twenty_five) - set(ten) == {"rx-hi-ber-96", "rx-hi-ber-97"}
     assert standard_ber_window("25g") == 781250 and standard_ber_window("10g") == 19531
@@ -207,7 +207,8 @@ def test_every_cases_line_is_the_python_it_replaced_bit_for_bit():
     assert _line.IDLE == ref.IDLE == idle[0]
     for state in (None, 0, 0x2AAAAAAAAAAAAAA, _M58):
         assert _line.scramble(idle * 300, state) == ref.scramble(idle * 300, state)
-    ten = cases_at("10g")  # the oracle is the 10G catalogue's
+    # the oracle is the 10G catalogue's, before tx-link-fault (its receive line is the engine's)
+    ten = [c for c in cases_at("10g") if c.name != "tx-link-fault"]
     assert [c.name for c in ten] == list(ref.BUILDERS) and len(ten) == 22
     for adapter in (SimpleNamespace(max_frame_length=1518, ber_window_blocks=19531),
                     SimpleNamespace(max_frame_length=9018, ber_window_blocks=300)):
@@ -224,6 +225,33 @@ def test_the_catalogue_table_is_the_engines():
                                               "serdes_rx", "rx_axis")
     assert by_name["tx-abort"].build(SimpleNamespace(max_frame_length=1518,
                                                      ber_window_blocks=19531))[1] == {2}
+    assert by_name["tx-abort"].receive_line() is None
+    assert by_name["rx-frames"].receive_line() is None
+
+
+def test_tx_link_fault_drives_its_receive_line_and_judges_the_reaction():
+    c = next(c for c in CASES if c.name == "tx-link-fault")
+    assert c.kind == "tx" and c.needs == ("serdes_rx", "serdes_tx", "tx_axis")
+    frames, aborts = c.build(SimpleNamespace(max_frame_length=1518, ber_window_blocks=19531))
+    assert len(frames) == 40 and aborts == set()
+    receive = c.receive_line()
+    assert len(receive) == 500 + 150 + 300 + 150 + 300
+    # as sent: scrambled; the idles that follow continue its scrambler (bench's generator)
+    from baser.conformance._bench import _receive_line
+    gen = _receive_line(receive)
+    given = [next(gen) for _ in range(len(receive) + 3)]
+    assert given[:len(receive)] == receive
+    state = None
+    plain = [_line.IDLE] * 3
+    assert given[len(receive):] == _line.scramble(plain, receive[-1][1] >> 6)[0]
+    # a DUT that sends idles throughout: held off right, but every frame missing
+    idle_line = _line.scramble([_line.IDLE] * 1400, state)[0]
+    div = _baser.conformance_tx_verdict([bytes(f) for f in frames], [], idle_line,
+                                        receive=receive, line_start=200)
+    assert any("while its receiver saw Local Fault" in d and "Remote Fault" in d for d in div)
+    assert any(d.startswith("frame 0 (") and "missing" in d for d in div), div
+    with pytest.raises(ValueError, match="aborts with a receive line"):
+        _baser.conformance_tx_verdict([bytes(frames[0])], [0], idle_line, receive=receive)
 
 
 # --------------------------------------------------------------------------- coverage

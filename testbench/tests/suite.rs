@@ -133,7 +133,7 @@ fn suite_at_25g_takes_the_dut_window_and_the_25g_threshold() {
         .iter()
         .map(|c| c["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 22);
+    assert_eq!(names.len(), 23);
     assert!(names.contains(&"rx-hi-ber-97") && !names.contains(&"rx-hi-ber-16"));
     let levels = |case: &str| {
         let exp: serde_json::Value = serde_json::from_str(

@@ -12,9 +12,10 @@
 //   receive: one serdes clock of the case's line a clock (the DUT's bit slip request taken at
 //     the next clock), the DUT's received frames, status levels, error pulses and counters
 //     handed to the replay, until the line is out;
-//   transmit: an idle line to the DUT's receiver, the case's frames to its AXI-stream input
-//     (after 200 clocks; each beat held until tready), its serdes output handed to the
-//     replay, until every beat is taken and its line has been quiet for 200 clocks;
+//   transmit: an idle line (tx-link-fault: its faults) to the DUT's receiver, the case's
+//     frames to its AXI-stream input (after 200 clocks; each beat held until tready), its
+//     serdes output handed to the replay, until every beat is taken and its line has been
+//     quiet for 200 clocks;
 // then the model's verdict: "TB: NAME: CASE pass" or "TB: NAME: CASE fail: <the first
 // divergence>". `done` rises after the last case, with `failed` high if any failed.
 `timescale 1ns / 1ps
@@ -150,7 +151,7 @@ module conf_bench #(
         t.free();
     endtask
 
-    // one clock of a transmit case: the DUT's line in, the beat and the idle line out
+    // one clock of a transmit case: the DUT's line in, the beat and the receive line out
     task automatic clock_tx();
         bit [1:0] hdr;
         bit [63:0] data;

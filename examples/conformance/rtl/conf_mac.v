@@ -13,6 +13,8 @@
 //   BUG_GOOD_FLAG   a good frame whose /T/ is in lane 7 also raises the bad-frame flags.
 //   BUG_IFG8_DROP   a frame whose /S/ follows a gap of exactly 8 octets is not received.
 //   BUG_NO_DIC      the transmitter ignores the deficit idle count (gaps rounded up).
+//   BUG_NO_RF       the transmitter ignores a received Local Fault: it keeps sending frames
+//                   and idles, never Remote Fault (46.3.4).
 `timescale 1ns / 1ps
 
 module conf_mac_rx #(
@@ -264,6 +266,12 @@ module conf_mac_tx #(
     reg [3:0] q_count_n;
     reg [14:0] used_n;
     reg use_dic;
+    // the receiver's Local Fault as the transmitter reacts to it
+`ifdef BUG_NO_RF
+    wire lf = 1'b0;
+`else
+    wire lf = local_fault;
+`endif
 
     always @(posedge clk) begin
         // AXI-stream in
@@ -294,7 +302,7 @@ module conf_mac_tx #(
                     // after an abort the /E/ /T/ transfer is an E block; the transmit state
                     // diagram stays in TX_E on an S block, so keep a whole idle block between
                     owed = IFG + (aborted ? 8 : 0) - gap;
-                    if ((l == 0 || l == 4) && q_count_n != 0 && !local_fault && !remote_fault &&
+                    if ((l == 0 || l == 4) && q_count_n != 0 && !lf && !remote_fault &&
                         (owed <= 0 || (use_dic && owed + dic <= 3))) begin
                         if (owed > 0) dic = dic + owed;
                         else if (dic > -owed) dic = dic + owed;
@@ -305,11 +313,11 @@ module conf_mac_tx #(
                     end else begin
                         if (gap != 16'hffff) gap = gap + 1;
                         if (gap > IFG + 3) dic = 0;  // idle: the count starts afresh
-                        if (local_fault && (l == 0 || l == 4)) begin
+                        if (lf && (l == 0 || l == 4)) begin
                             b = 8'h9c;  // Remote Fault column: 9c 00 00 02
-                        end else if (local_fault && (l == 3 || l == 7)) begin
+                        end else if (lf && (l == 3 || l == 7)) begin
                             b = 8'h02; c = 1'b0;
-                        end else if (local_fault) begin
+                        end else if (lf) begin
                             b = 8'h00; c = 1'b0;
                         end
                     end

@@ -113,8 +113,15 @@ async def _run_case(bench, adapter, case):
             rate=adapter.rate)
         return div, obs.clocks
     frames, aborts = case.build(adapter)
-    obs = await bench.run_tx(frames, aborts)
-    return _judge.tx(obs, adapter, frames, aborts), obs.clocks
+    receive = case.receive_line()
+    words = None
+    if receive and adapter.mac_only:  # its XGMII input: the line as the model's PCS decodes it
+        words = _baser.conformance_xgmii(case.name, max_frame_length=adapter.max_frame_length,
+                                         ber_window_blocks=adapter.ber_window_blocks,
+                                         rate=adapter.rate)
+    lead = 200
+    obs = await bench.run_tx(frames, aborts, lead=lead, receive=receive, receive_xgmii=words)
+    return _judge.tx(obs, adapter, frames, aborts, receive, lead), obs.clocks
 
 
 async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, log=None,
@@ -150,6 +157,9 @@ async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, l
         if not why and case.kind == "tx" and adapter.tx_xgmii is not None \
                 and not adapter.mac_only and case.build(adapter)[1]:
             why = "it aborts a frame (the MAC's tuser): an XGMII input has no abort"
+        if not why and case.kind == "tx" and adapter.tx_xgmii is not None \
+                and not adapter.mac_only and case.receive_line():
+            why = "it judges the RS's reaction to received faults: a PHY-only top has no RS"
         if why:
             results.append(Result(case, "skipped", [], 0.0, reason=why))
             say(f"{case.name:24} skipped: {why}")

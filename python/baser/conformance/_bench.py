@@ -160,20 +160,26 @@ class Bench:
         obs.clocks += 1
         return a.bitslip is not None and bool(_int(a.bitslip))
 
-    async def run_tx(self, frames, aborts=(), settle=200, lead=200):
+    async def run_tx(self, frames, aborts=(), settle=200, lead=200, receive=None,
+                     receive_xgmii=None):
         """Frames into the DUT's AXI-stream input (all queued at once, after ``lead`` clocks
         in which the receiver locks to an idle line: an RS holds frames off while it
         receives Local Fault; ``aborts``: the indices sent with the abort bit on their last
         beat), the DUT's serdes output recorded until, every beat taken, no data block has
-        come out for ``settle`` clocks. The serdes input carries idles throughout."""
+        come out for ``settle`` clocks. The serdes input carries idles throughout, or with
+        ``receive`` (a case's receive line as sent, ``(header, data)`` a clock from the first,
+        the lead included) that line, then idles; the run lasts at least as long (a MAC-only
+        top is given ``receive_xgmii``, the line's XGMII transfers, then idle)."""
         a = self.a
         if a.tx_xgmii is not None and not a.mac_only:  # a PHY-only top: XGMII in
             return await self._run_tx_xgmii(frames, settle, lead)
         ax = a.tx_axis
         obs = Observed()
-        idles = _idle_line()
+        idles = _receive_line(receive) if receive else _idle_line()
+        left = len(receive or ()) - lead
+        xgmii_in = iter(receive_xgmii or ())
         for _ in range(lead):
-            self._serdes_idle(idles)
+            self._serdes_idle(idles, xgmii_in)
             await RisingEdge(self.clock)
         beats = []
         for i, frame in enumerate(frames):
@@ -186,8 +192,8 @@ class Bench:
         k = 0
         after = 0
         words = []  # a MAC-only top's XGMII output
-        while after < settle:
-            self._serdes_idle(idles)
+        while after < settle or obs.clocks < left:
+            self._serdes_idle(idles, xgmii_in)
             if k < len(beats):
                 data, keep, last, user = beats[k]
                 ax["tdata"].value = data
@@ -249,21 +255,27 @@ class Bench:
         txd.value, txc.value = XGMII_IDLE
         return obs
 
-    def _serdes_idle(self, idles):
+    def _serdes_idle(self, idles, xgmii_in=()):
         """An idle block into the DUT's serdes input (its receiver stays locked), or idle
-        into a MAC-only top's XGMII input."""
+        into a MAC-only top's XGMII input (the next of ``xgmii_in`` while it lasts)."""
         a = self.a
         if a.serdes_rx is not None:
             header, payload = next(idles)
             a.serdes_rx[0].value = payload
             a.serdes_rx[1].value = header
         elif a.mac_only and a.rx_xgmii is not None:
-            a.rx_xgmii[0].value, a.rx_xgmii[1].value = XGMII_IDLE
+            a.rx_xgmii[0].value, a.rx_xgmii[1].value = next(iter(xgmii_in), XGMII_IDLE)
 
 
-def _idle_line():
+def _receive_line(blocks):
+    """A case's receive line as sent, then scrambled idle blocks from its scrambler state (the
+    last block's payload >> 6: its last 58 bits), without end."""
+    yield from blocks
+    yield from _idle_line(blocks[-1][1] >> 6)
+
+
+def _idle_line(state=None):
     """Scrambled idle blocks, without end."""
-    state = None
     while True:
         chunk, state = scramble([IDLE] * 256, state)
         yield from chunk

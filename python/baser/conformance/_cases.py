@@ -70,6 +70,13 @@ class Case:
         frames, aborts = s
         return frames, set(aborts)
 
+    def receive_line(self):
+        """A transmit case's line for the DUT's receiver, as sent (``(header, data)`` a clock
+        from the run's first, the lead included; idles after it), or None: idles."""
+        if self.kind != "tx":
+            return None
+        return _baser.conformance_tx_receive(self.name)
+
 
 CASES = [Case(**c) for c in _baser.conformance_cases()]
 
