@@ -20,7 +20,7 @@ use baser_engine::judge::{self, Expected};
 use baser_engine::live::RxView;
 use baser_engine::options::BerTimer;
 use baser_engine::pcs_check::compare_frame_blocks;
-use baser_engine::rx::{FrameCounts, FrameRef, PcsSummary, ReceivedFrame, RxOptions, RxSink};
+use baser_engine::rx::{FrameCounts, KeepFrames, PcsSummary, RxOptions};
 use baser_engine::stream::{DecodeStreamError, Stream};
 use baser_engine::tx::{TxChain, TxOptions};
 use baser_engine::{Options, Profile};
@@ -331,35 +331,6 @@ fn encode(
 }
 // ------------------------------------------------------------------------------- decode
 
-/// Keeps the received frames and, on request, the descrambled blocks.
-#[derive(Default)]
-struct Keep {
-    frames: Vec<ReceivedFrame>,
-    blocks: Option<Vec<Block>>,
-}
-
-impl RxSink for Keep {
-    fn wants_blocks(&self) -> bool {
-        self.blocks.is_some()
-    }
-
-    fn wants_words(&self) -> bool {
-        self.blocks.is_some()
-    }
-
-    fn words(&mut self, _: u64, _: &[XgmiiWord], b: Option<&[Block]>) -> std::io::Result<()> {
-        if let (Some(keep), Some(b)) = (self.blocks.as_mut(), b) {
-            keep.extend_from_slice(b);
-        }
-        Ok(())
-    }
-
-    fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
-        self.frames.push(f.to_owned());
-        Ok(())
-    }
-}
-
 /// A stream from Python: its kind and content.
 enum Owned {
     Bits(Vec<u8>),
@@ -423,7 +394,7 @@ struct Decoding {
 }
 
 /// What a decode gives: the PCS's summary, the frame counts, what was kept, the FEC's summary.
-type Decoded = (PcsSummary, FrameCounts, Keep, Option<FecSummary>);
+type Decoded = (PcsSummary, FrameCounts, KeepFrames, Option<FecSummary>);
 
 impl Decoding {
     fn stream<'a>(&self, s: &'a Owned) -> Stream<'a> {
@@ -442,10 +413,7 @@ impl Decoding {
     /// The stream through the engine's RX chain (below the FEC, when there is one), with the
     /// hints of a dump that looks wrong.
     fn run(&self, s: &Owned, keep_blocks: bool) -> PyResult<Decoded> {
-        let sink = Keep {
-            frames: Vec::new(),
-            blocks: keep_blocks.then(Vec::new),
-        };
+        let sink = KeepFrames::new(keep_blocks);
         if self.fec.kind != Fec::None {
             let Owned::Bits(bits) = s else {
                 return Err(value_err(format!(

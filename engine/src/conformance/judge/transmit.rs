@@ -13,10 +13,10 @@ use crate::judge::{self as frames, Difference, Expected, FrameResult, Status};
 use crate::live::RxView;
 use crate::options::Options;
 use crate::pcs_check::{compare_frame_blocks, BlockComparison};
-use crate::rx::{class_name, FrameRef, PcsSummary, ReceivedFrame, RxSink};
+use crate::rx::{class_name, KeepFrames, PcsSummary, ReceivedFrame};
 use crate::stream::{self, Stream};
 use crate::Profile;
-use pcs_core::{Block, SyncHeader, XgmiiWord};
+use pcs_core::{Block, SyncHeader};
 
 /// How the DUT transmits: the settings 46.3.1.4 leaves to the implementer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,35 +33,6 @@ impl Default for TxShape {
     }
 }
 
-/// The received frames and, on request, the descrambled blocks.
-#[derive(Default)]
-struct Keep {
-    frames: Vec<ReceivedFrame>,
-    blocks: Option<Vec<Block>>,
-}
-
-impl RxSink for Keep {
-    fn wants_blocks(&self) -> bool {
-        self.blocks.is_some()
-    }
-
-    fn wants_words(&self) -> bool {
-        self.blocks.is_some()
-    }
-
-    fn words(&mut self, _: u64, _: &[XgmiiWord], b: Option<&[Block]>) -> std::io::Result<()> {
-        if let (Some(keep), Some(b)) = (self.blocks.as_mut(), b) {
-            keep.extend_from_slice(b);
-        }
-        Ok(())
-    }
-
-    fn frame(&mut self, f: &FrameRef<'_>) -> std::io::Result<()> {
-        self.frames.push(f.to_owned());
-        Ok(())
-    }
-}
-
 /// The line through the model's receiver (`view`), frames up to `max_frame_length` octets
 /// good; with `blocks`, the descrambled blocks kept too.
 fn receive(
@@ -69,7 +40,7 @@ fn receive(
     max_frame_length: u16,
     view: RxView,
     blocks: bool,
-) -> Result<(PcsSummary, Keep), String> {
+) -> Result<(PcsSummary, KeepFrames), String> {
     let opt = Options {
         max_frame_length: Some(max_frame_length),
         max_events: 20,
@@ -81,10 +52,7 @@ fn receive(
         scrambled: true,
         descrambler_state: None,
     };
-    let sink = Keep {
-        frames: Vec::new(),
-        blocks: blocks.then(Vec::new),
-    };
+    let sink = KeepFrames::new(blocks);
     let (mut pcs, _, keep) =
         stream::decode(s, &opt, view, sink).map_err(|e| format!("the DUT's line: {e}"))?;
     pcs.hints
