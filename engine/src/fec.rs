@@ -1404,22 +1404,6 @@ mod tests {
         assert!(got[156..236].iter().all(|b| !b.sync.is_valid()));
     }
 
-    /// `bytes` from line bit `from` on, packed again (bit 0 first).
-    fn cut(bytes: &[u8], from: usize) -> Vec<u8> {
-        let bits = bytes.len() * 8 - from;
-        (0..bits.div_ceil(8))
-            .map(|i| {
-                (0..8)
-                    .filter(|j| i * 8 + j < bits)
-                    .map(|j| {
-                        let b = from + i * 8 + j;
-                        ((bytes[b / 8] >> (b % 8)) & 1) << j
-                    })
-                    .sum()
-            })
-            .collect()
-    }
-
     /// `got` is `want`, or the first block where they part.
     fn same_blocks(got: &[Block], want: &[Block], what: &str) {
         let first = got.iter().zip(want).position(|(g, w)| g != w);
@@ -1453,7 +1437,7 @@ mod tests {
         let input = blocks(76 + 9 * 80, 21);
         let (bytes, _) = line(&opt, &input);
         for from in [1usize, 77, 5280, 5281, 2 * 5280 + 4000, 3 * 5280 - 1] {
-            let dump = cut(&bytes, from);
+            let dump = align::cut(&bytes, from as u64);
             let first = (5280 - from % 5280) % 5280;
             let whole = (bytes.len() * 8 - from - first) / 5280;
             let (got, s) = decode_offline(&opt, &dump);
@@ -1497,7 +1481,7 @@ mod tests {
                 bytes[bit / 8] ^= 1 << (bit % 8);
             }
         }
-        let (got, s) = decode_offline(&opt, &cut(&bytes, 333));
+        let (got, s) = decode_offline(&opt, &align::cut(&bytes, 333));
         assert_eq!(s.lock.acquired_at_bit, Some(5280 - 333));
         assert_eq!((s.codewords, s.markers), (11, Some(2)));
         assert_eq!(s.corrected_symbols, Some(77));

@@ -611,30 +611,47 @@ fn cut_line(bytes: &[u8], bits: usize) -> Vec<u8> {
     out
 }
 
+/// A 25G line with `fec` made of 12 frames, cut `bits` bits in: the frames' pcap, the frames
+/// and the cut dump.
+fn cut_dump(d: &Path, fec: &str, bits: usize) -> (PathBuf, Vec<Vec<u8>>, PathBuf) {
+    let (frames_pcap, frames) = pcap(d, 12);
+    let line = d.join("line.bits");
+    encode_line(&frames_pcap, &line, &["--rate", "25g", "--fec", fec]);
+    let cut = d.join("cut.bits");
+    std::fs::write(&cut, cut_line(&std::fs::read(&line).unwrap(), bits)).unwrap();
+    (frames_pcap, frames, cut)
+}
+
+/// `check` of a 25G `fec` dump against its frames, with `extra` options.
+fn check_dump(
+    frames: &Path,
+    dut: &Path,
+    fec: &str,
+    extra: &[&str],
+    json: &Path,
+) -> (i32, serde_json::Value, String) {
+    let mut args = vec![
+        "check",
+        "--frames",
+        s(frames),
+        "--dut",
+        s(dut),
+        "--rate",
+        "25g",
+        "--fec",
+        fec,
+    ];
+    args.extend_from_slice(extra);
+    run(&args, Some(json))
+}
+
 #[test]
 fn check_aligns_a_clause_74_line_cut_at_an_odd_bit_offline_and_a_receiver_view_loses_it() {
     let d = dir("fc-cut");
-    let (frames_pcap, frames) = pcap(&d, 12);
+    let (frames_pcap, frames, cut) = cut_dump(&d, "fc", 1237);
     let line = d.join("line.bits");
-    encode_line(&frames_pcap, &line, &["--rate", "25g", "--fec", "fc"]);
-    let cut = d.join("cut.bits");
-    std::fs::write(&cut, cut_line(&std::fs::read(&line).unwrap(), 1237)).unwrap();
     let json = d.join("c.json");
-    let check = |extra: &[&str]| {
-        let mut args = vec![
-            "check",
-            "--frames",
-            s(&frames_pcap),
-            "--dut",
-            s(&cut),
-            "--rate",
-            "25g",
-            "--fec",
-            "fc",
-        ];
-        args.extend_from_slice(extra);
-        run(&args, Some(&json))
-    };
+    let check = |extra: &[&str]| check_dump(&frames_pcap, &cut, "fc", extra, &json);
     // Offline (check's default): the boundary 875 bits in, every FEC block from there decoded.
     let (code, doc, text) = check(&["--blocks"]);
     assert_eq!(code, 0, "{text}");
@@ -680,28 +697,10 @@ fn check_aligns_a_clause_74_line_cut_at_an_odd_bit_offline_and_a_receiver_view_l
 #[test]
 fn check_reads_an_rs_line_cut_after_its_marker_offline_and_a_receiver_view_waits_for_the_next() {
     let d = dir("rs-cut");
-    let (frames_pcap, frames) = pcap(&d, 12);
-    let line = d.join("line.bits");
-    encode_line(&frames_pcap, &line, &["--rate", "25g", "--fec", "rs"]);
-    let cut = d.join("cut.bits");
     // Into the marker codeword (the one marker of the standard's 1024-codeword period).
-    std::fs::write(&cut, cut_line(&std::fs::read(&line).unwrap(), 1237)).unwrap();
+    let (frames_pcap, frames, cut) = cut_dump(&d, "rs", 1237);
     let json = d.join("c.json");
-    let check = |extra: &[&str]| {
-        let mut args = vec![
-            "check",
-            "--frames",
-            s(&frames_pcap),
-            "--dut",
-            s(&cut),
-            "--rate",
-            "25g",
-            "--fec",
-            "rs",
-        ];
-        args.extend_from_slice(extra);
-        run(&args, Some(&json))
-    };
+    let check = |extra: &[&str]| check_dump(&frames_pcap, &cut, "rs", extra, &json);
     // Offline (check's default): the boundary 4043 bits in, every codeword from there.
     let (code, doc, text) = check(&[]);
     assert_eq!(code, 0, "{text}");

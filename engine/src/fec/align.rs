@@ -337,24 +337,26 @@ fn word_at(bytes: &[u8], bit: u64) -> u64 {
 }
 
 #[cfg(test)]
+/// `bytes` from line bit `from` on, packed again (bit 0 first): a dump cut at any bit (the
+/// tests of this file and of `fec.rs`).
+pub(super) fn cut(bytes: &[u8], from: u64) -> Vec<u8> {
+    let bits = bytes.len() as u64 * 8 - from;
+    (0..bits.div_ceil(8))
+        .map(|i| {
+            (0..8)
+                .filter(|j| i * 8 + j < bits)
+                .map(|j| {
+                    let b = from + i * 8 + j;
+                    ((bytes[(b / 8) as usize] >> (b % 8)) & 1) << j
+                })
+                .sum()
+        })
+        .collect()
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `bits` line bits of `bytes` from bit `from` (bit 0 first), packed again.
-    fn cut(bytes: &[u8], from: u64) -> Vec<u8> {
-        let bits = bytes.len() as u64 * 8 - from;
-        (0..bits.div_ceil(8))
-            .map(|i| {
-                (0..8)
-                    .filter(|j| i * 8 + j < bits)
-                    .map(|j| {
-                        let b = from + i * 8 + j;
-                        ((bytes[(b / 8) as usize] >> (b % 8)) & 1) << j
-                    })
-                    .sum()
-            })
-            .collect()
-    }
 
     #[test]
     fn word_at_reads_any_bit_offset() {
