@@ -859,8 +859,8 @@ package baser_pkg;
     // (docs/conformance.md, "SystemVerilog"). Each clock, in this order: line() takes the
     // DUT's serdes output (hdr, data as it sends them; 0 once the case is done), beat() gives
     // the AXI-stream beat to drive (taken: the beat driven the clock before was taken at this
-    // edge, tvalid && tready; 0: drive tvalid low), idle() the idle line for the DUT's
-    // receiver. finish() judges: the number of divergences (0: pass), divergence(k) each in
+    // edge, tvalid && tready; 0: drive tvalid low), idle() the DUT's receive line (idles;
+    // tx-link-fault: its Local and Remote Fault between idles). finish() judges: the number of divergences (0: pass), divergence(k) each in
     // the model's words; JSON and JUnit reports. opts: "ifg=12" (the DUT's IFG), "dic=0" (it
     // does not run the deficit idle count).
     class baser_case_tx_replay;
