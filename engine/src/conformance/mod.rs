@@ -4,10 +4,12 @@
 //!
 //! ```text
 //! CASES (name, clause, demands) -> stimulus(case, params): a receive case's Line
-//!        (unscrambled blocks + slips + frames sent) or a transmit case's frames
+//!        (unscrambled blocks + slips + frames sent) or a transmit case's frames;
+//!        tx_receive(case): a transmit case's line for the DUT's receiver (tx-link-fault)
 //! expected(case, params): the line's 66-bit clocks through the model's receiver (SimRx):
 //!        frames and classes, status levels as they changed, counters    (Expected)
 //! judge::rx(expected, what the DUT said): divergences in the model's words, the first first
+//! judge::tx / judge::tx_link_fault(frames, [receive line], the DUT's line): the same
 //! ```
 
 pub mod cases;
