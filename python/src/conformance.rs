@@ -228,9 +228,7 @@ pub fn conformance_tx_verdict(
         ));
     }
     let receive = crate::blocks(&receive)?;
-    guard(|| {
-        judge::tx_link_fault(&frames, &receive, &line, line_start, &shape).map_err(value_err)
-    })
+    guard(|| judge::tx_link_fault(&frames, &receive, &line, line_start, &shape).map_err(value_err))
 }
 
 /// A receive case's line as the model's PCS receiver hands it to its RS, one `(data, ctrl)`
