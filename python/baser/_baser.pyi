@@ -149,11 +149,18 @@ def conformance_verdict(
     expected outcome; the divergences, the first first."""
 def conformance_tx_verdict(
     frames: Sequence[bytes], aborts: Sequence[int], line: Sequence[Pair], *, ifg: int = 12,
-    dic: bool = True
+    dic: bool = True, receive: Optional[Sequence[Pair]] = None, line_start: int = 0
 ) -> List[str]:
     """A transmit case's verdict (the engine's): the DUT's line (``(header, data)`` a clock,
     scrambled) against the frames fed (those at ``aborts`` with the abort bit), its IFG and
-    deficit idle count; the divergences, the first first."""
+    deficit idle count; with ``receive`` (the case's receive line, as
+    :func:`conformance_tx_receive` gives it, from the run's clock 0; ``line[k]`` at clock
+    ``line_start + k``) the RS's reaction to the faults it carried is judged first. The
+    divergences, the first first."""
+def conformance_tx_receive(name: str) -> Optional[List[Pair]]:
+    """A transmit case's line for the DUT's receiver as sent (``(header, data)`` a clock,
+    scrambled from the all-ones state, from the run's first clock, the lead included), or
+    None: idles throughout. A receive case raises ``ValueError``."""
 
 class LineCursor:
     """A line read as 66-bit serdes clocks (the engine's cursor): the line's own ``slips``
