@@ -186,12 +186,13 @@ def verilog_ethernet(dut, **overrides):
     (``link_up`` none). No link fault outputs and no counters.
 
     Checked on verilog-ethernet 77320a94, default parameters, Icarus 11, cocotb 2.1 (and
-    1.9.2), with ``waivers("verilog-ethernet")``: eth_mac_phy_10g 13 cases pass, 5 waived
-    (rx-length-limits: no length check; rx-bad-preamble: no preamble check;
+    1.9.2), with ``waivers("verilog-ethernet", adapter.top)``: eth_mac_phy_10g 13 cases pass,
+    6 waived (rx-length-limits: no length check; rx-bad-preamble: no preamble check;
     rx-ordered-set-66: the /S/ of a 0x66 block lost; rx-lock-loss, rx-bit-slip: the BER
-    monitor not reset without lock, decoding without lock), 4 skipped (no link fault
-    outputs), 228 s; eth_phy_10g (``waivers("verilog-ethernet-phy")``) 15 pass, 2 waived, 5
-    skipped, 119 s (docs/conformance.md, "Checked on")."""
+    monitor not reset without lock, decoding without lock; tx-link-fault: no link fault
+    handling), 4 skipped (no link fault outputs), 167 s; eth_phy_10g 15 pass, 2 waived, 6
+    skipped, 130 s; eth_mac_10g 11 pass, 4 waived, 8 skipped, 11 s (docs/conformance.md,
+    "Checked on")."""
     status = {"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber"}
     prbs = {"cfg_tx_prbs31_enable": 0, "cfg_rx_prbs31_enable": 0}
     xgmii = dict(rx_xgmii=("xgmii_rxd", "xgmii_rxc"), tx_xgmii=("xgmii_txd", "xgmii_txc"))
@@ -235,11 +236,13 @@ def taxi(dut, **overrides):
     none (the statistics are on ``m_axis_stat``).
 
     Checked on taxi 2f2fe72, default parameters, Verilator 5.048, cocotb 2.0.1, with
-    ``waivers("taxi")``: taxi_eth_mac_phy_10g 14 cases pass, 4 waived (rx-length-limits:
-    a fragment pulses stat_rx_err_bad_fcs; rx-bad-preamble: only a statistics pulse, tuser
-    low; rx-lock-loss, rx-bit-slip: the BER monitor not reset without lock, decoding without
-    lock), 4 skipped (no link fault outputs), 10 s; taxi_eth_phy_10g (``waivers("taxi-phy")``)
-    15 pass, 2 waived, 5 skipped, 5 s (docs/conformance.md, "Checked on")."""
+    ``waivers("taxi", adapter.top)``: taxi_eth_mac_phy_10g 14 cases pass, 5 waived
+    (rx-length-limits: a fragment pulses stat_rx_err_bad_fcs; rx-bad-preamble: only a
+    statistics pulse, tuser low; rx-lock-loss, rx-bit-slip: the BER monitor not reset without
+    lock, decoding without lock; tx-link-fault: no link fault handling), 4 skipped (no link
+    fault outputs), 8 s; taxi_eth_phy_10g 15 pass, 2 waived, 6 skipped, 13 s;
+    taxi_eth_mac_10g 12 pass, 3 waived, 8 skipped, 3 s (docs/conformance.md, "Checked
+    on")."""
     status = {"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber"}
     common = {"serdes_rx_data_valid": 1, "serdes_rx_hdr_valid": 1,
               "cfg_tx_prbs31_enable": 0, "cfg_rx_prbs31_enable": 0}
