@@ -175,14 +175,7 @@ fn codeword_clean_at(kernel: rs::RemainderKernel, bytes: &[u8], bit: u64) -> boo
     if words.iter().all(|&w| w == 0) {
         return false;
     }
-    let cw = rs::Codeword::from_words(words);
-    let p = kernel.message_remainder(cw.words());
-    let m = rs::MESSAGE_BITS;
-    p == [
-        cw.read_bits(m, 64),
-        cw.read_bits(m + 64, 64),
-        cw.read_bits(m + 128, 12),
-    ]
+    rs::remainder_with(&rs::Codeword::from_words(words), kernel) == [0; rs::PARITY]
 }
 
 /// The descrambler history before the codeword at line bit `first` of `line`: the last

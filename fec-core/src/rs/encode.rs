@@ -403,8 +403,10 @@ pub fn remainder(codeword: &Codeword) -> [u16; PARITY] {
     remainder_with(codeword, RemainderKernel::TABLES)
 }
 
-/// [`remainder`] with the message's remainder computed by `kernel`.
-pub(crate) fn remainder_with(codeword: &Codeword, kernel: RemainderKernel) -> [u16; PARITY] {
+/// [`remainder`] with the message's remainder computed by `kernel` (all zero exactly when
+/// `codeword` is a codeword).
+#[must_use]
+pub fn remainder_with(codeword: &Codeword, kernel: RemainderKernel) -> [u16; PARITY] {
     let w = codeword.words();
     let p = kernel.message_remainder(w);
     let r: Bits140 = [

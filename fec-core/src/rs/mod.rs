@@ -171,8 +171,8 @@ pub use decode::{
     DecodeOutcome, ErrorPattern, SymbolError, Syndromes,
 };
 pub use encode::{
-    encode_in_place, encode_symbols, parity_reference, remainder, Bits140, RemainderFn,
-    RemainderKernel, GENERATOR,
+    encode_in_place, encode_symbols, parity_reference, remainder, remainder_with, Bits140,
+    RemainderFn, RemainderKernel, GENERATOR,
 };
 pub use gf::{mul_bit_serial, Gf1024, FIELD_POLY};
 pub use lock::{CodewordLock, LockState, LockTransition};
