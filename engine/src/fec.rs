@@ -249,8 +249,17 @@ impl FecEncoder {
                 }
             }
             Encoder::Rs(tx, words) => {
+                // Room for exactly the codewords these blocks complete, encoded where they
+                // lie in `out`; the blocks after the last one are held by the transmitter.
+                let done = tx.codewords_completed_by(blocks.len());
+                let at = out.len();
+                out.resize(at + done * rs::CODEWORD_WORDS, 0);
+                let p = tx.push_slice_to_line(blocks, words, out.get_mut(at..).unwrap_or_default());
+                out.truncate(at + p.produced);
+                // (None left: `out` had room for every codeword.)
                 let mut room = [0u64; rs::CODEWORD_WORDS];
-                tx.push_slice(blocks, |cw| {
+                let left = blocks.get(p.consumed..).unwrap_or_default();
+                tx.push_slice(left, |cw| {
                     let n = words.push_words(cw, &mut room);
                     out.extend_from_slice(room.get(..n).unwrap_or_default());
                 });

@@ -25,7 +25,7 @@
 #![allow(unsafe_code)]
 
 use fec_core::base_r::{ParityKernel, FEC_BLOCK_WORDS, GENERATOR};
-use fec_core::rs::{Bits140, RemainderKernel, CODEWORD_WORDS};
+use fec_core::rs::{Bits140, RemainderKernel};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 #[cfg(target_arch = "x86_64")]
@@ -71,17 +71,17 @@ fn has_rs_clmul() -> bool {
     false
 }
 
-/// The remainder of a codeword's message, as `RemainderKernel::TABLES` computes it: by
-/// [`rs_remainder`] where the CPU has it.
+/// The remainder of the message at line bit `offset` of `words`, as `RemainderKernel::TABLES`
+/// computes it: by [`rs_remainder`] where the CPU has it and the message starts on an octet.
 ///
 /// Spec: IEEE 802.3 §91.5.2.7.
-fn remainder_clmul(words: &[u64; CODEWORD_WORDS]) -> Bits140 {
+fn remainder_clmul(words: &[u64], offset: usize) -> Bits140 {
     #[cfg(target_arch = "x86_64")]
-    if rs_remainder::available() {
+    if offset.is_multiple_of(8) && rs_remainder::available() {
         // SAFETY: `available` found every feature `clmul_remainder` is compiled for.
-        return unsafe { rs_remainder::clmul_remainder(words) };
+        return unsafe { rs_remainder::clmul_remainder(words, offset / 8) };
     }
-    RemainderKernel::TABLES.message_remainder(words)
+    RemainderKernel::TABLES.message_remainder_at(words, offset)
 }
 
 /// `P = x^32 + g(x)` (equation 74-1), bit `i` the coefficient of `x^i`.
@@ -255,6 +255,7 @@ fn reduce128(x: __m128i) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fec_core::rs::CODEWORD_WORDS;
     use proptest::prelude::*;
 
     /// The constants' formulas give crc32fast's for the Ethernet CRC's polynomial.
@@ -316,6 +317,24 @@ mod tests {
             prop_assert_eq!(
                 remainder_kernel().message_remainder(&words),
                 RemainderKernel::TABLES.message_remainder(&words)
+            );
+        }
+
+        /// A message where it lies in a word stream: from any bit (the kernel on an octet, the
+        /// tables elsewhere), in a stream that may end before the codeword does.
+        #[test]
+        fn clmul_remainder_at_an_offset_equals_the_tables(
+            words in prop::collection::vec(any::<u64>(), CODEWORD_WORDS - 8..CODEWORD_WORDS + 6),
+            offset in 0usize..200,
+        ) {
+            prop_assert_eq!(
+                remainder_kernel().message_remainder_at(&words, offset),
+                RemainderKernel::TABLES.message_remainder_at(&words, offset)
+            );
+            let octet = offset / 8 * 8;
+            prop_assert_eq!(
+                remainder_kernel().message_remainder_at(&words, octet),
+                RemainderKernel::TABLES.message_remainder_at(&words, octet)
             );
         }
 

@@ -31,7 +31,7 @@ use core::arch::x86_64::{
     _mm512_srli_epi64, _mm512_storeu_si512, _mm512_ternarylogic_epi64, _mm_cvtsi128_si64,
     _mm_extract_epi64, _mm_xor_si128,
 };
-use fec_core::rs::{mul_bit_serial, Bits140, CODEWORD_WORDS, GENERATOR, K, PARITY, SYMBOL_BITS};
+use fec_core::rs::{mul_bit_serial, Bits140, GENERATOR, K, PARITY, SYMBOL_BITS};
 use std::sync::atomic::AtomicU8;
 
 /// Bits between two coefficients in the Kronecker strings.
@@ -50,8 +50,6 @@ const KEY_WORDS: usize = (PARITY * SPACING).div_ceil(64);
 const TOP_EXPONENT: usize = K - 1 + PARITY - (PIECE_SYMBOLS - 1);
 /// A symbol's 10 bits.
 const SYMBOL_MASK: u64 = (1 << SYMBOL_BITS) - 1;
-/// Octets of a codeword's words.
-const CODEWORD_OCTETS: usize = 8 * CODEWORD_WORDS;
 /// Octets from one turn to the next (8 pieces of 30 bits).
 const TURN_OCTETS: usize = LANES * PIECE_SYMBOLS * SYMBOL_BITS / 8;
 
@@ -177,24 +175,29 @@ pub fn available() -> bool {
     })
 }
 
-/// The message's remainder on a CPU with the features of [`available`].
+/// The remainder of the message that starts at octet `start` of `words` (bits past the end of
+/// `words` read as zero), on a CPU with the features of [`available`].
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,vpclmulqdq,pclmulqdq,sse4.1")]
-pub(super) fn clmul_remainder(words: &[u64; CODEWORD_WORDS]) -> Bits140 {
+pub(super) fn clmul_remainder(words: &[u64], start: usize) -> Bits140 {
     // SAFETY: GATHER and a turn's keys are 64 readable octets.
     let gather = unsafe { _mm512_loadu_si512(GATHER.as_ptr().cast()) };
     let spread = unsafe { _mm512_loadu_si512(SPREAD.as_ptr().cast()) };
     let spread_mask = _mm512_set1_epi64(SPREAD_MASK as i64);
     let mut acc = [_mm512_setzero_si512(); KEY_WORDS];
+    // The octets from `start` on (none when `start` is past the end).
     let octets = words.as_ptr().cast::<u8>();
+    let len = (8 * words.len()).saturating_sub(start);
+    let from = if len == 0 { 0 } else { start };
     for (t, keys) in KEYS.pieces.iter().enumerate() {
         let at = TURN_OCTETS * t;
-        let left = CODEWORD_OCTETS.saturating_sub(at);
-        let mask = u64::MAX
-            .checked_shr(64u32.saturating_sub(left as u32))
-            .unwrap_or(0);
-        // SAFETY: the mask reads only octets below CODEWORD_OCTETS, all inside `words`;
-        // masked-off octets are not read (AVX-512BW masked loads do not fault on them).
-        let raw = unsafe { _mm512_maskz_loadu_epi8(mask, octets.wrapping_add(at).cast()) };
+        let left = len.saturating_sub(at).min(64);
+        let mask = u64::MAX.checked_shr(64 - left as u32).unwrap_or(0);
+        // SAFETY: the mask reads only the `left` octets from `from + at`, all inside `words`
+        // (`from + at + left <= 8 * words.len()`); masked-off octets are not read (AVX-512BW
+        // masked loads do not fault on them), and with no octet left none is.
+        let raw = unsafe {
+            _mm512_maskz_loadu_epi8(mask, octets.wrapping_add(from + at.min(len)).cast())
+        };
         let f = _mm512_multishift_epi64_epi8(spread, _mm512_permutexvar_epi8(gather, raw));
         let q = _mm512_and_si512(f, spread_mask);
         for (a, key) in acc.iter_mut().zip(keys) {
@@ -215,7 +218,15 @@ pub(super) fn clmul_remainder(words: &[u64; CODEWORD_WORDS]) -> Bits140 {
             *d ^= _mm_extract_epi64::<1>(x) as u64;
         }
     }
-    finish(&a, words)
+    finish(&a, last_symbol(words, 8 * start + SYMBOL_BITS * (K - 1)))
+}
+
+/// The 10 bits at line bit `bit` of `words` (zeros past the end).
+fn last_symbol(words: &[u64], bit: usize) -> u64 {
+    let (w, s) = (bit / 64, (bit % 64) as u32);
+    let lo = words.get(w).copied().unwrap_or(0);
+    let hi = words.get(w + 1).copied().unwrap_or(0);
+    ((lo >> s) | ((hi << 1) << (63 - s))) & SYMBOL_MASK
 }
 
 /// The XOR of a register's four 128-bit lanes.
@@ -319,7 +330,7 @@ static TOP: [[Bits140; 1 << TOP_BITS]; 4] = {
 /// each symbol bit 0 first). Lane 7 holds `a_14` (which the last message symbol joins) and
 /// `a_15`: they come down through `x^14 mod g` and `x^15 mod g` by [`TOP`].
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn finish(a: &[u64; LANES], words: &[u64; CODEWORD_WORDS]) -> Bits140 {
+fn finish(a: &[u64; LANES], last: u64) -> Bits140 {
     // SAFETY: PAIRS and `a` are 64 readable octets.
     let pairs = unsafe { _mm512_loadu_si512(PAIRS.as_ptr().cast()) };
     let x = _mm512_permutexvar_epi8(pairs, unsafe { _mm512_loadu_si512(a.as_ptr().cast()) });
@@ -336,8 +347,6 @@ fn finish(a: &[u64; LANES], words: &[u64; CODEWORD_WORDS]) -> Bits140 {
     // SAFETY: `p` is 64 writable octets.
     unsafe { _mm512_storeu_si512(p.as_mut_ptr().cast(), x) };
     let [p0, p1, p2, p3, p4, p5, p6, p7] = p;
-    let last_bit = SYMBOL_BITS * (K - 1);
-    let last = words.get(last_bit / 64).copied().unwrap_or(0) >> (last_bit % 64) & SYMBOL_MASK;
     let top = p7 ^ last << SYMBOL_BITS;
     let mut out = [
         p6 | p5 << 20 | p4 << 40 | p3 << 60,

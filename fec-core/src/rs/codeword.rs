@@ -262,6 +262,15 @@ impl LineWords {
         }
     }
 
+    /// A packer carrying the low `carry_bits` (0..64) bits of `carry`.
+    pub(crate) const fn with_pending(carry: u64, carry_bits: u32) -> Self {
+        let carry_bits = if carry_bits < 64 { carry_bits } else { 0 };
+        Self {
+            carry: carry & bits::low_mask(carry_bits),
+            carry_bits,
+        }
+    }
+
     /// The carried bits (bit 0 first) and how many there are.
     #[must_use]
     pub const fn pending(&self) -> (u64, u32) {

@@ -265,10 +265,11 @@ fn fold(tables: &Tables, r: Bits140) -> Bits140 {
 /// Leading zero bits that pad the first chunk to 140 bits.
 const FIRST_CHUNK_PAD: u32 = (CHUNKS * PARITY_BITS - MESSAGE_BITS) as u32;
 
-/// Message chunk `k` (1..37) XORed into `r`: line bits `100 + 140(k − 1) ..` of the message.
+/// Message chunk `k` (1..37) XORed into `r`: line bits `100 + 140(k − 1) ..` of the message,
+/// which starts at bit `base` of `words`.
 #[inline(always)]
-fn with_chunk(words: &[u64], r: Bits140, k: usize) -> Bits140 {
-    let offset = k * PARITY_BITS - FIRST_CHUNK_PAD as usize;
+fn with_chunk(words: &[u64], base: usize, r: Bits140, k: usize) -> Bits140 {
+    let offset = base + k * PARITY_BITS - FIRST_CHUNK_PAD as usize;
     [
         r[0] ^ bits::read64(words, offset),
         r[1] ^ bits::read64(words, offset + 64),
@@ -276,37 +277,41 @@ fn with_chunk(words: &[u64], r: Bits140, k: usize) -> Bits140 {
     ]
 }
 
-/// `x^14 · m(x) mod g(x)` for the message in line bits `0..5140` of `words`, as 140 line
-/// bits (the parity a transmitter sends), by the sliced tables.
+/// `x^14 · m(x) mod g(x)` for the message in line bits `base..base + 5140` of `words` (bits
+/// past the end read as zero), as 140 line bits (the parity a transmitter sends), by the
+/// sliced tables.
 ///
 /// Two independent chains (chunks 0..=18 and 19..=36) run side by side so that the table
 /// loads of one hide the latency of the other; the first chain's remainder is then moved
 /// 18 chunks up by [`JUMP`]: `R = L^18(R1) + R2`.
 ///
 /// Spec: IEEE 802.3 §91.5.2.7.
-fn message_remainder(words: &[u64]) -> Bits140 {
+fn message_remainder(words: &[u64], base: usize) -> Bits140 {
     // First chunk: 100 message bits behind 40 zero bits.
     let pad = FIRST_CHUNK_PAD;
     let first = [
-        bits::read_bits(words, 0, 64 - pad) << pad,
-        bits::read64(words, (64 - pad) as usize),
-        bits::read_bits(words, (128 - pad) as usize, 12),
+        bits::read_bits(words, base, 64 - pad) << pad,
+        bits::read64(words, base + (64 - pad) as usize),
+        bits::read_bits(words, base + (128 - pad) as usize, 12),
     ];
     let mut r1 = fold(&STEP, first);
     let mut r2 = [0u64; 3];
     let split = CHUNKS - SECOND_CHAIN;
     for k in 1..split {
-        r1 = fold(&STEP, with_chunk(words, r1, k));
-        r2 = fold(&STEP, with_chunk(words, r2, k + SECOND_CHAIN));
+        r1 = fold(&STEP, with_chunk(words, base, r1, k));
+        r2 = fold(&STEP, with_chunk(words, base, r2, k + SECOND_CHAIN));
     }
     let r1 = fold(&JUMP, r1);
     [r1[0] ^ r2[0], r1[1] ^ r2[1], r1[2] ^ r2[2]]
 }
 
 /// The function a [`RemainderKernel`] holds: `x^14 m(x) mod g(x)` of the message in line bits
-/// `0..5140` of a codeword's words (the parity bits are not read), as 140 line bits (the
-/// parity a transmitter sends: bits 0..63, 64..127 and the low 12 bits of the third word).
-pub type RemainderFn = fn(&[u64; CODEWORD_WORDS]) -> Bits140;
+/// `offset..offset + 5140` of `words` (bits past the end of `words` read as zero; the parity
+/// bits after the message are not read), as 140 line bits (the parity a transmitter sends:
+/// bits 0..63, 64..127 and the low 12 bits of the third word). A codeword's words have it at
+/// offset 0; a line word stream at the bit where the codeword starts (0 or 32 for codewords
+/// packed from bit 0 of the stream).
+pub type RemainderFn = fn(&[u64], usize) -> Bits140;
 
 /// How a transmitter computes the parity and a receiver its error-free check: this module's
 /// sliced tables ([`RemainderKernel::TABLES`], the default), or a function the caller
@@ -320,14 +325,9 @@ pub type RemainderFn = fn(&[u64; CODEWORD_WORDS]) -> Bits140;
 #[derive(Clone, Copy)]
 pub struct RemainderKernel(RemainderFn);
 
-/// [`message_remainder`] as a function to point at.
-fn remainder_by_tables(words: &[u64; CODEWORD_WORDS]) -> Bits140 {
-    message_remainder(words)
-}
-
 impl RemainderKernel {
     /// The sliced tables of this module.
-    pub const TABLES: Self = Self(remainder_by_tables);
+    pub const TABLES: Self = Self(message_remainder);
 
     /// A kernel computing [`RemainderFn`]'s value with `f`, which must equal the tables'.
     #[must_use]
@@ -335,13 +335,23 @@ impl RemainderKernel {
         Self(f)
     }
 
-    /// The remainder of the message of `words` (see [`RemainderFn`]).
+    /// The remainder of the message of a codeword's `words` (see [`RemainderFn`]).
     ///
     /// Spec: IEEE 802.3 §91.5.2.7.
     #[inline(always)]
     #[must_use]
     pub fn message_remainder(self, words: &[u64; CODEWORD_WORDS]) -> Bits140 {
-        (self.0)(words)
+        (self.0)(words, 0)
+    }
+
+    /// The remainder of the message in line bits `offset..offset + 5140` of `words` (see
+    /// [`RemainderFn`]): a codeword read where it lies in a line word stream.
+    ///
+    /// Spec: IEEE 802.3 §91.5.2.7.
+    #[inline(always)]
+    #[must_use]
+    pub fn message_remainder_at(self, words: &[u64], offset: usize) -> Bits140 {
+        (self.0)(words, offset)
     }
 }
 
@@ -428,6 +438,7 @@ pub fn remainder_with(codeword: &Codeword, kernel: RemainderKernel) -> [u16; PAR
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rs::codeword::CODEWORD_BITS;
     use crate::rs::gf::Gf1024;
     use proptest::prelude::*;
 
@@ -493,6 +504,27 @@ mod tests {
         fn sliced_parity_matches_the_bit_serial_lfsr(m in prop::collection::vec(0u16..1024, K)) {
             let m: [u16; K] = m.try_into().unwrap();
             prop_assert_eq!(sliced_parity(&m), parity_reference(&m));
+        }
+
+        /// The tables read a message where it lies in a word stream: shifted by `offset`
+        /// bits behind other bits, the same remainder.
+        #[test]
+        fn remainder_at_an_offset_equals_the_codeword_s(
+            m in prop::collection::vec(0u16..1024, K),
+            offset in 0usize..200,
+            fill in any::<u64>(),
+        ) {
+            let mut s = [0u16; N];
+            s[..K].copy_from_slice(&m);
+            let cw = Codeword::from_symbols(&s);
+            let mut stream = vec![fill; CODEWORD_WORDS + 4];
+            for b in 0..CODEWORD_BITS {
+                bits::write_bits(&mut stream, offset + b, 1, u64::from(cw.bit(b)));
+            }
+            prop_assert_eq!(
+                RemainderKernel::TABLES.message_remainder_at(&stream, offset),
+                RemainderKernel::TABLES.message_remainder(cw.words())
+            );
         }
 
         #[test]

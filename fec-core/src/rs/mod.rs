@@ -195,6 +195,6 @@ pub use transcode::{
     MALFORMED_SYNC, TRANSCODED_BITS,
 };
 pub use tx::{
-    encode_codeword, encode_marker_codeword, Transmitter, BLOCKS_PER_CODEWORD,
+    encode_codeword, encode_marker_codeword, LinePush, Transmitter, BLOCKS_PER_CODEWORD,
     BLOCKS_PER_MARKER_CODEWORD, TRANSCODED_PER_CODEWORD,
 };

@@ -19,7 +19,7 @@
 
 use pcs_core::Block;
 
-use super::codeword::{Codeword, CODEWORD_WORDS};
+use super::codeword::{Codeword, LineWords, CODEWORD_WORDS};
 use super::config::{ConfigError, RsFecConfig};
 use super::encode::{encode_in_place, encode_in_place_with, RemainderKernel};
 use super::marker::MARKER;
@@ -271,6 +271,133 @@ impl Transmitter {
     }
 }
 
+/// What [`Transmitter::push_slice_to_line`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct LinePush {
+    /// Blocks taken.
+    pub consumed: usize,
+    /// Whole line words written.
+    pub produced: usize,
+}
+
+impl Transmitter {
+    /// Codewords that `n` more blocks complete.
+    #[must_use]
+    pub fn codewords_completed_by(&self, n: usize) -> usize {
+        let mut need = self.blocks_needed();
+        let mut index = self.index;
+        let mut left = n;
+        let mut done = 0;
+        while left >= need {
+            left -= need;
+            done += 1;
+            index = (index + 1).checked_rem(self.period).unwrap_or(0);
+            need = if index == 0 {
+                BLOCKS_PER_MARKER_CODEWORD
+            } else {
+                BLOCKS_PER_CODEWORD
+            };
+        }
+        done
+    }
+
+    /// Takes scrambled blocks and appends every codeword they complete to a line word stream:
+    /// after `line`'s carried bits, its whole words written to `out` from its start (room for
+    /// 83 words a codeword: [`Transmitter::codewords_completed_by`]). A codeword begun before
+    /// is finished in the transmitter and packed by [`LineWords::push_words`]; one that
+    /// begins and ends in `blocks` is transcoded straight into `out` and its parity computed
+    /// where it lies there. Stops before a codeword `out` has no room for (the blocks from
+    /// it are not taken); blocks that complete no codeword wait in the transmitter.
+    ///
+    /// The same line words as [`Transmitter::push_slice`] with [`LineWords::push_words`].
+    ///
+    /// Spec: IEEE 802.3 §108.5.2, §91.5.2.7.
+    pub fn push_slice_to_line(
+        &mut self,
+        blocks: &[Block],
+        line: &mut LineWords,
+        out: &mut [u64],
+    ) -> LinePush {
+        let mut rest = blocks;
+        let mut produced = 0;
+        let need = self.blocks_needed();
+        if need != self.blocks_in_codeword() && rest.len() >= need {
+            // The codeword being filled, begun by earlier blocks.
+            let (Some(room), Some((now, later))) =
+                (out.first_chunk_mut(), rest.split_at_checked(need))
+            else {
+                return LinePush::default();
+            };
+            self.push_slice(now, |cw| produced = line.push_words(cw, room));
+            rest = later;
+        }
+        while rest.len() >= self.blocks_needed() {
+            let room = out
+                .get_mut(produced..)
+                .and_then(|o| o.first_chunk_mut::<CODEWORD_WORDS>());
+            let (Some(room), Some((now, later))) =
+                (room, rest.split_at_checked(self.blocks_needed()))
+            else {
+                break;
+            };
+            produced += self.encode_to_line(now, line, room);
+            rest = later;
+        }
+        if rest.len() < self.blocks_needed() {
+            // Completes no codeword.
+            self.push_slice(rest, |_| {});
+            rest = &[];
+        }
+        LinePush {
+            consumed: blocks.len() - rest.len(),
+            produced,
+        }
+    }
+
+    /// Encodes the blocks of a whole codeword (76 or 80, none waiting in the transmitter)
+    /// straight into line words: `line`'s carried bits, the marker if it is a marker
+    /// codeword, the transcoded blocks, the parity of the message read where it lies; the
+    /// whole words go to `room` and the part word after them back to `line`. Returns the
+    /// whole words written.
+    fn encode_to_line(
+        &mut self,
+        blocks: &[Block],
+        line: &mut LineWords,
+        room: &mut [u64; CODEWORD_WORDS],
+    ) -> usize {
+        let (carry, start) = line.pending();
+        let mut out = WordWriter {
+            words: room,
+            next: 0,
+            acc: carry,
+            fill: start,
+        };
+        if self.is_marker_codeword() {
+            out.put_transcoded(&MARKER);
+        }
+        for group in blocks.chunks_exact(BLOCKS_PER_TRANSCODED) {
+            if let Ok(four) = <&[Block; BLOCKS_PER_TRANSCODED]>::try_from(group) {
+                out.put_transcoded(&transcode(four));
+            }
+        }
+        out.store_part();
+        let p = self
+            .kernel
+            .message_remainder_at(out.words.as_slice(), start as usize);
+        out.put(p[0], 64);
+        out.put(p[1], 64);
+        out.put(p[2] & 0xfff, 12);
+        *line = LineWords::with_pending(out.acc, out.fill);
+        // The transmitter's own codeword is not the one just made: marked complete, it is
+        // started afresh by the next block.
+        self.complete = true;
+        self.codewords += 1;
+        self.index = (self.index + 1) % self.period;
+        out.next
+    }
+}
+
 /// Appends transcoded blocks to a codeword being filled (zero from where they start), a
 /// whole word at a time.
 struct WordWriter<'a> {
@@ -346,6 +473,14 @@ impl<'a> WordWriter<'a> {
         self.put(w2, 64);
         self.put(w3, 64);
         self.put(w4, 1);
+    }
+
+    /// Stores the part word (its bits not yet filled zero) where the next whole word goes,
+    /// and keeps it: more may be appended.
+    fn store_part(&mut self) {
+        if let Some(w) = self.words.get_mut(self.next) {
+            *w = self.acc;
+        }
     }
 
     /// Stores the last part word (the words after it are still zero).
@@ -462,6 +597,60 @@ mod tests {
             assert_eq!(got, want, "pieces of {piece}");
             assert_eq!(tx.blocks_needed(), one.blocks_needed());
         }
+    }
+
+    /// The line words of `push_slice` packed by `LineWords::push_words`.
+    fn packed(tx: &mut Transmitter, line: &mut LineWords, blocks: &[Block], out: &mut Vec<u64>) {
+        let mut room = [0u64; CODEWORD_WORDS];
+        tx.push_slice(blocks, |cw| {
+            let n = line.push_words(cw, &mut room);
+            out.extend_from_slice(&room[..n]);
+        });
+    }
+
+    /// Codewords transcoded straight into the line words (and those begun in an earlier
+    /// piece, finished in the transmitter) give the line words of `push_slice` packed by
+    /// `push_words`, in any pieces, with the same carried bits and blocks waiting; with too
+    /// little room it stops before the codeword it has no room for.
+    #[test]
+    fn push_slice_to_line_in_any_pieces_equals_push_slice_packed() {
+        let config = RsFecConfig {
+            marker_period_codewords: 3,
+            ..RsFecConfig::IEEE
+        };
+        let stream = blocks(7 * 236 + 41, 11);
+        let mut one = Transmitter::new(&config).unwrap();
+        let mut one_line = LineWords::new();
+        let mut want = Vec::new();
+        packed(&mut one, &mut one_line, &stream, &mut want);
+        for piece in [1, 4, 75, 76, 80, 81, 157, 300, 2000] {
+            let mut tx = Transmitter::new(&config).unwrap();
+            let mut line = LineWords::new();
+            let mut got = Vec::new();
+            for p in stream.chunks(piece) {
+                let at = got.len();
+                got.resize(at + tx.codewords_completed_by(p.len()) * CODEWORD_WORDS, 0);
+                let done = tx.push_slice_to_line(p, &mut line, &mut got[at..]);
+                assert_eq!(done.consumed, p.len(), "pieces of {piece}");
+                got.truncate(at + done.produced);
+            }
+            assert_eq!(got, want, "pieces of {piece}");
+            assert_eq!(line, one_line, "pieces of {piece}");
+            assert_eq!(tx.blocks_needed(), one.blocks_needed(), "pieces of {piece}");
+            assert_eq!(tx.codewords(), one.codewords(), "pieces of {piece}");
+        }
+        // Room for two codewords: it takes the blocks of two and no more.
+        let mut tx = Transmitter::new(&config).unwrap();
+        let mut line = LineWords::new();
+        let mut out = vec![0u64; 2 * CODEWORD_WORDS];
+        let done = tx.push_slice_to_line(&stream, &mut line, &mut out);
+        assert_eq!(done.consumed, 76 + 80);
+        assert_eq!(&out[..done.produced], &want[..done.produced]);
+        let mut rest = Vec::new();
+        packed(&mut tx, &mut line, &stream[done.consumed..], &mut rest);
+        out.truncate(done.produced);
+        out.extend(rest);
+        assert_eq!(out, want);
     }
 
     #[test]
