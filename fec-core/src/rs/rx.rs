@@ -26,7 +26,7 @@
 use pcs_core::{Block, SyncHeader};
 
 use super::bits;
-use super::codeword::{Codeword, CODEWORD_BITS, CODEWORD_WORDS};
+use super::codeword::{Codeword, CODEWORD_BITS, CODEWORD_WORDS, MESSAGE_BITS};
 use super::config::{ConfigError, ErrorMarking, RsFecConfig};
 use super::decode::{decode_with, CorrectionMode, DecodeOutcome};
 use super::encode::RemainderKernel;
@@ -168,7 +168,7 @@ impl CodewordDecoder {
     /// returns how many transcoded blocks were malformed.
     fn untranscode(
         &mut self,
-        codeword: &Codeword,
+        words: &[u64; CODEWORD_WORDS],
         is_marker: bool,
         out: &mut [Block; BLOCKS_PER_CODEWORD],
     ) -> u8 {
@@ -177,7 +177,7 @@ impl CodewordDecoder {
         let slots =
             (first..TRANSCODED_PER_CODEWORD).zip(out.chunks_exact_mut(BLOCKS_PER_TRANSCODED));
         for (slot, four) in slots {
-            let t = Transcoded257::read_from(codeword.words(), TRANSCODED_BITS * slot);
+            let t = Transcoded257::read_from(words, TRANSCODED_BITS * slot);
             if let Ok(four) = <&mut [Block; BLOCKS_PER_TRANSCODED]>::try_from(four) {
                 if self.untranscoder.untranscode(&t, four) != UntranscodeStatus::Ok {
                     malformed += 1;
@@ -199,6 +199,36 @@ impl CodewordDecoder {
         out: &mut [Block; BLOCKS_PER_CODEWORD],
     ) -> CodewordReport {
         let outcome = decode_with(codeword, self.mode(), self.kernel);
+        self.decoded(codeword.words(), outcome, is_marker, out)
+    }
+
+    /// [`CodewordDecoder::decode`] of the codeword in line bits `0..5280` of `words` (the
+    /// bits after them are not read) when it is a codeword, read where it lies: `None`, and
+    /// nothing done, when it is not (decode a copy of it with [`CodewordDecoder::decode`]).
+    ///
+    /// Spec: IEEE 802.3 §108.5.3, §91.5.3.3.
+    pub fn decode_if_clean(
+        &mut self,
+        words: &[u64; CODEWORD_WORDS],
+        is_marker: bool,
+        out: &mut [Block; BLOCKS_PER_CODEWORD],
+    ) -> Option<CodewordReport> {
+        let p = self.kernel.message_remainder(words);
+        let clean = p[0] == bits::read64(words, MESSAGE_BITS)
+            && p[1] == bits::read64(words, MESSAGE_BITS + 64)
+            && p[2] == bits::read_bits(words, MESSAGE_BITS + 128, 12);
+        clean.then(|| self.decoded(words, DecodeOutcome::Clean, is_marker, out))
+    }
+
+    /// The rest of [`CodewordDecoder::decode`] once the RS decoder said `outcome` and left
+    /// the codeword's line bits in `words`.
+    fn decoded(
+        &mut self,
+        words: &[u64; CODEWORD_WORDS],
+        outcome: DecodeOutcome,
+        is_marker: bool,
+        out: &mut [Block; BLOCKS_PER_CODEWORD],
+    ) -> CodewordReport {
         let symbol_errors = match outcome {
             DecodeOutcome::Clean => 0,
             DecodeOutcome::Corrected(p) | DecodeOutcome::NotCorrected(p) => u32::from(p.symbols()),
@@ -207,7 +237,7 @@ impl CodewordDecoder {
         if self.ser.record(symbol_errors) && self.config.bypass_indication {
             self.corrupt_left = self.config.hi_ser_corrupt_codewords;
         }
-        let malformed = self.untranscode(codeword, is_marker, out);
+        let malformed = self.untranscode(words, is_marker, out);
         let marked = if self.config.bypass_indication {
             let m = self.corrupt_left > 0;
             self.corrupt_left = self.corrupt_left.saturating_sub(1);
@@ -243,8 +273,18 @@ impl CodewordDecoder {
     fn learn_history(&mut self, codeword: &mut Codeword, is_marker: bool) {
         let _ = decode_with(codeword, self.mode(), self.kernel);
         let mut scratch = [Block::IDLE; BLOCKS_PER_CODEWORD];
-        let _ = self.untranscode(codeword, is_marker, &mut scratch);
+        let _ = self.untranscode(codeword.words(), is_marker, &mut scratch);
     }
+}
+
+/// The little-endian word of up to 8 octets (the first octet's bit 0 first on the line).
+#[inline(always)]
+fn le_word(octets: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    for (d, s) in a.iter_mut().zip(octets) {
+        *d = *s;
+    }
+    u64::from_le_bytes(a)
 }
 
 /// What the receiver reports. Bit positions count line bits from the first bit pushed.
@@ -387,42 +427,47 @@ impl Receiver {
         self.decoder.read_register(reg, aligned)
     }
 
-    /// Pushes line octets (bit 0 of octet 0 first, the `.bits` convention).
+    /// Pushes line octets (bit 0 of octet 0 first, the `.bits` convention): whole words of
+    /// them straight into the line buffer, as [`Receiver::push_words`] takes words.
     pub fn push_bytes(&mut self, bytes: &[u8], mut on_event: impl FnMut(RxEvent<'_>)) {
-        let mut words = [0u64; 64];
-        let mut chunks = bytes.chunks_exact(8 * words.len());
-        for chunk in &mut chunks {
-            for (w, b) in words.iter_mut().zip(chunk.chunks_exact(8)) {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(b);
-                *w = u64::from_le_bytes(a);
-            }
-            self.push_words(&words, &mut on_event);
+        let mut rest = bytes;
+        while rest.len() >= 8 {
+            let take = self.words_to_take(rest.len() / 8);
+            let Some((now, later)) = rest.split_at_checked(8 * take).filter(|_| take > 0) else {
+                // Not reached (see `push_words`).
+                let Some((word, later)) = rest.split_first_chunk::<8>() else {
+                    break;
+                };
+                self.push_bits(u64::from_le_bytes(*word), 64, &mut on_event);
+                rest = later;
+                continue;
+            };
+            self.append_octets(now);
+            rest = later;
+            self.process(&mut on_event);
         }
-        let mut tail = chunks.remainder().chunks_exact(8);
-        for b in &mut tail {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(b);
-            self.push_bits(u64::from_le_bytes(a), 64, &mut on_event);
-        }
-        for &b in tail.remainder() {
+        for &b in rest {
             self.push_bits(u64::from(b), 8, &mut on_event);
         }
+    }
+
+    /// Whole words to append next, of `available`: aligned, just enough to complete the
+    /// codeword; hunting, as much as fits (one word kept for the carry).
+    fn words_to_take(&self, available: usize) -> usize {
+        let room = ((BUF_WORDS * 64).saturating_sub(self.fill) / 64).saturating_sub(1);
+        let want = if self.lock.is_aligned() {
+            CODEWORD_BITS.saturating_sub(self.fill).div_ceil(64)
+        } else {
+            room
+        };
+        want.min(room).min(available)
     }
 
     /// Pushes 64-bit line words (bit 0 first).
     pub fn push_words(&mut self, words: &[u64], mut on_event: impl FnMut(RxEvent<'_>)) {
         let mut rest = words;
         while !rest.is_empty() {
-            // Room for whole words, one word kept for the carry.
-            let room = ((BUF_WORDS * 64).saturating_sub(self.fill) / 64).saturating_sub(1);
-            // Aligned: just enough to complete the codeword; hunting: as much as fits.
-            let want = if self.lock.is_aligned() {
-                CODEWORD_BITS.saturating_sub(self.fill).div_ceil(64)
-            } else {
-                room
-            };
-            let take = want.min(room).min(rest.len());
+            let take = self.words_to_take(rest.len());
             if take == 0 {
                 // Not reached (after `process` the buffer holds less than a codeword);
                 // one word through the general path keeps it total.
@@ -476,6 +521,58 @@ impl Receiver {
         let mut carry = dest.first().copied().unwrap_or(0) & bits::low_mask(s);
         let mut stored = 0;
         for (d, &v) in dest.iter_mut().zip(words) {
+            *d = carry | v << s;
+            carry = (v >> 1) >> (63 - s);
+            stored += 1;
+        }
+        if let Some(d) = dest.get_mut(stored) {
+            *d = carry;
+        }
+        self.fill = (self.fill + 64 * stored).min(BUF_WORDS * 64);
+    }
+
+    /// [`Receiver::append_words`] of the whole words of `octets` (the caller leaves room).
+    /// Where the buffer ends on an octet (always, on a line locked at an octet), the octets
+    /// are copied as they are: the part word's, then whole words, then the next part word's.
+    fn append_octets(&mut self, octets: &[u8]) {
+        let s = self.fill % 64;
+        if s % 8 != 0 {
+            self.append(octets.chunks_exact(8).map(le_word));
+            return;
+        }
+        let n = octets.len() / 8;
+        // Octets the part word takes to be whole (8 on a word boundary: a whole word).
+        let head = 8 - s / 8;
+        let Some(dest) = self.buf.get_mut(self.fill / 64..=self.fill / 64 + n) else {
+            return;
+        };
+        let (Some((part, words)), Some((first, rest))) =
+            (dest.split_first_mut(), octets.split_at_checked(head))
+        else {
+            return;
+        };
+        *part =
+            (*part & bits::low_mask(s as u32)) | le_word(first).checked_shl(s as u32).unwrap_or(0);
+        let mut chunks = rest.chunks_exact(8);
+        for (d, c) in words.iter_mut().zip(&mut chunks) {
+            *d = le_word(c);
+        }
+        if let Some(d) = words.last_mut() {
+            // The octets after the last whole word (none on a word boundary).
+            *d = le_word(chunks.remainder());
+        }
+        self.fill = (self.fill + 64 * n).min(BUF_WORDS * 64);
+    }
+
+    /// [`Receiver::append_words`] of words as they come (the caller leaves room).
+    #[inline(always)]
+    fn append(&mut self, words: impl Iterator<Item = u64>) {
+        let s = (self.fill % 64) as u32;
+        let first = self.fill / 64;
+        let dest = self.buf.get_mut(first..).unwrap_or(&mut []);
+        let mut carry = dest.first().copied().unwrap_or(0) & bits::low_mask(s);
+        let mut stored = 0;
+        for (d, v) in dest.iter_mut().zip(words) {
             *d = carry | v << s;
             carry = (v >> 1) >> (63 - s);
             stored += 1;
@@ -624,10 +721,20 @@ impl Receiver {
             }
         }
         self.just_found = false;
-        let mut cw = self.head_codeword();
         let period = self.decoder.config.marker_period_codewords;
         if self.lock.is_locked() {
-            let report = self.decoder.decode(&mut cw, is_marker, &mut self.blocks);
+            // A clean codeword is decoded where it lies in the buffer; any other from a copy.
+            let clean = self
+                .buf
+                .first_chunk()
+                .and_then(|w| self.decoder.decode_if_clean(w, is_marker, &mut self.blocks));
+            let report = match clean {
+                Some(report) => report,
+                None => {
+                    let mut cw = self.head_codeword();
+                    self.decoder.decode(&mut cw, is_marker, &mut self.blocks)
+                }
+            };
             let blocks = self.blocks.get(..report.blocks()).unwrap_or(&[]);
             on_event(RxEvent::Codeword {
                 bit,
@@ -637,6 +744,7 @@ impl Receiver {
                 blocks,
             });
         } else if self.index + 1 == period {
+            let mut cw = self.head_codeword();
             self.decoder.learn_history(&mut cw, is_marker);
         }
         self.discard(CODEWORD_BITS);
@@ -723,6 +831,29 @@ mod tests {
             });
         }
         (rx, seen)
+    }
+
+    /// Octets whole words at a time straight into the line buffer (copied as they are where
+    /// the buffer ends on an octet, shifted elsewhere) give what one octet at a time gives,
+    /// from every bit offset of a word and in pieces of any length.
+    #[test]
+    fn push_bytes_in_words_equals_one_octet_at_a_time_from_every_offset() {
+        let blocks = pcs_blocks(76 + 3 * 80 + 2 * (76 + 3 * 80), 5);
+        let line = line_bits(&PERIOD_4, &blocks);
+        for offset in 0..72 {
+            let mut bits: Vec<bool> = (0..offset).map(|i| i % 3 == 1).collect();
+            bits.extend(&line);
+            let bytes = to_bytes(&bits);
+            let (want_rx, want) = receive(&PERIOD_4, &bytes, 1);
+            assert_eq!(want.reports.len(), 8, "offset {offset}");
+            for piece in [9, 64, 700, bytes.len()] {
+                let (rx, seen) = receive(&PERIOD_4, &bytes, piece);
+                assert_eq!(seen.events, want.events, "offset {offset}, pieces of {piece}");
+                assert_eq!(seen.reports, want.reports, "offset {offset}, pieces of {piece}");
+                assert_eq!(seen.blocks, want.blocks, "offset {offset}, pieces of {piece}");
+                assert_eq!(rx.bits_received(), want_rx.bits_received());
+            }
+        }
     }
 
     const PERIOD_4: RsFecConfig = RsFecConfig {
