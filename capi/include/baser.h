@@ -744,7 +744,9 @@ int64_t baser_case_tx_finish(struct baser_case_tx *c,
 const char *baser_case_tx_divergence(struct baser_case_tx *c, int64_t k);
 
 // The name of case `k` (0-based, in the catalogue's order) of the suite in `suite_dir`
-// whose kind is `kind` (`"rx"`, `"tx"`, or NULL/`""` for any); `""` past the last (or on
+// whose kind is `kind` (`"rx"`, `"tx"`: the cases `baser_case_open`/`baser_case_tx_open`
+// replay; `"pattern"`: the test-pattern cases, driven from their `.pattern.json`; NULL/`""`
+// for any); `""` past the last (or on
 // error: no such folder or index). Valid until the next call of this function on the thread.
 //
 // # Safety

@@ -544,7 +544,9 @@ thread_local! {
 }
 
 /// The name of case `k` (0-based, in the catalogue's order) of the suite in `suite_dir`
-/// whose kind is `kind` (`"rx"`, `"tx"`, or NULL/`""` for any); `""` past the last (or on
+/// whose kind is `kind` (`"rx"`, `"tx"`: the cases `baser_case_open`/`baser_case_tx_open`
+/// replay; `"pattern"`: the test-pattern cases, driven from their `.pattern.json`; NULL/`""`
+/// for any); `""` past the last (or on
 /// error: no such folder or index). Valid until the next call of this function on the thread.
 ///
 /// # Safety
@@ -563,8 +565,11 @@ pub unsafe extern "C" fn baser_suite_case(
             let index = baser_files::suite::read_index(Path::new(dir))
                 .map_err(|e| Fail(BASER_E_STATE, e.to_string()))?;
             let k = usize::try_from(k).map_err(|_| Fail(BASER_E_ARG, "a negative index".into()))?;
-            let want = |c: &&baser_files::suite::SuiteCase| {
-                kind.is_empty() || serde_json::to_value(c.kind).is_ok_and(|v| v == kind)
+            // "rx"/"tx": the cases the replay takes; "pattern": the test-pattern cases
+            let want = |c: &&baser_files::suite::SuiteCase| match kind {
+                "" => true,
+                "pattern" => c.test_pattern,
+                _ => !c.test_pattern && serde_json::to_value(c.kind).is_ok_and(|v| v == kind),
             };
             let Some(c) = index.cases.iter().filter(want).nth(k) else {
                 return Ok(EMPTY.as_ptr());

@@ -12,7 +12,14 @@
 //!                              with the abort bit), judged by `baser check --blocks`
 //! DIR/<case>.receive.bits      a transmit case's line for the DUT's receiver (`tx-link-fault`),
 //!                              as `.bits`, from the run's first clock (idles after it)
+//! DIR/<case>.pattern.json      a test-pattern case's run (`rx-prbs31`, `tx-prbs31`): the
+//!                              clocks its test-pattern enable is high, the clocks judged, the
+//!                              bits flipped and the count its error counter must move by
+//!                              (its `.bits`: the DUT's serdes input, as a receive case's)
 //! ```
+//!
+//! A test-pattern case is listed with `"test_pattern": true`; the DPI-C replay
+//! (`baser_case_open`) does not take it: a bench drives it from its `.pattern.json`.
 
 use crate::bits::BitsWriter;
 use crate::pcap::FrameWriter;
@@ -70,6 +77,28 @@ pub struct SuiteCase {
     /// Its serdes clocks.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub receive_units: Option<usize>,
+    /// A test-pattern case: its run is `<case>.pattern.json` ([`SuitePattern`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub test_pattern: bool,
+}
+
+/// A test-pattern case's run (`<case>.pattern.json`), clocks counted from the first of its
+/// `.bits` (the DUT's serdes input).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuitePattern {
+    /// The case.
+    pub case: String,
+    /// The clocks `[on, off)` the DUT's test-pattern enable (rx or tx) is high.
+    pub enable: (u64, u64),
+    /// `rx-prbs31`: the clocks `[from, until)` the DUT's error counter is summed over;
+    /// `tx-prbs31`: the clocks of its serdes output the model's PRBS31 checker must pass.
+    pub window: (u64, u64),
+    /// `rx-prbs31`: the line bits flipped (clock, bit of 66, bit 0 the first sent).
+    pub errors: Vec<(u64, u32)>,
+    /// `rx-prbs31`: what the error counter must move by over the window.
+    pub expected_errors: u64,
+    /// The PRBS31 is the complement of the LFSR's output (the suite's `--prbs31-inverted`).
+    pub inverted: bool,
 }
 
 fn out_err(path: &Path) -> impl Fn(std::io::Error) -> InputError + '_ {
@@ -145,8 +174,26 @@ fn write_case(dir: &Path, case: &Case, params: &Params) -> Result<SuiteCase, Inp
         aborts: Vec::new(),
         receive: None,
         receive_units: None,
+        test_pattern: false,
     };
     match stimulus {
+        Stimulus::Pattern(run) => {
+            entry.test_pattern = true;
+            entry.stream = format!("{}.bits", case.name);
+            write_units(&dir.join(&entry.stream), &run.units)?;
+            entry.units = Some(run.units.len());
+            let name = format!("{}.pattern.json", case.name);
+            let pattern = SuitePattern {
+                case: run.case,
+                enable: run.enable,
+                window: run.window,
+                errors: run.errors,
+                expected_errors: run.expected_errors,
+                inverted: run.inverted,
+            };
+            write_json(&dir.join(&name), &pattern)?;
+            entry.expected = Some(name);
+        }
         Stimulus::Rx(_) => {
             let (units, exp) =
                 conformance::rx_expected(case, params).map_err(|e| InputError::file(dir, e))?;
@@ -245,6 +292,12 @@ pub fn read_rx_case(dir: &Path, name: &str) -> Result<SuiteRxCase, InputError> {
             format!("no case `{name}` in this suite"),
         ));
     };
+    if entry.test_pattern {
+        return Err(InputError::file(
+            &index_path,
+            format!("case `{name}` is a test-pattern case: the replay does not take it; drive the DUT's test-pattern enable and judge it as {} says", entry.expected.as_deref().unwrap_or_default()),
+        ));
+    }
     let (Some(units), Some(exp)) = (entry.units, entry.expected.clone()) else {
         return Err(InputError::file(
             &index_path,
@@ -287,6 +340,12 @@ pub fn read_tx_case(dir: &Path, name: &str) -> Result<SuiteTxCase, InputError> {
             format!("no case `{name}` in this suite"),
         ));
     };
+    if entry.test_pattern {
+        return Err(InputError::file(
+            &index_path,
+            format!("case `{name}` is a test-pattern case: the replay does not take it; drive the DUT's test-pattern enable and judge it as {} says", entry.expected.as_deref().unwrap_or_default()),
+        ));
+    }
     if entry.kind != Kind::Tx {
         return Err(InputError::file(
             &index_path,
@@ -409,6 +468,38 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("no case `rx-hi-ber-16` at 25g"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_test_pattern_case_is_written_with_its_run_and_the_replay_refuses_it() {
+        let dir = std::env::temp_dir().join(format!("baser-suite-prbs-{}", std::process::id()));
+        let params = Params {
+            prbs31_inverted: true,
+            ..Params::default()
+        };
+        let names = vec!["rx-prbs31".to_string(), "tx-prbs31".to_string()];
+        let index = write(&dir, &names, &params, "test").unwrap();
+        assert!(index.cases.iter().all(|c| c.test_pattern));
+        let text = std::fs::read_to_string(dir.join("rx-prbs31.pattern.json")).unwrap();
+        let p: SuitePattern = serde_json::from_str(&text).unwrap();
+        let run = conformance::pattern::run("rx-prbs31", true).unwrap();
+        assert_eq!(
+            (p.enable, p.window, p.expected_errors, p.inverted),
+            (run.enable, run.window, 36, true)
+        );
+        assert_eq!(p.errors, run.errors);
+        let units = read_units(&dir.join("rx-prbs31.bits"), run.units.len()).unwrap();
+        assert_eq!(units, run.units);
+        for e in [
+            read_rx_case(&dir, "rx-prbs31").err().unwrap().to_string(),
+            read_tx_case(&dir, "tx-prbs31").err().unwrap().to_string(),
+        ] {
+            assert!(
+                e.contains("is a test-pattern case") && e.contains(".pattern.json"),
+                "{e}"
+            );
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -162,6 +162,21 @@ def conformance_tx_receive(name: str) -> Optional[List[Pair]]:
     scrambled from the all-ones state, from the run's first clock, the lead included), or
     None: idles throughout. A receive case raises ``ValueError``."""
 
+def conformance_pattern(name: str, *, inverted: bool = False) -> Dict[str, Any]:
+    """A test-pattern case's run (``rx-prbs31``, ``tx-prbs31``) for a DUT whose PRBS31 is
+    ``inverted`` or not: ``units`` (its serdes input as sent, ``(header, data)`` a clock),
+    ``enable`` (the clocks ``[on, off)`` its test-pattern enable is high), ``window``
+    (``rx-prbs31``: the clocks its error counter is summed over; ``tx-prbs31``: the clocks
+    of its line judged), ``errors`` (``(clock, bit)`` flipped), ``expected_errors``,
+    ``inverted``."""
+
+def conformance_pattern_verdict(name: str, *, inverted: bool = False,
+                                counted: Optional[int] = None,
+                                line: Optional[List[Pair]] = None) -> List[str]:
+    """A test-pattern case's divergences: ``rx-prbs31`` with ``counted`` (what the DUT's
+    error counter moved by over the window), ``tx-prbs31`` with ``line`` (its serdes output,
+    ``(header, data)`` a clock from the run's first)."""
+
 class LineCursor:
     """A line read as 66-bit serdes clocks (the engine's cursor): the line's own ``slips``
     (block index -> bits inserted, > 0, or deleted) apply as their block is reached."""

@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 /// `kind` ("rx" or "tx"), `expect` (status role -> the levels the standard demands from the
 /// stimulus on), `needs` (what the adapter must have), `counters` (judged),
 /// `standard_ber_timer` (needs the DUT's BER timer to be the standard's), `rate` (the one
-/// rate it applies at, `"10g"` or `"25g"`; None: every rate).
+/// rate it applies at, `"10g"` or `"25g"`; None: every rate), `pattern` (a test-pattern
+/// case: [`conformance_pattern`]).
 #[pyfunction]
 pub fn conformance_cases(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
     conformance::CASES
@@ -36,6 +37,7 @@ pub fn conformance_cases(py: Python<'_>) -> PyResult<Vec<Py<PyDict>>> {
             d.set_item("counters", c.counters)?;
             d.set_item("standard_ber_timer", c.standard_ber_timer)?;
             d.set_item("rate", c.rate.map(Rate::name))?;
+            d.set_item("pattern", c.is_pattern())?;
             Ok(d.unbind())
         })
         .collect()
@@ -63,6 +65,7 @@ fn params(
         ber_window_blocks: ber_window_blocks
             .unwrap_or(conformance::standard_ber_window_blocks(rate)),
         rate,
+        prbs31_inverted: false,
     };
     p.ber_timer().map_err(value_err)?;
     Ok(p)
@@ -96,7 +99,8 @@ pub fn conformance_skip(
 /// rate is `rate`: a receive case's
 /// `("rx", (blocks, slips, frames))` (blocks before scrambling; slips as `(block index,
 /// bits)`, > 0 inserted; frames as `(octets, s_block, s_lane, t_block, t_lane)`), a transmit
-/// case's `("tx", (frames, aborts))`.
+/// case's `("tx", (frames, aborts))`, a test-pattern case's `("pattern", run)` (as
+/// [`conformance_pattern`] gives it, the PRBS31 not inverted).
 #[pyfunction]
 #[pyo3(signature = (name, *, max_frame_length=1518, ber_window_blocks=None, rate="10g"))]
 pub fn conformance_stimulus(
@@ -131,7 +135,59 @@ pub fn conformance_stimulus(
                 (frames, aborts).into_pyobject(py)?.into_any().unbind(),
             )
         }
+        Stimulus::Pattern(run) => ("pattern", pattern_dict(py, &run)?.into_any()),
     })
+}
+
+fn pattern_dict(py: Python<'_>, run: &conformance::pattern::PatternRun) -> PyResult<Py<PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("case", &run.case)?;
+    let units: Vec<Pair> = run.units.iter().map(|&b| pair(b)).collect();
+    d.set_item("units", units)?;
+    d.set_item("enable", run.enable)?;
+    d.set_item("window", run.window)?;
+    d.set_item("errors", run.errors.clone())?;
+    d.set_item("expected_errors", run.expected_errors)?;
+    d.set_item("inverted", run.inverted)?;
+    Ok(d.unbind())
+}
+
+/// A test-pattern case's run (`rx-prbs31`, `tx-prbs31`) for a DUT whose PRBS31 is
+/// `inverted` (the complement of the LFSR's output) or not: a dict of `units` (the DUT's
+/// serdes input, `(header, data)` a clock, as sent), `enable` (the clocks `[on, off)` its
+/// test-pattern enable is high), `window` (`rx-prbs31`: the clocks its error counter is
+/// summed over; `tx-prbs31`: the clocks of its line judged), `errors` (the `(clock, bit)`
+/// flipped), `expected_errors` (what the counter must move by), `inverted`.
+#[pyfunction]
+#[pyo3(signature = (name, *, inverted=false))]
+pub fn conformance_pattern(py: Python<'_>, name: &str, inverted: bool) -> PyResult<Py<PyDict>> {
+    let run = guard(|| conformance::pattern::run(name, inverted).map_err(value_err))?;
+    pattern_dict(py, &run)
+}
+
+/// A test-pattern case's verdict: `rx-prbs31` with `counted` (what the DUT's error counter
+/// moved by over the run's window), `tx-prbs31` with `line` (its serdes output, `(header,
+/// data)` a clock from the run's first). Returns the divergences (none: pass).
+#[pyfunction]
+#[pyo3(signature = (name, *, inverted=false, counted=None, line=None))]
+pub fn conformance_pattern_verdict(
+    name: &str,
+    inverted: bool,
+    counted: Option<u64>,
+    line: Option<Vec<Pair>>,
+) -> PyResult<Vec<String>> {
+    use conformance::pattern;
+    let run = guard(|| pattern::run(name, inverted).map_err(value_err))?;
+    match (name, counted, line) {
+        ("rx-prbs31", Some(n), _) => Ok(pattern::judge_rx(&run, n)),
+        ("tx-prbs31", _, Some(line)) => {
+            let blocks = crate::blocks(&line)?;
+            Ok(pattern::judge_tx(&run, &blocks))
+        }
+        _ => Err(value_err(format!(
+            "{name}: give counted= (rx-prbs31) or line= (tx-prbs31)"
+        ))),
+    }
 }
 
 /// What a DUT said in a receive case's run, as the bench records it: `frames` `(octets, bad,

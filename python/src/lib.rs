@@ -651,6 +651,11 @@ fn _baser(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conformance::conformance_verdict, m)?)?;
     m.add_function(wrap_pyfunction!(conformance::conformance_tx_verdict, m)?)?;
     m.add_function(wrap_pyfunction!(conformance::conformance_tx_receive, m)?)?;
+    m.add_function(wrap_pyfunction!(conformance::conformance_pattern, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        conformance::conformance_pattern_verdict,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(conformance::conformance_skip, m)?)?;
     m.add_function(wrap_pyfunction!(conformance::conformance_ber_window, m)?)?;
     m.add_function(wrap_pyfunction!(conformance::conformance_coverage, m)?)?;

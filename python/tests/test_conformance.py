@@ -37,7 +37,69 @@ def test_a_status_level_that_never_moves_is_the_first_divergence():
 def test_status_only_cases_need_no_mac():
     no_mac = [c.name for c in CASES if "rx_axis" not in c.needs and "tx_axis" not in c.needs]
     assert no_mac == ["rx-hi-ber-15", "rx-hi-ber-16", "rx-hi-ber-96", "rx-hi-ber-97",
-                      "rx-lock-loss", "rx-bit-slip"]
+                      "rx-lock-loss", "rx-bit-slip", "rx-prbs31", "tx-prbs31"]
+    pattern = {c.name: c.needs for c in CASES if c.pattern}
+    assert pattern == {"rx-prbs31": ("serdes_rx", "prbs31.rx_enable", "prbs31.rx_errors"),
+                       "tx-prbs31": ("serdes_tx", "prbs31.tx_enable")}
+
+
+def _prbs31(n, inverted=False, state=0x7FFFFFFF):
+    """n stream bits of PRBS31 from a 31-bit state (bit 30 the newest), as a list of bits:
+    written from the polynomial alone, b(n) = b(n-28) ^ b(n-31) (49.2.8)."""
+    hist = [(state >> k) & 1 for k in range(31)]  # hist[k] = b(n-31+k)
+    out = []
+    for _ in range(n):
+        b = hist[3] ^ hist[0]
+        hist = hist[1:] + [b]
+        out.append(b ^ int(inverted))
+    return out
+
+
+def _blocks(bits):
+    """66-bit blocks (header, payload) of a bit list, bit 0 first."""
+    out = []
+    for k in range(0, len(bits) - 65, 66):
+        w = sum(b << i for i, b in enumerate(bits[k:k + 66]))
+        out.append((w & 3, w >> 2))
+    return out
+
+
+def test_the_rx_prbs31_run_is_prbs31_with_isolated_flips_counted_three_times():
+    from baser import _baser
+    for inverted in (False, True):
+        run = _baser.conformance_pattern("rx-prbs31", inverted=inverted)
+        on, off = run["enable"]
+        start, until = run["window"]
+        assert on < start < until < off
+        pattern = run["units"][200:200 + 1500]
+        want = _blocks(_prbs31(66 * 1500, inverted))
+        flipped = [(k, i) for k, (a, b) in enumerate(zip(pattern, want)) if a != b
+                   for i in range(66) if ((a[0] | a[1] << 2) ^ (b[0] | b[1] << 2)) >> i & 1]
+        assert [(200 + k, i) for k, i in flipped] == [tuple(e) for e in run["errors"]]
+        assert len(flipped) == 12 and run["expected_errors"] == 36
+        assert all(start <= 200 + k < until for k, _ in flipped)
+        v = _baser.conformance_pattern_verdict("rx-prbs31", inverted=inverted, counted=36)
+        assert v == []
+    short = _baser.conformance_pattern_verdict("rx-prbs31", counted=34)
+    assert "counted 34" in short[0] and "sync header" in short[1], short
+
+
+def test_the_tx_prbs31_verdict_takes_prbs31_and_names_a_fixed_header():
+    from baser import _baser
+    run = _baser.conformance_pattern("tx-prbs31", inverted=True)
+    on, off = run["enable"]
+    idle = run["units"]
+    good = idle[:on + 3] + _blocks(_prbs31(66 * (off - on), True, state=0x1234567)) + idle[off + 3:]
+    assert _baser.conformance_pattern_verdict("tx-prbs31", inverted=True, line=good) == []
+    other = _baser.conformance_pattern_verdict("tx-prbs31", inverted=False, line=good)
+    assert "prbs31_inverted to True" in other[1], other
+    fixed = [(2, p) for _, p in good]
+    v = _baser.conformance_pattern_verdict("tx-prbs31", inverted=True, line=fixed)
+    assert "every sync header is 2" in v[-1], v
+    with pytest.raises(ValueError, match="give counted="):
+        _baser.conformance_pattern_verdict("tx-prbs31")
+    with pytest.raises(ValueError, match="not a test-pattern case"):
+        _baser.conformance_pattern("rx-frames")
 
 
 class _Sig:
@@ -58,6 +120,33 @@ def _fake_dut(xgmii_width=64, axis=False):
     if axis:
         names.update({f"rx_axis_{f}": 1 for f in ("tdata", "tkeep", "tvalid", "tlast", "tuser")})
     return SimpleNamespace(**{k: _Sig(w) for k, w in names.items()})
+
+
+class _Param:
+    def __init__(self, value):
+        self.value = value
+
+
+def test_a_ready_adapter_maps_prbs31_only_when_the_phy_was_built_with_it():
+    from baser.conformance import verilog_ethernet
+
+    names = ("cfg_rx_prbs31_enable", "cfg_tx_prbs31_enable", "rx_error_count", "rx_block_lock",
+             "rx_high_ber")
+    dut = _fake_dut()
+    for n in names:
+        setattr(dut, n, _Sig(7 if n == "rx_error_count" else 1))
+    hidden = verilog_ethernet(dut)  # no PRBS31_ENABLE visible: the pattern cases skip, and say why
+    assert hidden.has(["prbs31.rx_enable"]) == "prbs31.rx_enable"
+    assert "PRBS31_ENABLE parameter is not visible" in hidden.prbs31_missing
+    dut.PRBS31_ENABLE = _Param(0)
+    assert verilog_ethernet(dut).prbs31_missing.startswith("PRBS31_ENABLE is 0; build it with")
+    dut.PRBS31_ENABLE = _Param(1)
+    built = verilog_ethernet(dut)
+    assert built.has(["serdes_rx", "prbs31.rx_enable", "prbs31.rx_errors"]) is None
+    assert built.prbs31_inverted and built.prbs31_errors == "per_clock"
+    assert built.prbs31_missing is None
+    with pytest.raises(ValueError, match="prbs31_errors `count`"):
+        verilog_ethernet(dut, prbs31_errors="count")
 
 
 def test_a_phy_only_adapter_reads_and_drives_its_xgmii_for_frames():
@@ -114,7 +203,7 @@ def _at(rate, window=None):
 
 def test_each_rate_has_its_ber_cases():
     ten, twenty_five = ([c.name for c in cases_at(r)] for r in ("10g", "25g"))
-    assert len(ten) == len(twenty_five) == 23
+    assert len(ten) == len(twenty_five) == 25
     assert set(ten) - set(twenty_five) == {"rx-hi-ber-15", "rx-hi-ber-16"}
     assert set(twenty_five) - set(ten) == {"rx-hi-ber-96", "rx-hi-ber-97"}
     assert standard_ber_window("25g") == 781250 and standard_ber_window("10g") == 19531
@@ -208,7 +297,7 @@ def test_every_cases_line_is_the_python_it_replaced_bit_for_bit():
     for state in (None, 0, 0x2AAAAAAAAAAAAAA, _M58):
         assert _line.scramble(idle * 300, state) == ref.scramble(idle * 300, state)
     # the oracle is the 10G catalogue's, before tx-link-fault (its receive line is the engine's)
-    ten = [c for c in cases_at("10g") if c.name != "tx-link-fault"]
+    ten = [c for c in cases_at("10g") if c.name != "tx-link-fault" and not c.pattern]
     assert [c.name for c in ten] == list(ref.BUILDERS) and len(ten) == 22
     for adapter in (SimpleNamespace(max_frame_length=1518, ber_window_blocks=19531),
                     SimpleNamespace(max_frame_length=9018, ber_window_blocks=300)):

@@ -71,6 +71,40 @@ fn suite_writes_each_cases_files_and_an_index() {
 }
 
 #[test]
+fn suite_writes_a_test_pattern_case_with_its_run() {
+    let d = dir("prbs");
+    let s = d.to_str().unwrap();
+    let o = baser(&[
+        "gen",
+        "--suite",
+        s,
+        "--cases",
+        "rx-prbs31,tx-prbs31,rx-frames",
+        "--prbs31-inverted",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("3 cases at 10g (1 receive, 0 transmit, 2 test-pattern)"),
+        "{out}"
+    );
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("index.json")).unwrap()).unwrap();
+    let cases = index["cases"].as_array().unwrap();
+    assert_eq!(cases[1]["test_pattern"], true);
+    assert_eq!(cases[2].get("test_pattern"), None);
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("rx-prbs31.pattern.json")).unwrap())
+            .unwrap();
+    assert_eq!(run["inverted"], true);
+    assert_eq!(run["expected_errors"], 36);
+    assert_eq!(run["errors"].as_array().unwrap().len(), 12);
+    let o = baser(&["gen", "--prbs31-inverted", "--seed", "1", "--out", "x"]);
+    assert_eq!(o.status.code(), Some(2), "--prbs31-inverted needs --suite");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
 fn suite_errors_name_the_case_and_the_folder() {
     let o = baser(&[
         "gen",
@@ -133,7 +167,7 @@ fn suite_at_25g_takes_the_dut_window_and_the_25g_threshold() {
         .iter()
         .map(|c| c["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 23);
+    assert_eq!(names.len(), 25);
     assert!(names.contains(&"rx-hi-ber-97") && !names.contains(&"rx-hi-ber-16"));
     let levels = |case: &str| {
         let exp: serde_json::Value = serde_json::from_str(

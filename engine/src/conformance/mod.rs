@@ -15,6 +15,7 @@
 pub mod cases;
 pub mod judge;
 pub mod line;
+pub mod pattern;
 pub mod random;
 pub mod replay;
 pub mod xgmii;
@@ -63,6 +64,10 @@ pub struct Params {
     /// The line rate: the BER monitor's threshold (16 at 10G, 97 at 25G) and the cases that
     /// apply follow it.
     pub rate: Rate,
+    /// The DUT's PRBS31 test pattern is the complement of the LFSR's output (U:
+    /// `pcs_core::Prbs31Polarity`; verilog-ethernet and taxi invert it): the test-pattern
+    /// cases send and check that polarity.
+    pub prbs31_inverted: bool,
 }
 
 impl Default for Params {
@@ -78,6 +83,7 @@ impl Params {
             max_frame_length: 1518,
             ber_window_blocks: standard_ber_window_blocks(rate),
             rate,
+            prbs31_inverted: false,
         }
     }
 
@@ -128,6 +134,9 @@ enum Build {
     Tx(TxBuild, &'static [usize]),
     /// Frames, and the line the DUT's receiver gets meanwhile (else idles).
     TxReceive(TxBuild, ReceiveBuild),
+    /// A test-pattern run ([`pattern::run`]): the DUT's test-pattern enable and error
+    /// counter, no frames.
+    Pattern,
 }
 
 /// One case of the catalogue.
@@ -162,6 +171,8 @@ impl Case {
     pub fn needs(&self) -> Vec<String> {
         let mut out: Vec<String> = self.status.iter().map(|s| format!("status.{s}")).collect();
         let ports: &[&str] = match self.kind {
+            Kind::Rx if self.is_pattern() => &["serdes_rx", "prbs31.rx_enable", "prbs31.rx_errors"],
+            Kind::Tx if self.is_pattern() => &["serdes_tx", "prbs31.tx_enable"],
             Kind::Tx if self.has_receive_line() => &["serdes_rx", "serdes_tx", "tx_axis"],
             Kind::Tx => &["serdes_tx", "tx_axis"],
             Kind::Rx if self.status_only() => &["serdes_rx"],
@@ -175,6 +186,12 @@ impl Case {
     /// idles.
     pub fn has_receive_line(&self) -> bool {
         matches!(self.build, Build::TxReceive(..))
+    }
+
+    /// A test-pattern case ([`pattern`]): it drives the DUT's test-pattern enable and judges
+    /// its error counter (receive) or its line (transmit), no frames.
+    pub fn is_pattern(&self) -> bool {
+        matches!(self.build, Build::Pattern)
     }
 
     /// A receive case that judges only block lock or hi_ber (a PHY-only top runs it).
@@ -219,7 +236,7 @@ const fn case(
     standard_ber_timer: bool,
 ) -> Case {
     let kind = match build {
-        Build::Rx(_) => Kind::Rx,
+        Build::Rx(_) | Build::Pattern => Kind::Rx,
         Build::Tx(..) | Build::TxReceive(..) => Kind::Tx,
     };
     Case {
@@ -253,10 +270,23 @@ const fn tx(name: &'static str, clause: &'static str, title: &'static str, b: Tx
     )
 }
 
+/// A test-pattern case of `kind`: no demands beyond its verdict, no counters.
+const fn test_pattern(
+    name: &'static str,
+    clause: &'static str,
+    title: &'static str,
+    kind: Kind,
+) -> Case {
+    Case {
+        kind,
+        ..case(name, clause, title, Build::Pattern, &[], &[], false, false)
+    }
+}
+
 use cases as c;
 
 /// The catalogue, in the order it runs: every rate's cases ([`Case::is_at`] picks a rate's).
-pub const CASES: [Case; 25] = [
+pub const CASES: [Case; 27] = [
     rx(
         "rx-frames",
         "4.2.9, 49.2.13",
@@ -462,6 +492,18 @@ pub const CASES: [Case; 25] = [
         true,
         false,
     ),
+    test_pattern(
+        "rx-prbs31",
+        "49.2.12, 45.2.3.18",
+        "PRBS31 with 12 isolated bit errors into the receive test-pattern checker: its error counter counts each 3 times",
+        Kind::Rx,
+    ),
+    test_pattern(
+        "tx-prbs31",
+        "49.2.8",
+        "the transmit PRBS31 generator on: the line is PRBS31 over all 66 bits, the model's checker counts nothing",
+        Kind::Tx,
+    ),
 ];
 
 /// The case named `name`.
@@ -526,6 +568,8 @@ pub enum Stimulus {
     /// A transmit case's frames (DA to the end of the payload) and the indices of those
     /// sent with the abort bit.
     Tx(Vec<Vec<u8>>, Vec<usize>),
+    /// A test-pattern case's run (the DUT's input, its enable, the window judged).
+    Pattern(pattern::PatternRun),
 }
 
 /// The case's stimulus for a DUT of `params`.
@@ -546,6 +590,7 @@ pub fn stimulus(case: &Case, params: &Params) -> Result<Stimulus, String> {
             .map_err(|e| format!("{}: {e}", case.name)),
         Build::Tx(b, aborts) => Ok(Stimulus::Tx(b(&mut PyRandom::new(2)), aborts.to_vec())),
         Build::TxReceive(b, _) => Ok(Stimulus::Tx(b(&mut PyRandom::new(2)), Vec::new())),
+        Build::Pattern => pattern::run(case.name, params.prbs31_inverted).map(Stimulus::Pattern),
     }
 }
 
@@ -559,7 +604,7 @@ pub fn stimulus(case: &Case, params: &Params) -> Result<Stimulus, String> {
 pub fn tx_receive(case: &Case) -> Result<Option<Vec<Block>>, String> {
     match case.build {
         Build::Rx(_) => Err(format!("{} is a receive case", case.name)),
-        Build::Tx(..) => Ok(None),
+        Build::Tx(..) | Build::Pattern => Ok(None),
         Build::TxReceive(_, r) => r()
             .map(|l| Some(l.scrambled()))
             .map_err(|e| format!("{}: {e}", case.name)),
@@ -718,7 +763,15 @@ pub fn expected(case: &Case, params: &Params, units: &[Block]) -> Result<Expecte
 /// A transmit case, or the line or the model's receiver failed.
 pub fn rx_expected(case: &Case, params: &Params) -> Result<(Vec<Block>, Expected), String> {
     let Stimulus::Rx(line) = stimulus(case, params)? else {
-        return Err(format!("{} is a transmit case", case.name));
+        return Err(format!(
+            "{} is a {} case",
+            case.name,
+            if case.is_pattern() {
+                "test-pattern"
+            } else {
+                "transmit"
+            }
+        ));
     };
     let units = line.units();
     let exp = expected(case, params, &units)?;
@@ -744,6 +797,9 @@ fn case_coverage(case: &Case, params: &Params) -> Result<Coverage, String> {
     let opt = model_options(params)?;
     let line = match stimulus(case, params)? {
         Stimulus::Rx(line) => line.units(),
+        // the DUT is in test-pattern mode: none of the bins (they are the PCS's and MAC's
+        // paths) is reached by its pattern
+        Stimulus::Pattern(_) => Vec::new(),
         Stimulus::Tx(frames, _) => {
             let mut tx = TxChain::new(&opt.tx(), VecSink::default());
             for f in &frames {
@@ -824,7 +880,13 @@ mod tests {
             let s = stimulus(c, &p).unwrap();
             assert_eq!(
                 matches!(s, Stimulus::Rx(_)),
-                c.kind == Kind::Rx,
+                c.kind == Kind::Rx && !c.is_pattern(),
+                "{}",
+                c.name
+            );
+            assert_eq!(
+                matches!(s, Stimulus::Pattern(_)),
+                c.is_pattern(),
                 "{}",
                 c.name
             );
@@ -853,11 +915,11 @@ mod tests {
     fn each_rate_has_its_ber_cases_and_the_rest_in_common() {
         let names = |r| cases_at(r).map(|c| c.name).collect::<Vec<_>>();
         let (ten, twenty_five) = (names(Rate::G10), names(Rate::G25));
-        assert_eq!((ten.len(), twenty_five.len()), (23, 23));
+        assert_eq!((ten.len(), twenty_five.len()), (25, 25));
         assert!(ten.contains(&"rx-hi-ber-16") && !ten.contains(&"rx-hi-ber-97"));
         assert!(twenty_five.contains(&"rx-hi-ber-96") && !twenty_five.contains(&"rx-hi-ber-15"));
         let common = ten.iter().filter(|n| twenty_five.contains(n)).count();
-        assert_eq!(common, 21);
+        assert_eq!(common, 23);
         let p25 = at_25g(1000);
         let why = applies(find("rx-hi-ber-16").unwrap(), &p25).unwrap_err();
         assert!(
@@ -953,7 +1015,7 @@ mod tests {
     #[test]
     fn the_model_meets_every_receive_cases_demands_at_25g() {
         let p = at_25g(1000);
-        for c in cases_at(Rate::G25).filter(|c| c.kind == Kind::Rx) {
+        for c in cases_at(Rate::G25).filter(|c| c.kind == Kind::Rx && !c.is_pattern()) {
             let (_, exp) = rx_expected(c, &p).unwrap();
             let shape = judge::DutShape {
                 frames: false,
@@ -973,7 +1035,7 @@ mod tests {
     #[test]
     fn the_model_meets_every_receive_cases_demands() {
         let p = Params::default();
-        for c in cases_at(Rate::G10).filter(|c| c.kind == Kind::Rx) {
+        for c in cases_at(Rate::G10).filter(|c| c.kind == Kind::Rx && !c.is_pattern()) {
             let Stimulus::Rx(line) = stimulus(c, &p).unwrap() else {
                 unreachable!()
             };

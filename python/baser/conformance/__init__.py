@@ -95,6 +95,17 @@ def load_waivers(path):
 async def _run_case(bench, adapter, case):
     from . import _bench  # noqa: F401  (cocotb needed from here on)
 
+    if case.pattern:
+        run = case.pattern_run(adapter)
+        if case.kind == "rx":
+            counted, clocks = await bench.run_rx_pattern(run)
+            div = _baser.conformance_pattern_verdict(case.name, inverted=adapter.prbs31_inverted,
+                                                     counted=counted)
+        else:
+            line, clocks = await bench.run_tx_pattern(run)
+            div = _baser.conformance_pattern_verdict(case.name, inverted=adapter.prbs31_inverted,
+                                                     line=line)
+        return div, clocks
     if case.kind == "rx" and adapter.mac_only:
         # a MAC-only top: the line as the model's PCS receiver hands it to its RS
         words = _baser.conformance_xgmii(case.name, max_frame_length=adapter.max_frame_length,
@@ -154,7 +165,9 @@ async def run(dut, adapter=None, *, cases=None, waivers=None, report_dir=None, l
     for case in chosen:
         lacking = adapter.has(case.needs)
         why = f"the adapter has no {lacking}" if lacking else skips[case.name]
-        if not why and case.kind == "tx" and adapter.tx_xgmii is not None \
+        if lacking and lacking.startswith("prbs31.") and adapter.prbs31_missing:
+            why += f": {adapter.prbs31_missing}"
+        if not why and case.kind == "tx" and not case.pattern and adapter.tx_xgmii is not None \
                 and not adapter.mac_only and case.build(adapter)[1]:
             why = "it aborts a frame (the MAC's tuser): an XGMII input has no abort"
         if not why and case.kind == "tx" and adapter.tx_xgmii is not None \

@@ -8,6 +8,8 @@ Every name is a signal of the cocotb toplevel (``dut``), or a dotted path below 
 STATUS = ("block_lock", "hi_ber", "link_up", "local_fault", "remote_fault")
 PULSES = ("bad_frame", "bad_fcs")
 COUNTERS = ("errored_blocks", "frames_good", "frames_bad", "fcs_errors")
+PRBS31 = ("rx_enable", "rx_errors", "tx_enable")
+PRBS31_ERRORS = ("per_clock", "total")
 
 
 class Adapter:
@@ -38,6 +40,15 @@ class Adapter:
     placed for the standard's and is skipped with another); tx_ifg, tx_dic:
     the IFG and deficit idle count the DUT's transmitter is set to (46.3.1.4 allows both);
     max_frame_length: the receiver's largest good frame, FCS included.
+    prbs31: role -> signal of the DUT's PRBS31 test pattern (49.2.8, 49.2.12; None: it has
+    none, rx-prbs31 and tx-prbs31 are skipped): ``rx_enable`` (its receive checker on),
+    ``rx_errors`` (its test-pattern error counter), ``tx_enable`` (its generator on);
+    prbs31_errors: ``"per_clock"`` (``rx_errors`` is the count of that clock's errors, as
+    verilog-ethernet's and taxi's ``rx_error_count``: summed) or ``"total"`` (a running
+    counter: its change); prbs31_inverted: the DUT's PRBS31 is the complement of the LFSR's
+    output (verilog-ethernet and taxi; whether IEEE 802.3 inverts it is unverified, so the
+    default is not inverted); prbs31_missing: why the DUT has none (a ready adapter's
+    words for the skip).
     """
 
     def __init__(
@@ -67,6 +78,10 @@ class Adapter:
         tx_ifg=12,
         tx_dic=True,
         max_frame_length=1518,
+        prbs31=None,
+        prbs31_errors="per_clock",
+        prbs31_inverted=False,
+        prbs31_missing=None,
     ):
         self.dut = dut
         self.clocks = [self.signal(c) for c in clocks]
@@ -99,6 +114,14 @@ class Adapter:
         self.tx_ifg = tx_ifg
         self.tx_dic = tx_dic
         self.max_frame_length = max_frame_length
+        self.prbs31 = self.roles(prbs31 or {}, PRBS31)
+        if prbs31_errors not in PRBS31_ERRORS:
+            raise ValueError(f"adapter: prbs31_errors `{prbs31_errors}`: expected one of "
+                             f"{list(PRBS31_ERRORS)}")
+        self.prbs31_errors = prbs31_errors
+        self.prbs31_inverted = bool(prbs31_inverted)
+        # why a ready adapter left prbs31 unmapped (the skip says it)
+        self.prbs31_missing = None if self.prbs31 else prbs31_missing
 
     @property
     def top(self):
@@ -204,8 +227,32 @@ def verilog_ethernet(dut, **overrides):
         settings = dict(rx_axis=None, tx_axis=None, status=status, inputs=prbs, **xgmii)
     else:
         settings = dict(status=status, pulses=mac["pulses"], inputs={**mac["inputs"], **prbs})
+    if "serdes_rx" not in settings:
+        settings.update(_prbs31(dut, "PRBS31_ENABLE"))
     settings.update(overrides)
     return Adapter(dut, **settings)
+
+
+def _param(dut, name):
+    """The value of the top's parameter ``name``, or None when the simulator does not show
+    it (Icarus does; Verilator only with ``--public-params`` or ``--public-flat-rw``)."""
+    try:
+        return int(getattr(dut, name).value)
+    except (AttributeError, ValueError, TypeError):
+        return None
+
+
+def _prbs31(dut, param):
+    """The PRBS31 roles of a verilog-ethernet or taxi PHY (``cfg_rx_prbs31_enable``,
+    ``rx_error_count`` a count per clock, ``cfg_tx_prbs31_enable``, inverted) when it was
+    built with its PRBS31 parameter 1, else none (and why, for the skip)."""
+    built = _param(dut, param)
+    if built == 1:
+        return dict(prbs31={"rx_enable": "cfg_rx_prbs31_enable", "rx_errors": "rx_error_count",
+                            "tx_enable": "cfg_tx_prbs31_enable"},
+                    prbs31_errors="per_clock", prbs31_inverted=True)
+    why = f"{param} is 0" if built == 0 else f"its {param} parameter is not visible"
+    return dict(prbs31_missing=f"{why}; build it with {param}=1, or map prbs31= in the adapter")
 
 
 def _has(dut, name):
@@ -267,6 +314,8 @@ def taxi(dut, **overrides):
                                 "xgmii_tx_valid": 1, **common})
     else:
         settings = dict(status=status, **mac, inputs={**cfg, "an_en": 0, **common})
+    if "serdes_rx" not in settings:
+        settings.update(_prbs31(dut, "PRBS31_EN"))
     settings.update(overrides)
     return Adapter(dut, **settings)
 
@@ -274,13 +323,19 @@ def taxi(dut, **overrides):
 def example_dut(dut, **overrides):
     """examples/conformance/rtl/conf_dut.v: verilog-ethernet's names plus the link fault
     outputs and the counters. Built as a 25G PCS (``BER_THRESHOLD`` 97) give ``rate="25g"``
-    and its ``BER_WINDOW`` as ``ber_window_blocks``."""
+    and its ``BER_WINDOW`` as ``ber_window_blocks``. Its PRBS31 test pattern
+    (``cfg_rx_prbs31_enable``, ``rx_error_count`` a count per clock, ``cfg_tx_prbs31_enable``)
+    is not inverted unless it was built with ``PRBS31_INVERT`` 1 (read from the DUT)."""
     settings = dict(
         status={"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber", "link_up": "rx_status",
                 "local_fault": "rx_local_fault", "remote_fault": "rx_remote_fault"},
         pulses={"bad_frame": "rx_error_bad_frame", "bad_fcs": "rx_error_bad_fcs"},
         counters={"errored_blocks": "rx_errored_blocks", "frames_good": "rx_frames_good",
                   "frames_bad": "rx_frames_bad", "fcs_errors": "rx_fcs_errors"},
+        prbs31={"rx_enable": "cfg_rx_prbs31_enable", "rx_errors": "rx_error_count",
+                "tx_enable": "cfg_tx_prbs31_enable"},
+        prbs31_inverted=_param(dut, "PRBS31_INVERT") == 1,
+        inputs={"cfg_tx_prbs31_enable": 0, "cfg_rx_prbs31_enable": 0},
     )
     settings.update(overrides)
     return Adapter(dut, **settings)

@@ -255,6 +255,49 @@ class Bench:
         txd.value, txc.value = XGMII_IDLE
         return obs
 
+    async def run_rx_pattern(self, run):
+        """A receive test-pattern run (``rx-prbs31``): ``run["units"]`` into the DUT's serdes
+        input a clock each (no bit slips: a PHY in PRBS31 mode holds them off, 49.2.12), its
+        ``prbs31`` ``rx_enable`` high over ``run["enable"]``; returns what its ``rx_errors``
+        moved by over ``run["window"]`` (summed, or its change for a running ``"total"``) and
+        the clocks run."""
+        a = self.a
+        enable, errors = a.prbs31["rx_enable"], a.prbs31["rx_errors"]
+        (on, off), (start, until) = run["enable"], run["window"]
+        counted = 0
+        before = None
+        for clock, (header, data) in enumerate(run["units"]):
+            enable.value = int(on <= clock < off)
+            a.serdes_rx[0].value = data
+            a.serdes_rx[1].value = header
+            await RisingEdge(self.clock)
+            if a.prbs31_errors == "per_clock":
+                if start <= clock < until:
+                    counted += _int(errors)
+            elif clock + 1 == start:
+                before = _int(errors)
+            elif clock + 1 == until:
+                counted = (_int(errors) - (before or 0)) % (1 << len(errors))
+        enable.value = 0
+        return counted, len(run["units"])
+
+    async def run_tx_pattern(self, run):
+        """A transmit test-pattern run (``tx-prbs31``): idles into the DUT's serdes input, its
+        ``prbs31`` ``tx_enable`` high over ``run["enable"]``; returns its serdes output, a
+        block a clock from the run's first, and the clocks run."""
+        a = self.a
+        enable = a.prbs31["tx_enable"]
+        on, off = run["enable"]
+        line = []
+        for clock, (header, data) in enumerate(run["units"]):
+            enable.value = int(on <= clock < off)
+            a.serdes_rx[0].value = data
+            a.serdes_rx[1].value = header
+            await RisingEdge(self.clock)
+            line.append((_int(a.serdes_tx[1]), _int(a.serdes_tx[0])))
+        enable.value = 0
+        return line, len(line)
+
     def _serdes_idle(self, idles, xgmii_in=()):
         """An idle block into the DUT's serdes input (its receiver stays locked), or idle
         into a MAC-only top's XGMII input (the next of ``xgmii_in`` while it lasts)."""

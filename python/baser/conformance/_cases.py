@@ -38,7 +38,7 @@ class Line:
 
 class Case:
     def __init__(self, name, clause, title, kind, expect=None, needs=(), counters=True,
-                 standard_ber_timer=False, rate=None):
+                 standard_ber_timer=False, rate=None, pattern=False):
         self.name = name
         self.clause = clause
         self.title = title
@@ -50,6 +50,8 @@ class Case:
         self.standard_ber_timer = standard_ber_timer
         # the one rate it applies at ("10g", "25g"), or every rate
         self.rates = (rate,) if rate else RATES
+        # a test-pattern case: it drives the DUT's PRBS31 enable (:meth:`pattern_run`)
+        self.pattern = pattern
 
     def skip(self, adapter):
         """Why it does not run on ``adapter``'s DUT (another rate's case, a BER timer its
@@ -61,19 +63,28 @@ class Case:
     def build(self, adapter):
         """The stimulus for ``adapter``'s DUT (its ``max_frame_length``, its
         ``ber_window_blocks``, its ``rate``, "10g" when it has none): a receive case's
-        :class:`Line`, a transmit case's ``(frames, aborts)``."""
+        :class:`Line`, a transmit case's ``(frames, aborts)``, a test-pattern case's run (as
+        :meth:`pattern_run`, not inverted)."""
         kind, s = _baser.conformance_stimulus(self.name, max_frame_length=adapter.max_frame_length,
                                               ber_window_blocks=adapter.ber_window_blocks,
                                               rate=getattr(adapter, "rate", "10g"))
         if kind == "rx":
             return Line(*s)
+        if kind == "pattern":  # the not-inverted run: pattern_run() takes the adapter's
+            return s
         frames, aborts = s
         return frames, set(aborts)
+
+    def pattern_run(self, adapter):
+        """A test-pattern case's run for ``adapter``'s DUT (its ``prbs31_inverted``): a dict
+        of ``units`` (its serdes input as sent), ``enable`` (the clocks ``[on, off)`` its
+        enable is high), ``window`` (the clocks judged), ``errors``, ``expected_errors``."""
+        return _baser.conformance_pattern(self.name, inverted=adapter.prbs31_inverted)
 
     def receive_line(self):
         """A transmit case's line for the DUT's receiver, as sent (``(header, data)`` a clock
         from the run's first, the lead included; idles after it), or None: idles."""
-        if self.kind != "tx":
+        if self.kind != "tx" or self.pattern:
             return None
         return _baser.conformance_tx_receive(self.name)
 

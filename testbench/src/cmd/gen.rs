@@ -36,8 +36,11 @@ pub struct GenArgs {
     /// (its line: serdes bits as sent, bit 0 first, 66-bit clocks back to back) and
     /// CASE.expected.json (the model's frames, status levels and counters, the levels the
     /// standard demands), per transmit case CASE.pcap (its frames), and index.json (cases,
-    /// clauses, needs, files, the rate). Takes --cases, --max-frame-length,
-    /// --ber-window-blocks and --rate (10g or 25g; --fec none).
+    /// clauses, needs, files, the rate); the test-pattern cases (rx-prbs31, tx-prbs31) as
+    /// CASE.bits and CASE.pattern.json (the clocks the DUT's test-pattern enable is high, the
+    /// clocks judged, the count its error counter must move by). Takes --cases,
+    /// --max-frame-length, --ber-window-blocks, --prbs31-inverted and --rate (10g or 25g;
+    /// --fec none).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["seed", "out", "hostile", "for_dut", "cover", "test_pattern"])]
     pub suite: Option<PathBuf>,
     /// With --suite: the cases to write, comma separated (default: every case).
@@ -49,6 +52,11 @@ pub struct GenArgs {
     /// (10G) needs the standard's timer, index.json says so.
     #[arg(long, requires = "suite")]
     pub ber_window_blocks: Option<usize>,
+    /// With --suite: the DUT's PRBS31 test pattern is the complement of the LFSR's output
+    /// (as verilog-ethernet and taxi send and check it; whether IEEE 802.3 Figure 49-9
+    /// inverts it is unverified, so the default is not inverted).
+    #[arg(long, requires = "suite")]
+    pub prbs31_inverted: bool,
     /// Scenario items: frames, ordered set runs and (with --hostile) line faults.
     #[arg(long, default_value_t = 40)]
     pub items: usize,
@@ -115,8 +123,14 @@ pub fn gen(a: &GenArgs, out: Output) -> Result<Verdict, Error> {
             fec: a.line.fec,
             max_frame_length: a.max_frame_length,
             ber_window_blocks: a.ber_window_blocks,
+            prbs31_inverted: a.prbs31_inverted,
         };
         return suite::suite(&s, out);
+    }
+    if a.prbs31_inverted {
+        return Err(Error::Usage(
+            "--prbs31-inverted: only with --suite DIR".into(),
+        ));
     }
     if !a.cases.is_empty() {
         return Err(Error::Usage("--cases: only with --suite DIR".into()));

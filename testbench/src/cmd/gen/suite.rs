@@ -21,6 +21,8 @@ pub struct SuiteArgs<'a> {
     pub max_frame_length: u16,
     /// The DUT's BER timer in blocks (None: the standard's at the rate).
     pub ber_window_blocks: Option<usize>,
+    /// The DUT's PRBS31 is the complement of the LFSR's output.
+    pub prbs31_inverted: bool,
 }
 
 /// Writes the suite.
@@ -41,6 +43,7 @@ pub fn suite(a: &SuiteArgs<'_>, out: Output) -> Result<Verdict, Error> {
             .ber_window_blocks
             .unwrap_or(conformance::standard_ber_window_blocks(a.rate)),
         rate: a.rate,
+        prbs31_inverted: a.prbs31_inverted,
     };
     let window = |e: String| {
         Error::Usage(format!(
@@ -66,12 +69,16 @@ pub fn suite(a: &SuiteArgs<'_>, out: Output) -> Result<Verdict, Error> {
         }
     })?;
     if !out.quiet {
-        let rx = index.cases.iter().filter(|c| c.kind == Kind::Rx).count();
+        let count = |p: &dyn Fn(&baser_files::suite::SuiteCase) -> bool| {
+            index.cases.iter().filter(|c| p(c)).count()
+        };
+        let rx = count(&|c| c.kind == Kind::Rx && !c.test_pattern);
+        let tx = count(&|c| c.kind == Kind::Tx && !c.test_pattern);
+        let pattern = count(&|c| c.test_pattern);
         println!(
-            "baser gen --suite: {} cases at {} ({rx} receive, {} transmit) -> {}",
+            "baser gen --suite: {} cases at {} ({rx} receive, {tx} transmit, {pattern} test-pattern) -> {}",
             index.cases.len(),
             index.rate,
-            index.cases.len() - rx,
             a.dir.join("index.json").display()
         );
         for c in &index.cases {
