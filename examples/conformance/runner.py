@@ -20,7 +20,8 @@ except ImportError:  # cocotb 1.9
 
 HERE = Path(__file__).resolve().parent
 SOURCES = [HERE / "rtl" / f
-           for f in ("conf_dut.v", "conf_phy.v", "conf_mac_only.v", "conf_pcs.v", "conf_mac.v")]
+           for f in ("conf_dut.v", "conf_phy.v", "conf_mac_only.v", "conf_pcs.v", "conf_mac.v",
+                     "conf_prbs31.v")]
 
 # The 25G builds: the same MAC + PCS with the 25GBASE-R BER monitor (97 invalid headers) in a
 # window shortened to 1000 blocks (2 ms is 781 250): the catalogue's model runs that window.
@@ -40,6 +41,9 @@ BUILDS = [
     ("BUG_NO_DIC", "tx-dic", "10g", {}, True),
     ("BUG_NO_RF", "tx-link-fault", "10g", {}, True),
     ("BUG_BER_15", "rx-hi-ber-15", "10g", {}, True),
+    # the PRBS31 checker skips the sync headers; the generator sends a data header
+    ("BUG_PRBS_HDR", "rx-prbs31", "10g", {}, True),
+    ("BUG_PRBS_TX_HDR", "tx-prbs31", "10g", {}, True),
     ("good-25g", None, "25g", AT_25G, False),
     # a 25G PCS that kept the 10G BER monitor: 16 invalid headers in its window raise hi_ber
     ("BUG_25G_BER_16", "rx-hi-ber-96", "25g", {**AT_25G, "BER_THRESHOLD": 16}, False),
@@ -56,12 +60,13 @@ PHY_BUILDS = [
 PHY_SKIPPED = 6
 # MAC_BUILDS: the MAC alone (conf_mac_only: AXI-stream and XGMII, test_mac.py), its XGMII input
 # given each case's line as the model's PCS receiver decodes it: every case but those of a
-# PCS's outputs (block lock, hi_ber: 4 at 10G) must pass; a MAC bug is caught there too.
+# PCS's outputs (block lock, hi_ber: 4 at 10G; its test pattern: 2) must pass; a MAC bug is
+# caught there too.
 MAC_BUILDS = [
     ("mac", None, "10g", {}, False),
     ("mac-BUG_IFG8_DROP", "rx-ifg", "10g", {}, "BUG_IFG8_DROP"),
 ]
-MAC_SKIPPED = 4
+MAC_SKIPPED = 6
 
 
 TOPS = {"dut": ("conf_dut", "test_conformance", 0), "phy": ("conf_phy", "test_phy", PHY_SKIPPED),

@@ -19,6 +19,9 @@ async def test_phy(dut):
         tx_xgmii=("xgmii_txd", "xgmii_txc"),
         status={"block_lock": "rx_block_lock", "hi_ber": "rx_high_ber"},
         counters={"errored_blocks": "rx_errored_blocks"},
+        prbs31={"rx_enable": "cfg_rx_prbs31_enable", "rx_errors": "rx_error_count",
+                "tx_enable": "cfg_tx_prbs31_enable"},
+        inputs={"cfg_tx_prbs31_enable": 0, "cfg_rx_prbs31_enable": 0},
     )
     cases = os.environ.get("CASES")
     await run(dut, adapter, cases=cases.split(",") if cases else None,

@@ -27,6 +27,7 @@
         .serdes_tx_data(``M``_tx_data), .serdes_tx_hdr(``M``_tx_hdr), \
         .serdes_rx_data(``M``_serdes_data), .serdes_rx_hdr(``M``_serdes_hdr), \
         .serdes_rx_bitslip(``M``_bitslip), \
+        .cfg_tx_prbs31_enable(1'b0), .cfg_rx_prbs31_enable(1'b0), .rx_error_count(), \
         .rx_error_bad_frame(``M``_bad_frame), .rx_error_bad_fcs(``M``_bad_fcs), \
         .rx_bad_block(``M``_bad_block), .rx_block_lock(``M``_lock), \
         .rx_high_ber(``M``_hi_ber), .rx_status(``M``_status), \

@@ -48,7 +48,7 @@ start=$SECONDS
 # each bug: the RTL with its define set and its modules renamed conf_BUG_*_, one file
 variants=()
 for b in "${builds[@]:1}"; do
-    { echo "\`define $b"; cat "$here/../rtl/conf_dut.v" "$here/../rtl/conf_pcs.v" "$here/../rtl/conf_mac.v"; echo "\`undef $b"; } \
+    { echo "\`define $b"; cat "$here/../rtl/conf_dut.v" "$here/../rtl/conf_pcs.v" "$here/../rtl/conf_mac.v" "$here/../rtl/conf_prbs31.v"; echo "\`undef $b"; } \
         | sed "s/\bconf_/conf_${b}_/g" >"$build/conf_$b.v"
     variants+=("$build/conf_$b.v")
     mkdir -p "$build/report/$b"
@@ -59,7 +59,7 @@ if ! verilator --cc --exe --build -j "$JOBS" --top-module tb --timescale 1ns/1ps
         -Wno-fatal -Wno-lint -Wno-style -I"$here" -Mdir "$build/obj" -o ../sim \
         -MAKEFLAGS "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
         "$repo/capi/sv/baser_pkg.sv" "$here/../rtl/conf_dut.v" "$here/../rtl/conf_pcs.v" \
-        "$here/../rtl/conf_mac.v" "${variants[@]}" "$here/bench.sv" "$here/bugs.sv" \
+        "$here/../rtl/conf_mac.v" "$here/../rtl/conf_prbs31.v" "${variants[@]}" "$here/bench.sv" "$here/bugs.sv" \
         "$repo/examples/dpi-verilator/tb/sim_main.cpp" -LDFLAGS "$LDLIBS" >"$build/build.log" 2>&1; then
     tail -20 "$build/build.log"; echo "FAILED (build, see $build/build.log)"
     echo "0 passed, 1 failed"; exit 1

@@ -4,9 +4,11 @@
 // that verilog-ethernet's core does not have. Both clocks may be the same clock (the
 // transmitter reads the receiver's link fault without synchronising).
 //
-// Build with one of BUG_GOOD_FLAG, BUG_OS_MASK, BUG_IFG8_DROP, BUG_NO_DIC, BUG_BER_15 defined
-// to plant that bug (conf_pcs.v, conf_mac.v say what each does). BER_THRESHOLD 97 and a
-// BER_WINDOW make it a 25GBASE-R MAC + PCS (the same PCS, Clause 107, and the 25G monitor);
+// Build with one of BUG_GOOD_FLAG, BUG_OS_MASK, BUG_IFG8_DROP, BUG_NO_DIC, BUG_BER_15,
+// BUG_PRBS_HDR, BUG_PRBS_TX_HDR defined to plant that bug (conf_pcs.v, conf_mac.v,
+// conf_prbs31.v say what each does). The PRBS31 test pattern (cfg_*_prbs31_enable,
+// rx_error_count) has verilog-ethernet's names. BER_THRESHOLD 97 and a BER_WINDOW make it
+// a 25GBASE-R MAC + PCS (the same PCS, Clause 107, and the 25G monitor);
 // a 25G build that kept BER_THRESHOLD 16 is the planted bug of examples/conformance/runner.py.
 `timescale 1ns / 1ps
 
@@ -15,7 +17,8 @@ module conf_dut #(
     parameter integer BER_THRESHOLD = 16,    // invalid headers that raise hi_ber (25G: 97)
     parameter integer MAX_FRAME = 1518,
     parameter integer IFG = 12,
-    parameter integer DIC = 1
+    parameter integer DIC = 1,
+    parameter integer PRBS31_INVERT = 0      // 1: the PRBS31's complement (conf_prbs31.v)
 ) (
     input  wire        rx_clk,
     input  wire        rx_rst,
@@ -41,6 +44,10 @@ module conf_dut #(
     input  wire [1:0]  serdes_rx_hdr,
     output wire        serdes_rx_bitslip,
 
+    input  wire        cfg_tx_prbs31_enable,  // the PRBS31 test pattern (conf_prbs31.v)
+    input  wire        cfg_rx_prbs31_enable,
+    output wire [6:0]  rx_error_count,         // the checker's errors of this clock
+
     output wire        rx_error_bad_frame,
     output wire        rx_error_bad_fcs,
     output wire        rx_bad_block,
@@ -58,11 +65,14 @@ module conf_dut #(
 );
     wire [63:0] rxd, txd;
     wire [7:0] rxc, txc;
+    wire pcs_bitslip;
+    wire [63:0] pcs_tx_data, prbs_tx_data;
+    wire [1:0] pcs_tx_hdr, prbs_tx_hdr;
 
     conf_pcs_rx #(.BER_WINDOW(BER_WINDOW), .BER_THRESHOLD(BER_THRESHOLD)) pcs_rx (
         .clk(rx_clk), .rst(rx_rst),
         .serdes_rx_data(serdes_rx_data), .serdes_rx_hdr(serdes_rx_hdr),
-        .serdes_rx_bitslip(serdes_rx_bitslip),
+        .serdes_rx_bitslip(pcs_bitslip),
         .xgmii_rxd(rxd), .xgmii_rxc(rxc),
         .block_lock(rx_block_lock), .hi_ber(rx_high_ber), .bad_block(rx_bad_block),
         .errored_blocks(rx_errored_blocks), .ber_count(rx_ber_count)
@@ -91,6 +101,21 @@ module conf_dut #(
 
     conf_pcs_tx pcs_tx (
         .clk(tx_clk), .rst(tx_rst), .xgmii_txd(txd), .xgmii_txc(txc),
-        .serdes_tx_data(serdes_tx_data), .serdes_tx_hdr(serdes_tx_hdr)
+        .serdes_tx_data(pcs_tx_data), .serdes_tx_hdr(pcs_tx_hdr)
+    );
+
+    // ---- the PRBS31 test pattern: block lock's slips held off while the checker runs
+    reg tx_prbs = 1'b0;
+    always @(posedge tx_clk) tx_prbs <= cfg_tx_prbs31_enable;  // the generator's output register
+    assign serdes_rx_bitslip = pcs_bitslip && !cfg_rx_prbs31_enable;
+    assign serdes_tx_data = tx_prbs ? prbs_tx_data : pcs_tx_data;
+    assign serdes_tx_hdr = tx_prbs ? prbs_tx_hdr : pcs_tx_hdr;
+    conf_prbs31_gen #(.INVERT(PRBS31_INVERT)) prbs_gen (
+        .clk(tx_clk), .rst(tx_rst), .enable(cfg_tx_prbs31_enable),
+        .data(prbs_tx_data), .hdr(prbs_tx_hdr)
+    );
+    conf_prbs31_check #(.INVERT(PRBS31_INVERT)) prbs_check (
+        .clk(rx_clk), .rst(rx_rst), .enable(cfg_rx_prbs31_enable),
+        .data(serdes_rx_data), .hdr(serdes_rx_hdr), .errors(rx_error_count)
     );
 endmodule

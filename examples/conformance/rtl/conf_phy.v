@@ -11,7 +11,8 @@
 
 module conf_phy #(
     parameter integer BER_WINDOW = 19531,
-    parameter integer BER_THRESHOLD = 16
+    parameter integer BER_THRESHOLD = 16,
+    parameter integer PRBS31_INVERT = 0
 ) (
     input  wire        rx_clk,
     input  wire        rx_rst,
@@ -29,17 +30,24 @@ module conf_phy #(
     input  wire [1:0]  serdes_rx_hdr,
     output wire        serdes_rx_bitslip,
 
+    input  wire        cfg_tx_prbs31_enable,  // the PRBS31 test pattern (conf_prbs31.v)
+    input  wire        cfg_rx_prbs31_enable,
+    output wire [6:0]  rx_error_count,         // the checker's errors of this clock
+
     output wire        rx_block_lock,
     output wire        rx_high_ber,
     output wire [31:0] rx_errored_blocks
 );
     wire rx_bad_block;
     wire [31:0] rx_ber_count;
+    wire pcs_bitslip;
+    wire [63:0] pcs_tx_data, prbs_tx_data;
+    wire [1:0] pcs_tx_hdr, prbs_tx_hdr;
 
     conf_pcs_rx #(.BER_WINDOW(BER_WINDOW), .BER_THRESHOLD(BER_THRESHOLD)) pcs_rx (
         .clk(rx_clk), .rst(rx_rst),
         .serdes_rx_data(serdes_rx_data), .serdes_rx_hdr(serdes_rx_hdr),
-        .serdes_rx_bitslip(serdes_rx_bitslip),
+        .serdes_rx_bitslip(pcs_bitslip),
         .xgmii_rxd(xgmii_rxd), .xgmii_rxc(xgmii_rxc),
         .block_lock(rx_block_lock), .hi_ber(rx_high_ber), .bad_block(rx_bad_block),
         .errored_blocks(rx_errored_blocks), .ber_count(rx_ber_count)
@@ -47,6 +55,21 @@ module conf_phy #(
 
     conf_pcs_tx pcs_tx (
         .clk(tx_clk), .rst(tx_rst), .xgmii_txd(xgmii_txd), .xgmii_txc(xgmii_txc),
-        .serdes_tx_data(serdes_tx_data), .serdes_tx_hdr(serdes_tx_hdr)
+        .serdes_tx_data(pcs_tx_data), .serdes_tx_hdr(pcs_tx_hdr)
+    );
+
+    // ---- the PRBS31 test pattern: block lock's slips held off while the checker runs
+    reg tx_prbs = 1'b0;
+    always @(posedge tx_clk) tx_prbs <= cfg_tx_prbs31_enable;  // the generator's output register
+    assign serdes_rx_bitslip = pcs_bitslip && !cfg_rx_prbs31_enable;
+    assign serdes_tx_data = tx_prbs ? prbs_tx_data : pcs_tx_data;
+    assign serdes_tx_hdr = tx_prbs ? prbs_tx_hdr : pcs_tx_hdr;
+    conf_prbs31_gen #(.INVERT(PRBS31_INVERT)) prbs_gen (
+        .clk(tx_clk), .rst(tx_rst), .enable(cfg_tx_prbs31_enable),
+        .data(prbs_tx_data), .hdr(prbs_tx_hdr)
+    );
+    conf_prbs31_check #(.INVERT(PRBS31_INVERT)) prbs_check (
+        .clk(rx_clk), .rst(rx_rst), .enable(cfg_rx_prbs31_enable),
+        .data(serdes_rx_data), .hdr(serdes_rx_hdr), .errors(rx_error_count)
     );
 endmodule
