@@ -165,7 +165,9 @@ impl CodewordDecoder {
     }
 
     /// Rebuilds the codeword's blocks into `out` (76 for a marker codeword, then 80);
-    /// returns how many transcoded blocks were malformed.
+    /// returns how many transcoded blocks were malformed. The 20 slots are written out one
+    /// by one ([`CodewordDecoder::untranscode_slot`]), so that each reads its 257 bits at a
+    /// constant offset (shifts by constants, not by a register).
     fn untranscode(
         &mut self,
         words: &[u64; CODEWORD_WORDS],
@@ -174,17 +176,36 @@ impl CodewordDecoder {
     ) -> u8 {
         let first = usize::from(is_marker);
         let mut malformed = 0;
-        let slots =
-            (first..TRANSCODED_PER_CODEWORD).zip(out.chunks_exact_mut(BLOCKS_PER_TRANSCODED));
-        for (slot, four) in slots {
-            let t = Transcoded257::read_from(words, TRANSCODED_BITS * slot);
-            if let Ok(four) = <&mut [Block; BLOCKS_PER_TRANSCODED]>::try_from(four) {
-                if self.untranscoder.untranscode(&t, four) != UntranscodeStatus::Ok {
-                    malformed += 1;
-                }
-            }
+        macro_rules! slots {
+            ($($slot:literal)*) => {
+                $(malformed += self.untranscode_slot::<$slot>(words, first, out);)*
+            };
         }
+        slots!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19);
+        const _: () = assert!(TRANSCODED_PER_CODEWORD == 20, "one slot a line above");
         malformed
+    }
+
+    /// Transcoded slot `SLOT` of the codeword into its four blocks of `out` (none before
+    /// slot `first`: the marker's); 1 when it was malformed.
+    #[inline(always)]
+    fn untranscode_slot<const SLOT: usize>(
+        &mut self,
+        words: &[u64; CODEWORD_WORDS],
+        first: usize,
+        out: &mut [Block; BLOCKS_PER_CODEWORD],
+    ) -> u8 {
+        let Some(at) = SLOT.checked_sub(first) else {
+            return 0;
+        };
+        let four = out
+            .get_mut(BLOCKS_PER_TRANSCODED * at..)
+            .and_then(|o| o.first_chunk_mut::<BLOCKS_PER_TRANSCODED>());
+        let Some(four) = four else {
+            return 0;
+        };
+        let t = Transcoded257::read_from(words, TRANSCODED_BITS * SLOT);
+        u8::from(self.untranscoder.untranscode(&t, four) != UntranscodeStatus::Ok)
     }
 
     /// Decodes one aligned codeword: corrects `codeword` in place (unless bypassed), writes
@@ -848,9 +869,18 @@ mod tests {
             assert_eq!(want.reports.len(), 8, "offset {offset}");
             for piece in [9, 64, 700, bytes.len()] {
                 let (rx, seen) = receive(&PERIOD_4, &bytes, piece);
-                assert_eq!(seen.events, want.events, "offset {offset}, pieces of {piece}");
-                assert_eq!(seen.reports, want.reports, "offset {offset}, pieces of {piece}");
-                assert_eq!(seen.blocks, want.blocks, "offset {offset}, pieces of {piece}");
+                assert_eq!(
+                    seen.events, want.events,
+                    "offset {offset}, pieces of {piece}"
+                );
+                assert_eq!(
+                    seen.reports, want.reports,
+                    "offset {offset}, pieces of {piece}"
+                );
+                assert_eq!(
+                    seen.blocks, want.blocks,
+                    "offset {offset}, pieces of {piece}"
+                );
                 assert_eq!(rx.bits_received(), want_rx.bits_received());
             }
         }

@@ -215,21 +215,6 @@ impl Packer {
     }
 }
 
-/// Reads consecutive bit fields of a 257-bit block, bit 0 first.
-struct Unpacker {
-    words: [u64; 5],
-    pos: usize,
-}
-
-impl Unpacker {
-    /// The next `n` (1..=64) bits.
-    fn take(&mut self, n: usize) -> u64 {
-        let v = bits::read_bits(&self.words, self.pos, n as u32);
-        self.pos += n;
-        v
-    }
-}
-
 /// The block type whose low nibble is `nibble`, as a table: `None` for nibble 0.
 // Built at compile time: an index out of range would fail the build, not panic.
 #[allow(clippy::indexing_slicing)]
@@ -296,6 +281,7 @@ impl Untranscoder {
     /// [`MALFORMED_SYNC`] and says why.
     ///
     /// Spec: IEEE 802.3 §91.5.3.5.
+    #[inline(always)]
     pub fn untranscode(
         &mut self,
         t: &Transcoded257,
@@ -328,66 +314,91 @@ impl Untranscoder {
     }
 
     /// `t[0] = 0`: flags, then the payloads with the first control block's nibble rebuilt.
+    /// Every block's field is read at both places it can start (before the first control
+    /// block, from `t[5 + 64k]`; after it, 4 type bits fewer, from `t[1 + 64k]`) and the
+    /// right one picked, so that no branch depends on where the control block is. (Kept out
+    /// of line: [`Untranscoder::untranscode`] is inlined into the codeword loop, where most
+    /// transcoded blocks are all data.)
+    #[inline(never)]
     fn untranscode_control(
         &self,
         t: &Transcoded257,
         out: &mut [Block; BLOCKS_PER_TRANSCODED],
     ) -> UntranscodeStatus {
-        let flags = t.read_bits(1, 4);
+        let [t0, t1, t2, t3, t4] = t.words;
+        let flags = (t0 >> 1) & 0xf;
         let first = (!flags & 0xf).trailing_zeros() as usize;
         if first >= BLOCKS_PER_TRANSCODED {
-            for (k, b) in out.iter_mut().enumerate() {
-                *b = Block {
-                    sync: MALFORMED_SYNC,
-                    payload: t.read_bits(1 + 64 * k, 64),
-                };
-            }
-            return UntranscodeStatus::NoControlBlock;
+            return no_control_block(t, out);
         }
-        let mut status = UntranscodeStatus::Ok;
-        let mut fields = Unpacker {
-            words: t.words,
-            pos: 5,
-        };
+        let before = [
+            t0 >> 5 | t1 << 59,
+            t1 >> 5 | t2 << 59,
+            t2 >> 5 | t3 << 59,
+            t3 >> 5 | t4 << 59,
+        ];
+        let after = [
+            t0 >> 1 | t1 << 63,
+            t1 >> 1 | t2 << 63,
+            t2 >> 1 | t3 << 63,
+            t3 >> 1 | t4 << 63,
+        ];
+        let mut payloads = after;
+        let mut own = 0;
+        for (k, (p, b)) in payloads.iter_mut().zip(before).enumerate() {
+            if k <= first {
+                *p = b;
+            }
+            if k == first {
+                own = b;
+            }
+        }
         // History before the first control block: the block before it in this transcoded
-        // block, or the last payload output before this one.
-        let mut history = self.history;
-        for (k, b) in out.iter_mut().enumerate() {
-            let data = flags >> k & 1 == 1;
-            let sync = if data {
-                SyncHeader::DATA
+        // block (a descrambler's state is the last payload's top 58 bits), or the last
+        // payload output before this one.
+        let state = payloads
+            .get(first.wrapping_sub(1))
+            .map_or(self.history.state(), |p| p >> 6);
+        // Payload bits 0..7 depend only on the history (the taps reach 39 and 58 bits back):
+        // descramble the kept nibble, complete the type, scramble it again. An unknown nibble
+        // goes back with a plain high nibble of 0 (on the line: the kept low nibble under the
+        // keystream's high nibble).
+        let nibble = descramble_payload(state, own & 0xf) & 0xf;
+        let (plain, status) = match TYPE_BY_LOW_NIBBLE.get(nibble as usize).copied().flatten() {
+            Some(ty) => (u64::from(ty as u8), UntranscodeStatus::Ok),
+            None => (nibble, UntranscodeStatus::UnknownTypeNibble(nibble as u8)),
+        };
+        let rest = (own >> 4) & (u64::MAX >> 8);
+        let typed = (scramble_payload(state, plain) & 0xff) | (rest << 8);
+        let ok = status == UntranscodeStatus::Ok;
+        for (k, (b, p)) in out.iter_mut().zip(payloads).enumerate() {
+            // Header bit 1 is the data flag: 0b10 data, 0b01 control.
+            let sync = if ok {
+                SyncHeader::from_bits(1 + (flags >> k & 1) as u8)
             } else {
-                SyncHeader::CONTROL
+                MALFORMED_SYNC
             };
-            let payload = if k == first {
-                let low = fields.take(4);
-                let rest = fields.take(56);
-                // Payload bits 0..7 depend only on the history (the taps reach 39 and 58 bits
-                // back): descramble the kept nibble, complete the type, scramble it again. An
-                // unknown nibble goes back with a plain high nibble of 0 (on the line: the
-                // kept low nibble under the keystream's high nibble).
-                let nibble = descramble_payload(history.state(), low) & 0xf;
-                let plain = match TYPE_BY_LOW_NIBBLE.get(nibble as usize).copied().flatten() {
-                    Some(ty) => u64::from(ty as u8),
-                    None => {
-                        status = UntranscodeStatus::UnknownTypeNibble(nibble as u8);
-                        nibble
-                    }
-                };
-                (scramble_payload(history.state(), plain) & 0xff) | (rest << 8)
-            } else {
-                fields.take(64)
-            };
-            history.descramble(payload);
+            let payload = if k == first { typed } else { p };
             *b = Block { sync, payload };
-        }
-        if status != UntranscodeStatus::Ok {
-            for b in out.iter_mut() {
-                b.sync = MALFORMED_SYNC;
-            }
         }
         status
     }
+}
+
+/// `t[0] = 0` with four data flags: four blocks with [`MALFORMED_SYNC`], their payloads read
+/// as if all data.
+#[cold]
+fn no_control_block(
+    t: &Transcoded257,
+    out: &mut [Block; BLOCKS_PER_TRANSCODED],
+) -> UntranscodeStatus {
+    for (k, b) in out.iter_mut().enumerate() {
+        *b = Block {
+            sync: MALFORMED_SYNC,
+            payload: t.read_bits(1 + 64 * k, 64),
+        };
+    }
+    UntranscodeStatus::NoControlBlock
 }
 
 #[cfg(test)]
@@ -395,6 +406,86 @@ mod tests {
     use super::*;
     use pcs_core::Scrambler;
     use proptest::prelude::*;
+
+    /// Reads consecutive bit fields of a 257-bit block, bit 0 first.
+    struct Unpacker {
+        words: [u64; 5],
+        pos: usize,
+    }
+
+    impl Unpacker {
+        /// The next `n` (1..=64) bits.
+        fn take(&mut self, n: usize) -> u64 {
+            let v = bits::read_bits(&self.words, self.pos, n as u32);
+            self.pos += n;
+            v
+        }
+    }
+
+    impl Untranscoder {
+        /// The field-by-field untranscoding of a `t[0] = 0` block that
+        /// [`Untranscoder::untranscode_control`] replaced, kept as its reference.
+        fn untranscode_control_reference(
+            &self,
+            t: &Transcoded257,
+            out: &mut [Block; BLOCKS_PER_TRANSCODED],
+        ) -> UntranscodeStatus {
+            let flags = t.read_bits(1, 4);
+            let first = (!flags & 0xf).trailing_zeros() as usize;
+            if first >= BLOCKS_PER_TRANSCODED {
+                for (k, b) in out.iter_mut().enumerate() {
+                    *b = Block {
+                        sync: MALFORMED_SYNC,
+                        payload: t.read_bits(1 + 64 * k, 64),
+                    };
+                }
+                return UntranscodeStatus::NoControlBlock;
+            }
+            let mut status = UntranscodeStatus::Ok;
+            let mut fields = Unpacker {
+                words: t.words,
+                pos: 5,
+            };
+            // History before the first control block: the block before it in this transcoded
+            // block, or the last payload output before this one.
+            let mut history = self.history;
+            for (k, b) in out.iter_mut().enumerate() {
+                let data = flags >> k & 1 == 1;
+                let sync = if data {
+                    SyncHeader::DATA
+                } else {
+                    SyncHeader::CONTROL
+                };
+                let payload = if k == first {
+                    let low = fields.take(4);
+                    let rest = fields.take(56);
+                    // Payload bits 0..7 depend only on the history (the taps reach 39 and 58 bits
+                    // back): descramble the kept nibble, complete the type, scramble it again. An
+                    // unknown nibble goes back with a plain high nibble of 0 (on the line: the
+                    // kept low nibble under the keystream's high nibble).
+                    let nibble = descramble_payload(history.state(), low) & 0xf;
+                    let plain = match TYPE_BY_LOW_NIBBLE.get(nibble as usize).copied().flatten() {
+                        Some(ty) => u64::from(ty as u8),
+                        None => {
+                            status = UntranscodeStatus::UnknownTypeNibble(nibble as u8);
+                            nibble
+                        }
+                    };
+                    (scramble_payload(history.state(), plain) & 0xff) | (rest << 8)
+                } else {
+                    fields.take(64)
+                };
+                history.descramble(payload);
+                *b = Block { sync, payload };
+            }
+            if status != UntranscodeStatus::Ok {
+                for b in out.iter_mut() {
+                    b.sync = MALFORMED_SYNC;
+                }
+            }
+            status
+        }
+    }
 
     /// A scrambled stream of four blocks per pattern: bit k of `pattern` = block k is data.
     fn blocks_for(pattern: u8, types: [BlockType; 4], payloads: [u64; 4], seed: u64) -> [Block; 4] {
@@ -518,6 +609,27 @@ mod tests {
                 assert_eq!(rx.untranscode(&t, &mut out), UntranscodeStatus::Ok);
                 assert_eq!(out, blocks, "pattern {pattern:04b}, type {ty:?}");
             }
+        }
+    }
+
+    proptest! {
+        /// The branch-light untranscoding of a `t[0] = 0` block equals the field-by-field
+        /// reference on any bits and any history: the first control block anywhere, a known
+        /// or unknown type nibble, four data flags.
+        #[test]
+        fn control_untranscoding_equals_the_field_by_field_reference(
+            words in prop::array::uniform5(any::<u64>()),
+            state in any::<u64>(),
+        ) {
+            let t = Transcoded257::from_words(words);
+            let u = Untranscoder::new(state);
+            let mut got = [Block::IDLE; 4];
+            let mut want = [Block::IDLE; 4];
+            prop_assert_eq!(
+                u.untranscode_control(&t, &mut got),
+                u.untranscode_control_reference(&t, &mut want)
+            );
+            prop_assert_eq!(got, want);
         }
     }
 
