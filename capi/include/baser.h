@@ -111,6 +111,9 @@
 // A receive case being replayed (opaque).
 typedef struct baser_case baser_case;
 
+// A test-pattern case being replayed (opaque).
+typedef struct baser_case_pattern baser_case_pattern;
+
 // A transmit case being replayed (opaque).
 typedef struct baser_case_tx baser_case_tx;
 
@@ -752,6 +755,73 @@ const char *baser_case_tx_divergence(struct baser_case_tx *c, int64_t k);
 // # Safety
 // The strings are NULL or NUL-terminated.
 const char *baser_suite_case(const char *suite_dir, const char *kind, int32_t k);
+
+// Opens the test-pattern case `name` of the suite in `suite_dir` for a DUT whose error
+// output is described by `options` (`errors=per_clock`, the default: that clock's count, as
+// verilog-ethernet's `rx_error_count`; `errors=total`: a running counter). The PRBS31's
+// polarity is the suite's (`gen --suite --prbs31-inverted`). Each clock:
+// [`baser_case_pattern_next`] gives the serdes input and the enable to drive, then after the
+// edge [`baser_case_pattern_errors`] (`rx-prbs31`) or [`baser_case_pattern_line`]
+// (`tx-prbs31`) takes the DUT's output. Returns NULL on error ([`super::baser_last_error`]:
+// no such folder or case, not a test-pattern case, a bad option).
+//
+// # Safety
+// The strings are NULL or NUL-terminated.
+struct baser_case_pattern *baser_case_pattern_open(const char *suite_dir,
+                                                   const char *name,
+                                                   const char *options);
+
+// Releases a test-pattern case (NULL: nothing).
+//
+// # Safety
+// `c` is NULL or a live handle; it is not used again.
+void baser_case_pattern_free(struct baser_case_pattern *c);
+
+// The next clock: the DUT's serdes input (2 bits in `header`, bit 0 first; 64 in `data`) and
+// its test-pattern enable (`enable`: 1 or 0; the receive checker's for `rx-prbs31`, the
+// generator's for `tx-prbs31`) to drive until the next edge. Returns 1 with them, 0 once the
+// run is out (then [`baser_case_pattern_finish`]), or an error code.
+//
+// # Safety
+// `c` is a live handle; the outputs are writable.
+int32_t baser_case_pattern_next(struct baser_case_pattern *c,
+                                uint8_t *header,
+                                uint64_t *data,
+                                uint8_t *enable);
+
+// The DUT's test-pattern error output after the edge (`rx-prbs31`): that clock's count, or
+// the running counter's value with `errors=total`. Returns 0, or an error code.
+//
+// # Safety
+// `c` is a live handle.
+int32_t baser_case_pattern_errors(struct baser_case_pattern *c, uint64_t value);
+
+// The DUT's serdes output after the edge (`tx-prbs31`): 2 bits in `header` (bit 0 first),
+// 64 in `data`. Returns 0, or an error code.
+//
+// # Safety
+// `c` is a live handle.
+int32_t baser_case_pattern_line(struct baser_case_pattern *c, uint8_t header, uint64_t data);
+
+// Judges the run once [`baser_case_pattern_next`] returned 0 (`rx-prbs31`: the DUT's error
+// counter against the model's count over the window; `tx-prbs31`: its line through the
+// model's PRBS31 checker) and writes a JSON report to `json_path` and a JUnit one to
+// `junit_path` (NULL or `""`: none). Returns the number of divergences (0: the DUT passes),
+// or an error code (`BASER_E_STATE`: the run is not out yet).
+//
+// # Safety
+// `c` is a live handle; the paths are NULL or NUL-terminated.
+int64_t baser_case_pattern_finish(struct baser_case_pattern *c,
+                                  const char *json_path,
+                                  const char *junit_path);
+
+// Divergence `k` (0: the first) of a finished test-pattern case's verdict, in the model's
+// words; `""` past the last (or on error, or before [`baser_case_pattern_finish`]). Valid
+// until the next call on the handle.
+//
+// # Safety
+// `c` is a live handle.
+const char *baser_case_pattern_divergence(struct baser_case_pattern *c, int64_t k);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -16,7 +16,7 @@ use std::path::Path;
 
 /// What a string function returns past the last item or on error: `""`, never NULL (a DPI-C
 /// `string` import cannot take NULL).
-const EMPTY: &CStr = c"";
+pub(crate) const EMPTY: &CStr = c"";
 
 /// A receive case being replayed (opaque).
 pub struct baser_case {
@@ -250,7 +250,7 @@ fn verdict(c: &mut baser_case) -> &[String] {
 }
 
 /// Writes a case's JSON report to `json` and its JUnit one to `junit` (`""`: none).
-fn reports(
+pub(crate) fn reports(
     json: &str,
     junit: &str,
     (name, clause, clocks): (&str, &str, u64),

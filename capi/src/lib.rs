@@ -37,6 +37,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 pub mod case;
+pub mod case_pattern;
 
 /// Success.
 pub const BASER_OK: i32 = 0;

@@ -24,6 +24,8 @@
 //                        to a DUT one serdes clock at a time; its frames, status levels, error
 //                        pulses and counters judged against the case's expected outcome
 //                        (docs/conformance.md, "SystemVerilog").
+//   baser_case_pattern_replay a test-pattern case of a suite (rx-prbs31, tx-prbs31): the
+//                        DUT's test-pattern enable driven, its error counter or line judged
 //   baser_case_tx_replay a transmit case of a suite: its frames fed to the DUT's AXI-stream
 //                        input as it takes them, its serdes output judged bit exact, frame by
 //                        frame, and by the deficit idle count (the same verdict as cocotb's).
@@ -201,6 +203,25 @@ package baser_pkg;
                                                          input string json_path,
                                                          input string junit_path);
     import "DPI-C" function string  baser_case_tx_divergence(input chandle c, input longint k);
+    // a test-pattern case (baser_case_pattern_replay)
+    import "DPI-C" function chandle baser_case_pattern_open(input string suite_dir,
+                                                            input string name,
+                                                            input string options);
+    import "DPI-C" function void    baser_case_pattern_free(input chandle c);
+    import "DPI-C" function int     baser_case_pattern_next(input chandle c,
+                                                            output byte unsigned header,
+                                                            output longint unsigned data,
+                                                            output byte unsigned enable);
+    import "DPI-C" function int     baser_case_pattern_errors(input chandle c,
+                                                              input longint unsigned value);
+    import "DPI-C" function int     baser_case_pattern_line(input chandle c,
+                                                            input byte unsigned header,
+                                                            input longint unsigned data);
+    import "DPI-C" function longint baser_case_pattern_finish(input chandle c,
+                                                              input string json_path,
+                                                              input string junit_path);
+    import "DPI-C" function string  baser_case_pattern_divergence(input chandle c,
+                                                                  input longint k);
 
     // Return codes (the BASER_OK / BASER_E_* of baser.h)
     localparam int BASER_OK         = 0;
@@ -928,6 +949,69 @@ package baser_pkg;
 
         function void free();
             baser_case_tx_free(h);
+            h = null;
+        endfunction
+    endclass
+
+    // A test-pattern case of a suite (rx-prbs31, tx-prbs31): each clock next() gives the
+    // DUT's serdes input and its test-pattern enable to drive, then after the edge errors()
+    // (rx-prbs31: its error counter, a count per clock unless opts "errors=total") and line()
+    // (tx-prbs31: its serdes output) take what it says; finish() judges.
+    class baser_case_pattern_replay;
+        chandle h;
+        string name;
+
+        function new(string suite_dir, string case_name, string opts = "");
+            name = case_name;
+            h = baser_case_pattern_open(suite_dir, case_name, opts);
+            if (h == null)
+                die($sformatf("baser_case_pattern_open(%s, %s): %s", suite_dir, case_name,
+                              baser_last_error()));
+        endfunction
+
+        protected function void ok(int r, string what);
+            if (r < 0)
+                die($sformatf("baser_case_pattern_%s(%s): %s", what, name, baser_last_error()));
+        endfunction
+
+        // The next clock's serdes input and enable; 0 once the run is out.
+        function bit next(output bit [1:0] hdr, output bit [63:0] data, output bit enable);
+            byte unsigned h8, e8;
+            longint unsigned d;
+            int r;
+            r = baser_case_pattern_next(h, h8, d, e8);
+            ok(r, "next");
+            hdr = h8[1:0];
+            data = d;
+            enable = e8[0];
+            return r == 1;
+        endfunction
+
+        // The DUT's test-pattern error output after the edge.
+        function void errors(longint unsigned value);
+            ok(baser_case_pattern_errors(h, value), "errors");
+        endfunction
+
+        // The DUT's serdes output after the edge.
+        function void line(bit [1:0] hdr, bit [63:0] data);
+            ok(baser_case_pattern_line(h, {6'd0, hdr}, data), "line");
+        endfunction
+
+        // The verdict: the number of divergences (0: pass); reports unless "".
+        function longint finish(string json_path = "", string junit_path = "");
+            longint n;
+            n = baser_case_pattern_finish(h, json_path, junit_path);
+            if (n < 0) ok(int'(n), "finish");
+            return n;
+        endfunction
+
+        // Divergence k (0: the first), in the model's words; "" past the last.
+        function string divergence(longint k);
+            return baser_case_pattern_divergence(h, k);
+        endfunction
+
+        function void free();
+            baser_case_pattern_free(h);
             h = null;
         endfunction
     endclass

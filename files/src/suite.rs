@@ -18,8 +18,8 @@
 //!                              (its `.bits`: the DUT's serdes input, as a receive case's)
 //! ```
 //!
-//! A test-pattern case is listed with `"test_pattern": true`; the DPI-C replay
-//! (`baser_case_open`) does not take it: a bench drives it from its `.pattern.json`.
+//! A test-pattern case is listed with `"test_pattern": true`; the DPI-C replay takes it
+//! through `baser_case_pattern_open` ([`read_pattern_case`]), not `baser_case_open`.
 
 use crate::bits::BitsWriter;
 use crate::pcap::FrameWriter;
@@ -295,7 +295,10 @@ pub fn read_rx_case(dir: &Path, name: &str) -> Result<SuiteRxCase, InputError> {
     if entry.test_pattern {
         return Err(InputError::file(
             &index_path,
-            format!("case `{name}` is a test-pattern case: the replay does not take it; drive the DUT's test-pattern enable and judge it as {} says", entry.expected.as_deref().unwrap_or_default()),
+            format!(
+                "case `{name}` is a test-pattern case: its replay is baser_case_pattern_open ({})",
+                entry.expected.as_deref().unwrap_or_default()
+            ),
         ));
     }
     let (Some(units), Some(exp)) = (entry.units, entry.expected.clone()) else {
@@ -314,6 +317,47 @@ pub fn read_rx_case(dir: &Path, name: &str) -> Result<SuiteRxCase, InputError> {
         expected,
         units,
     })
+}
+
+/// Reads the test-pattern case `name` of the suite in `dir`: its entry and its run (the
+/// DUT's serdes input from its `.bits`, the rest from its `.pattern.json`).
+///
+/// # Errors
+/// No such case, not a test-pattern case, or a missing or malformed file.
+pub fn read_pattern_case(
+    dir: &Path,
+    name: &str,
+) -> Result<(SuiteCase, conformance::pattern::PatternRun), InputError> {
+    let index = read_index(dir)?;
+    let index_path = dir.join("index.json");
+    let Some(entry) = index.cases.into_iter().find(|c| c.name == name) else {
+        return Err(InputError::file(
+            &index_path,
+            format!("no case `{name}` in this suite"),
+        ));
+    };
+    let (true, Some(units), Some(json)) = (entry.test_pattern, entry.units, entry.expected.clone())
+    else {
+        return Err(InputError::file(
+            &index_path,
+            format!("case `{name}` is not a test-pattern case: its replay is baser_case_open or baser_case_tx_open"),
+        ));
+    };
+    let path = dir.join(json);
+    let text = std::fs::read_to_string(&path).map_err(out_err(&path))?;
+    let p: SuitePattern =
+        serde_json::from_str(&text).map_err(|e| InputError::file(&path, e.to_string()))?;
+    let units = read_units(&dir.join(&entry.stream), units)?;
+    let run = conformance::pattern::PatternRun {
+        case: p.case,
+        units,
+        enable: p.enable,
+        window: p.window,
+        errors: p.errors,
+        expected_errors: p.expected_errors,
+        inverted: p.inverted,
+    };
+    Ok((entry, run))
 }
 
 /// A transmit case read back from a suite: its entry, frames and receive line.
@@ -343,7 +387,10 @@ pub fn read_tx_case(dir: &Path, name: &str) -> Result<SuiteTxCase, InputError> {
     if entry.test_pattern {
         return Err(InputError::file(
             &index_path,
-            format!("case `{name}` is a test-pattern case: the replay does not take it; drive the DUT's test-pattern enable and judge it as {} says", entry.expected.as_deref().unwrap_or_default()),
+            format!(
+                "case `{name}` is a test-pattern case: its replay is baser_case_pattern_open ({})",
+                entry.expected.as_deref().unwrap_or_default()
+            ),
         ));
     }
     if entry.kind != Kind::Tx {
@@ -491,6 +538,13 @@ mod tests {
         assert_eq!(p.errors, run.errors);
         let units = read_units(&dir.join("rx-prbs31.bits"), run.units.len()).unwrap();
         assert_eq!(units, run.units);
+        let (entry, back) = read_pattern_case(&dir, "rx-prbs31").unwrap();
+        assert_eq!((entry.name.as_str(), back), ("rx-prbs31", run));
+        let e = read_pattern_case(&dir, "rx-nope")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("no case `rx-nope`"), "{e}");
         for e in [
             read_rx_case(&dir, "rx-prbs31").err().unwrap().to_string(),
             read_tx_case(&dir, "tx-prbs31").err().unwrap().to_string(),

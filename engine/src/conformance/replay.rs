@@ -8,6 +8,7 @@
 
 use super::judge::{self, DutFrame, DutSaid, DutShape, TxShape};
 use super::line::{self, Cursor};
+use super::pattern::{self, PatternRun};
 use super::Expected;
 use pcs_core::{Block, SyncHeader, SCRAMBLER_DEFAULT_STATE};
 use std::collections::BTreeMap;
@@ -307,6 +308,100 @@ impl TxReplay {
     }
 }
 
+/// One replay of a test-pattern case ([`super::pattern`]): each clock the DUT's serdes input
+/// and its test-pattern enable out, then its error counter (`rx-prbs31`) or its serdes output
+/// (`tx-prbs31`) in; the verdict once the run's clocks are out.
+pub struct PatternReplay {
+    run: PatternRun,
+    /// `rx_errors` is a running total (its change counts), not a count per clock.
+    total: bool,
+    clock: u64,
+    counted: u64,
+    before: Option<u64>,
+    line: Vec<Block>,
+}
+
+impl PatternReplay {
+    /// A replay of `run`; `total`: the DUT's error output is a running counter.
+    pub fn new(run: PatternRun, total: bool) -> Self {
+        Self {
+            run,
+            total,
+            clock: 0,
+            counted: 0,
+            before: None,
+            line: Vec::new(),
+        }
+    }
+
+    /// The run (its clocks, windows and expected count).
+    pub fn run(&self) -> &PatternRun {
+        &self.run
+    }
+
+    /// The next clock's serdes input and the level of the DUT's test-pattern enable (rx or
+    /// tx, as the case), to drive until the next edge; `None` once the run is out.
+    pub fn next_clock(&mut self) -> Option<(Block, bool)> {
+        let b = *self.run.units.get(self.clock as usize)?;
+        let (on, off) = self.run.enable;
+        let enable = (on..off).contains(&self.clock);
+        self.clock += 1;
+        Some((b, enable))
+    }
+
+    /// Clocks given so far.
+    pub fn clocks(&self) -> u64 {
+        self.clock
+    }
+
+    /// The run's clocks are out: the verdict can be given.
+    pub fn done(&self) -> bool {
+        self.clock as usize >= self.run.units.len()
+    }
+
+    /// The DUT's test-pattern error output after the edge of the clock [`next_clock`](Self::next_clock)
+    /// last gave (`rx-prbs31`).
+    pub fn errors(&mut self, value: u64) {
+        let k = self.clock.saturating_sub(1);
+        let (from, until) = self.run.window;
+        if !self.total {
+            if (from..until).contains(&k) {
+                self.counted += value;
+            }
+        } else if k + 1 == from {
+            self.before = Some(value);
+        } else if k + 1 == until {
+            self.counted = value.wrapping_sub(self.before.unwrap_or(0));
+        }
+    }
+
+    /// The DUT's serdes output after the edge of the clock [`next_clock`](Self::next_clock) last gave
+    /// (`tx-prbs31`).
+    pub fn line(&mut self, b: Block) {
+        self.line.push(b);
+    }
+
+    /// Every divergence, the first one first (none: the DUT passes).
+    ///
+    /// # Errors
+    /// The run's clocks are not all out yet.
+    pub fn verdict(&self) -> Result<Vec<String>, String> {
+        if !self.done() {
+            return Err(format!(
+                "{}: {} of its {} clocks given: the run is not done",
+                self.run.case,
+                self.clock,
+                self.run.units.len()
+            ));
+        }
+        Ok(if self.run.case == "rx-prbs31" {
+            pattern::judge_rx(&self.run, self.counted)
+        } else {
+            pattern::judge_tx(&self.run, &self.line)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -405,5 +500,41 @@ mod tests {
         // a DUT that sends nothing: named by the link fault verdict's frame check
         let v = r.verdict().unwrap();
         assert!(v.iter().any(|d| d.contains("missing")), "{v:?}");
+    }
+
+    #[test]
+    fn a_pattern_replay_sums_the_window_and_judges_the_line() {
+        use pcs_core::{Prbs31Checker, Prbs31Polarity};
+        let run = pattern::rx_run(false);
+        for total in [false, true] {
+            let mut r = PatternReplay::new(run.clone(), total);
+            let mut checker = Prbs31Checker::new(Prbs31Polarity::Normal);
+            let mut running = 0u64;
+            let mut enables = 0;
+            while let Some((b, enable)) = r.next_clock() {
+                assert!(r.verdict().is_err() || r.done());
+                // a DUT checker with a one-clock register: this clock's count after the edge
+                let e = if enable { checker.check_block(b) } else { 0 };
+                enables += u64::from(enable);
+                running += e;
+                r.errors(if total { running } else { e });
+            }
+            assert_eq!(enables, run.enable.1 - run.enable.0);
+            assert_eq!(r.verdict().unwrap(), Vec::<String>::new(), "total {total}");
+        }
+        // a DUT that counts nothing: named
+        let mut r = PatternReplay::new(run.clone(), false);
+        while r.next_clock().is_some() {
+            r.errors(0);
+        }
+        assert!(r.verdict().unwrap()[0].contains("the DUT counted 0"));
+        // tx: the idle line given back is no pattern
+        let tx = pattern::tx_run(false);
+        let mut r = PatternReplay::new(tx, false);
+        assert!(r.verdict().unwrap_err().contains("not done"));
+        while let Some((b, _)) = r.next_clock() {
+            r.line(b);
+        }
+        assert!(r.verdict().unwrap()[0].contains("bit errors"));
     }
 }

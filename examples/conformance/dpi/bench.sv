@@ -1,13 +1,15 @@
 // bench.sv: conf_bench replays the cases of a conformance suite (`baser gen --suite DIR`)
 // into one DUT through the DPI-C package (capi/sv/baser_pkg.sv: baser_case_replay,
-// baser_case_tx_replay) and has the model judge each (docs/conformance.md, "SystemVerilog").
+// baser_case_tx_replay, baser_case_pattern_replay) and has the model judge each (docs/conformance.md, "SystemVerilog").
 // Its ports are the DUT's with verilog-ethernet's names (the example DUT's,
 // ../rtl/conf_dut.v).
 //
 // Plusargs: +suite=DIR (default: suite), +report=DIR (per case DIR/NAME/CASE.json and .xml,
 // JUnit; default: none), +case=CASE (one case; a bench with ONLY set ignores it). ONLY: one
-// case (default "": every case of the suite, receive then transmit). TX_OPTS: the DUT's
-// transmitter for the transmit verdict ("ifg=12 dic=1", the default).
+// case (default "": every case of the suite, receive, transmit, then test-pattern). TX_OPTS:
+// the DUT's transmitter for the transmit verdict ("ifg=12 dic=1", the default).
+// PATTERN_OPTS: its test-pattern error output ("errors=per_clock", the default, or
+// "errors=total").
 // For each case: 8 clocks of reset, then
 //   receive: one serdes clock of the case's line a clock (the DUT's bit slip request taken at
 //     the next clock), the DUT's received frames, status levels, error pulses and counters
@@ -16,6 +18,9 @@
 //     frames to its AXI-stream input (after 200 clocks; each beat held until tready), its
 //     serdes output handed to the replay, until every beat is taken and its line has been
 //     quiet for 200 clocks;
+//   test-pattern: the case's line to the DUT's serdes input and its cfg_rx_prbs31_enable
+//     (rx-prbs31) or cfg_tx_prbs31_enable (tx-prbs31) as the replay says each clock, its
+//     rx_error_count and serdes output handed to the replay, until the run is out;
 // then the model's verdict: "TB: NAME: CASE pass" or "TB: NAME: CASE fail: <the first
 // divergence>". `done` rises after the last case, with `failed` high if any failed.
 `timescale 1ns / 1ps
@@ -23,13 +28,17 @@
 module conf_bench #(
     parameter string NAME = "dut",
     parameter string ONLY = "",
-    parameter string TX_OPTS = ""
+    parameter string TX_OPTS = "",
+    parameter string PATTERN_OPTS = ""
 ) (
     input  logic        clk,
     output logic        rst,
     output logic [63:0] serdes_rx_data,
     output logic [1:0]  serdes_rx_hdr,
     input  logic        serdes_rx_bitslip,
+    output logic        cfg_rx_prbs31_enable,
+    output logic        cfg_tx_prbs31_enable,
+    input  logic [6:0]  rx_error_count,
     input  logic [63:0] rx_axis_tdata,
     input  logic [7:0]  rx_axis_tkeep,
     input  logic        rx_axis_tvalid,
@@ -61,17 +70,21 @@ module conf_bench #(
 
     string suite = "suite", report = "", only = ONLY;
     string cases[$];
-    bit is_tx[$];
+    int kinds[$];  // 0 receive, 1 transmit, 2 test-pattern
     int ci = 0, resetting = 0, failures = 0;
-    bit running = 1'b0, running_tx = 1'b0;
+    bit running = 1'b0, running_tx = 1'b0, running_pattern = 1'b0, pattern_given = 1'b0;
     baser_case_replay c;
     baser_case_tx_replay t;
+    baser_case_pattern_replay p;
+    string kind_names[3] = '{"rx", "tx", "pattern"};
 
     initial begin
         string n;
         rst = 1'b1;
         serdes_rx_data = '0;
         serdes_rx_hdr = 2'd1;
+        cfg_rx_prbs31_enable = 1'b0;
+        cfg_tx_prbs31_enable = 1'b0;
         tx_axis_tdata = '0;
         tx_axis_tkeep = '0;
         tx_axis_tvalid = 1'b0;
@@ -82,13 +95,13 @@ module conf_bench #(
         void'($value$plusargs("suite=%s", suite));
         void'($value$plusargs("report=%s", report));
         if (only == "") void'($value$plusargs("case=%s", only));
-        for (int kind = 0; kind < 2; kind++)
+        for (int kind = 0; kind < 3; kind++)
             for (int k = 0; ; k++) begin
-                n = baser_suite_case(suite, kind == 1 ? "tx" : "rx", k);
+                n = baser_suite_case(suite, kind_names[kind], k);
                 if (n == "") break;
                 if (only != "" && n != only) continue;
                 cases.push_back(n);
-                is_tx.push_back(kind == 1);
+                kinds.push_back(kind);
             end
         if (cases.size() == 0)
             die($sformatf("no case%s in %s: %s", only == "" ? "" : {" ", only}, suite,
@@ -174,12 +187,55 @@ module conf_bench #(
         end
     endtask
 
-    // (state in `running`, `running_tx` and `resetting`: Verilator 5.006 misreads `c == null`
+    // the verdict of a test-pattern case
+    task automatic close_pattern();
+        longint n;
+        string json = "", junit = "";
+        if (report != "") begin
+            json = {report, "/", NAME, "/", p.name, ".json"};
+            junit = {report, "/", NAME, "/", p.name, ".xml"};
+        end
+        n = p.finish(json, junit);
+        if (n == 0) $display("TB: %s: %s pass", NAME, p.name);
+        else begin
+            $display("TB: %s: %s fail: %s%s", NAME, p.name, p.divergence(0),
+                     n > 1 ? $sformatf(" (+%0d more)", n - 1) : "");
+            failures++;
+        end
+        p.free();
+    endtask
+
+    // one clock of a test-pattern case: what the DUT said after the edge in, the next
+    // clock's line and enable out
+    task automatic clock_pattern();
+        bit [1:0] hdr;
+        bit [63:0] data;
+        bit en;
+        if (pattern_given) begin
+            p.errors(longint'(rx_error_count));
+            p.line(serdes_tx_hdr, serdes_tx_data);
+        end
+        if (p.next(hdr, data, en)) begin
+            serdes_rx_hdr <= hdr;
+            serdes_rx_data <= data;
+            if (p.name == "rx-prbs31") cfg_rx_prbs31_enable <= en;
+            else cfg_tx_prbs31_enable <= en;
+            pattern_given = 1'b1;
+        end else begin
+            cfg_rx_prbs31_enable <= 1'b0;
+            cfg_tx_prbs31_enable <= 1'b0;
+            close_pattern();
+            running_pattern = 1'b0;
+        end
+    endtask
+
+    // (state in `running`, `running_tx`, `running_pattern` and `resetting`: Verilator 5.006 misreads `c == null`
     // here)
     always @(posedge clk) begin
         bit [1:0] hdr;
         bit [63:0] data;
         if (running_tx) clock_tx();
+        else if (running_pattern) clock_pattern();
         else if (running) begin
             observe();
             if (c.next(serdes_rx_bitslip, hdr, data)) begin
@@ -193,9 +249,13 @@ module conf_bench #(
             resetting = resetting - 1;
             if (resetting == 0) begin
                 rst <= 1'b0;
-                if (is_tx[ci]) begin
+                if (kinds[ci] == 1) begin
                     t = new(suite, cases[ci], TX_OPTS);
                     running_tx = 1'b1;
+                end else if (kinds[ci] == 2) begin
+                    p = new(suite, cases[ci], PATTERN_OPTS);
+                    pattern_given = 1'b0;
+                    running_pattern = 1'b1;
                 end else begin
                     c = new(suite, cases[ci], "pulses=bad_frame+bad_fcs");
                     counters();

@@ -1,7 +1,7 @@
-// bugs.sv: the correct example DUT and its six planted bugs in one simulation, each
+// bugs.sv: the correct example DUT and its eight planted bugs in one simulation, each
 // with its conf_bench (bench.sv): the correct DUT runs every case, each bug the case
 // that must catch it. run.sh makes the bug variants (conf_BUG_*_dut: ../rtl with the define
-// set and the module names prefixed), so that one Verilator build holds all six.
+// set and the module names prefixed), so that one Verilator build holds all eight.
 `timescale 1ns / 1ps
 `include "dut_bench.svh"
 
@@ -16,14 +16,18 @@ module tb (
     `CONF_TB_BODY(conf_BUG_BER_15_dut, "BUG_BER_15", "rx-hi-ber-15")
     `CONF_TB_BODY(conf_BUG_NO_DIC_dut, "BUG_NO_DIC", "tx-dic")
     `CONF_TB_BODY(conf_BUG_NO_RF_dut, "BUG_NO_RF", "tx-link-fault")
+    `CONF_TB_BODY(conf_BUG_PRBS_HDR_dut, "BUG_PRBS_HDR", "rx-prbs31")
+    `CONF_TB_BODY(conf_BUG_PRBS_TX_HDR_dut, "BUG_PRBS_TX_HDR", "tx-prbs31")
     wire all_done = conf_dut_done && conf_BUG_GOOD_FLAG_dut_done && conf_BUG_OS_MASK_dut_done
                     && conf_BUG_IFG8_DROP_dut_done && conf_BUG_BER_15_dut_done
-                    && conf_BUG_NO_DIC_dut_done && conf_BUG_NO_RF_dut_done;
+                    && conf_BUG_NO_DIC_dut_done && conf_BUG_NO_RF_dut_done
+                    && conf_BUG_PRBS_HDR_dut_done && conf_BUG_PRBS_TX_HDR_dut_done;
     // failed: the correct DUT failed, or a bug was not caught
     always @(posedge clk) if (all_done) begin
         failed <= conf_dut_failed || !(conf_BUG_GOOD_FLAG_dut_failed && conf_BUG_OS_MASK_dut_failed
                   && conf_BUG_IFG8_DROP_dut_failed && conf_BUG_BER_15_dut_failed
-                  && conf_BUG_NO_DIC_dut_failed && conf_BUG_NO_RF_dut_failed);
+                  && conf_BUG_NO_DIC_dut_failed && conf_BUG_NO_RF_dut_failed
+                  && conf_BUG_PRBS_HDR_dut_failed && conf_BUG_PRBS_TX_HDR_dut_failed);
         $finish;
     end
 endmodule

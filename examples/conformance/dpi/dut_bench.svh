@@ -16,6 +16,8 @@
     wire [1:0]  ``M``_tx_hdr; \
     wire [7:0]  ``M``_tx_tkeep; \
     wire        ``M``_tx_tvalid, ``M``_tx_tlast, ``M``_tx_tuser; \
+    wire        ``M``_tx_prbs, ``M``_rx_prbs; \
+    wire [6:0]  ``M``_error_count; \
     M M``_i ( \
         .rx_clk(clk), .rx_rst(``M``_rst), .tx_clk(clk), .tx_rst(``M``_rst), \
         .tx_axis_tdata(``M``_tx_tdata), .tx_axis_tkeep(``M``_tx_tkeep), \
@@ -27,7 +29,8 @@
         .serdes_tx_data(``M``_tx_data), .serdes_tx_hdr(``M``_tx_hdr), \
         .serdes_rx_data(``M``_serdes_data), .serdes_rx_hdr(``M``_serdes_hdr), \
         .serdes_rx_bitslip(``M``_bitslip), \
-        .cfg_tx_prbs31_enable(1'b0), .cfg_rx_prbs31_enable(1'b0), .rx_error_count(), \
+        .cfg_tx_prbs31_enable(``M``_tx_prbs), .cfg_rx_prbs31_enable(``M``_rx_prbs), \
+        .rx_error_count(``M``_error_count), \
         .rx_error_bad_frame(``M``_bad_frame), .rx_error_bad_fcs(``M``_bad_fcs), \
         .rx_bad_block(``M``_bad_block), .rx_block_lock(``M``_lock), \
         .rx_high_ber(``M``_hi_ber), .rx_status(``M``_status), \
@@ -40,6 +43,8 @@
         .clk(clk), .rst(``M``_rst), \
         .serdes_rx_data(``M``_serdes_data), .serdes_rx_hdr(``M``_serdes_hdr), \
         .serdes_rx_bitslip(``M``_bitslip), \
+        .cfg_rx_prbs31_enable(``M``_rx_prbs), .cfg_tx_prbs31_enable(``M``_tx_prbs), \
+        .rx_error_count(``M``_error_count), \
         .rx_axis_tdata(``M``_tdata), .rx_axis_tkeep(``M``_tkeep), \
         .rx_axis_tvalid(``M``_tvalid), .rx_axis_tlast(``M``_tlast), \
         .rx_axis_tuser(``M``_tuser), \

@@ -4,7 +4,7 @@
 # conf_bench (bench.sv) replays each case into the DUT (receive cases into its serdes input,
 # transmit cases into its AXI-stream input) and the model judges it. The correct DUT must pass
 # every case; each planted bug must fail the case that targets it, by name. One Verilator
-# build (bugs.sv) holds the correct DUT and the six bug variants, each with its bench.
+# build (bugs.sv) holds the correct DUT and the eight bug variants, each with its bench.
 #
 #   BASER=/path/to/baser BASER_LIB_DIR=/dir/with/libbaser examples/conformance/dpi/run.sh [good BUG_...]
 #
@@ -37,10 +37,11 @@ fi
 [ -x "$BASER" ] || { echo "run.sh: no baser command at $BASER (set BASER)" >&2; echo "0 passed, 1 failed"; exit 1; }
 
 # build -> the case that must catch it (good: every case must pass)
-builds=(good BUG_GOOD_FLAG BUG_OS_MASK BUG_IFG8_DROP BUG_BER_15 BUG_NO_DIC BUG_NO_RF)
+builds=(good BUG_GOOD_FLAG BUG_OS_MASK BUG_IFG8_DROP BUG_BER_15 BUG_NO_DIC BUG_NO_RF BUG_PRBS_HDR
+        BUG_PRBS_TX_HDR)
 declare -A target=([good]="" [BUG_GOOD_FLAG]=rx-terminate-lanes [BUG_OS_MASK]=rx-ordered-set-4b
                    [BUG_IFG8_DROP]=rx-ifg [BUG_BER_15]=rx-hi-ber-15 [BUG_NO_DIC]=tx-dic
-                   [BUG_NO_RF]=tx-link-fault)
+                   [BUG_NO_RF]=tx-link-fault [BUG_PRBS_HDR]=rx-prbs31 [BUG_PRBS_TX_HDR]=tx-prbs31)
 
 mkdir -p "$build/report"
 start=$SECONDS
@@ -54,7 +55,7 @@ for b in "${builds[@]:1}"; do
     mkdir -p "$build/report/$b"
 done
 mkdir -p "$build/report/good"
-# one build: all seven DUTs, each with its bench (bugs.sv); -O0: the C++ compile is most of it
+# one build: all nine DUTs, each with its bench (bugs.sv); -O0: the C++ compile is most of it
 if ! verilator --cc --exe --build -j "$JOBS" --top-module tb --timescale 1ns/1ps \
         -Wno-fatal -Wno-lint -Wno-style -I"$here" -Mdir "$build/obj" -o ../sim \
         -MAKEFLAGS "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
