@@ -267,6 +267,40 @@ impl FecEncoder {
         }
     }
 
+    /// [`FecEncoder::push_blocks`] writing the serial words over `out` from its start (it grows
+    /// when short, and is never shrunk or cleared: no word is zeroed first); returns how
+    /// many it wrote.
+    pub fn push_blocks_over(&mut self, blocks: &[Block], out: &mut Vec<u64>) -> usize {
+        let (produced, consumed) = match &mut self.inner {
+            Encoder::Fc(tx) => {
+                let done = (tx.pending_blocks() + blocks.len()) / base_r::BLOCKS_PER_FEC_BLOCK;
+                let need = done * base_r::FEC_BLOCK_WORDS;
+                if out.len() < need {
+                    out.resize(need, 0);
+                }
+                let room = out.get_mut(..need).unwrap_or_default();
+                let p = tx.push_blocks(blocks, room);
+                (p.produced, p.consumed)
+            }
+            Encoder::Rs(tx, words) => {
+                let need = tx.codewords_completed_by(blocks.len()) * rs::CODEWORD_WORDS;
+                if out.len() < need {
+                    out.resize(need, 0);
+                }
+                let room = out.get_mut(..need).unwrap_or_default();
+                let p = tx.push_slice_to_line(blocks, words, room);
+                (p.produced, p.consumed)
+            }
+        };
+        if consumed == blocks.len() {
+            return produced;
+        }
+        // (Not reached: `out` had room for every FEC block or codeword.)
+        out.truncate(produced);
+        self.push_blocks(blocks.get(consumed..).unwrap_or_default(), out);
+        out.len()
+    }
+
     /// Line blocks still needed to finish the FEC block or codeword being filled (0: the
     /// stream is on a boundary).
     pub fn blocks_to_boundary(&self) -> usize {

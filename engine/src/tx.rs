@@ -692,9 +692,7 @@ impl<S: TxSink> TxChain<S> {
         let mut produced = 0;
         if let (true, Some(fec)) = (self.forms.serial, self.fec.as_mut()) {
             // The FEC's words (a FEC block or codeword as its last block arrives).
-            self.serial.clear();
-            fec.push_blocks(line, &mut self.serial);
-            produced = self.serial.len();
+            produced = fec.push_blocks_over(line, &mut self.serial);
         } else if self.forms.serial {
             // The line blocks between the holes through the gearbox; each hole's words are
             // written already, and the gearbox holds no bits where one starts.

@@ -183,36 +183,44 @@ pub fn transcode(blocks: &[Block; BLOCKS_PER_TRANSCODED]) -> Transcoded257 {
             p3 >> 63,
         ]
     } else {
-        let mut packer = Packer::default();
-        packer.push(flags << 1, 5);
-        let mut first = true;
-        for b in blocks {
-            if first && !is_data(b) {
-                first = false;
-                packer.push(b.payload & 0xf, 4);
-                packer.push(b.payload >> 8, 56);
-            } else {
-                packer.push(b.payload, 64);
-            }
-        }
-        packer.words
+        transcode_control(blocks, flags)
     };
     Transcoded257 { words }.whitened()
 }
 
-/// Appends bit fields to a 257-bit block, bit 0 first.
-#[derive(Default)]
-struct Packer {
-    words: [u64; 5],
-    pos: usize,
-}
-
-impl Packer {
-    /// Appends the low `n` (1..=64) bits of `v`.
-    fn push(&mut self, v: u64, n: u32) {
-        bits::xor_bits(&mut self.words, self.pos, n, v);
-        self.pos += n as usize;
+/// The 257 bits (not whitened) of four blocks with a control block among them (`flags` not
+/// all ones): `0`, the flags, then each block's field: 64 bits from `t[5 + 64k]` before the
+/// first control block, its own 60 (the type's low nibble, payload bits 8..63) there, 64
+/// bits from `t[1 + 64k]` after it. Each block's field is put at both places and the right
+/// one kept, so that no branch depends on where the control block is.
+#[inline(never)]
+fn transcode_control(blocks: &[Block; BLOCKS_PER_TRANSCODED], flags: u64) -> [u64; 5] {
+    let first = (!flags & 0xf).trailing_zeros() as usize;
+    // `q`: the fields from `t[5 + 64k]` (up to the first control block), `r`: those from
+    // `t[1 + 64k]` (after it).
+    let mut q = [0u64; BLOCKS_PER_TRANSCODED];
+    let mut r = [0u64; BLOCKS_PER_TRANSCODED];
+    for (k, ((b, q), r)) in blocks.iter().zip(&mut q).zip(&mut r).enumerate() {
+        let p = b.payload;
+        let own = (p & 0xf) | (p >> 8) << 4;
+        *q = if k < first {
+            p
+        } else if k == first {
+            own
+        } else {
+            0
+        };
+        *r = if k > first { p } else { 0 };
     }
+    let [q0, q1, q2, q3] = q;
+    let [r0, r1, r2, r3] = r;
+    [
+        flags << 1 | q0 << 5 | r0 << 1,
+        q0 >> 59 | q1 << 5 | r0 >> 63 | r1 << 1,
+        q1 >> 59 | q2 << 5 | r1 >> 63 | r2 << 1,
+        q2 >> 59 | q3 << 5 | r2 >> 63 | r3 << 1,
+        q3 >> 59 | r3 >> 63,
+    ]
 }
 
 /// The block type whose low nibble is `nibble`, as a table: `None` for nibble 0.
@@ -406,6 +414,42 @@ mod tests {
     use super::*;
     use pcs_core::Scrambler;
     use proptest::prelude::*;
+
+    /// Appends bit fields to a 257-bit block, bit 0 first.
+    #[derive(Default)]
+    struct Packer {
+        words: [u64; 5],
+        pos: usize,
+    }
+
+    impl Packer {
+        /// Appends the low `n` (1..=64) bits of `v`.
+        fn push(&mut self, v: u64, n: u32) {
+            bits::xor_bits(&mut self.words, self.pos, n, v);
+            self.pos += n as usize;
+        }
+    }
+
+    /// The field-by-field packing of four blocks with a control block among them that
+    /// [`transcode_control`] replaced, kept as its reference.
+    fn transcode_control_reference(
+        blocks: &[Block; BLOCKS_PER_TRANSCODED],
+        flags: u64,
+    ) -> [u64; 5] {
+        let mut packer = Packer::default();
+        packer.push(flags << 1, 5);
+        let mut first = true;
+        for b in blocks {
+            if first && !is_data(b) {
+                first = false;
+                packer.push(b.payload & 0xf, 4);
+                packer.push(b.payload >> 8, 56);
+            } else {
+                packer.push(b.payload, 64);
+            }
+        }
+        packer.words
+    }
 
     /// Reads consecutive bit fields of a 257-bit block, bit 0 first.
     struct Unpacker {
@@ -613,6 +657,25 @@ mod tests {
     }
 
     proptest! {
+        /// The branch-light transcoding of four blocks with a control block among them
+        /// equals the field-by-field reference, wherever the control blocks are.
+        #[test]
+        fn control_transcoding_equals_the_field_by_field_reference(
+            payloads in prop::array::uniform4(any::<u64>()),
+            headers in prop::array::uniform4(0u8..4),
+        ) {
+            let blocks: [Block; 4] = core::array::from_fn(|k| Block {
+                sync: SyncHeader::from_bits(headers[k]),
+                payload: payloads[k],
+            });
+            let flags = data_flags(&blocks);
+            prop_assume!(flags != ALL_DATA);
+            prop_assert_eq!(
+                transcode_control(&blocks, flags),
+                transcode_control_reference(&blocks, flags)
+            );
+        }
+
         /// The branch-light untranscoding of a `t[0] = 0` block equals the field-by-field
         /// reference on any bits and any history: the first control block anywhere, a known
         /// or unknown type nibble, four data flags.

@@ -367,20 +367,30 @@ impl Transmitter {
         room: &mut [u64; CODEWORD_WORDS],
     ) -> usize {
         let (carry, start) = line.pending();
-        let mut out = WordWriter {
-            words: room,
-            next: 0,
-            acc: carry,
-            fill: start,
-        };
-        if self.is_marker_codeword() {
-            out.put_transcoded(&MARKER);
-        }
-        for group in blocks.chunks_exact(BLOCKS_PER_TRANSCODED) {
-            if let Ok(four) = <&[Block; BLOCKS_PER_TRANSCODED]>::try_from(group) {
-                out.put_transcoded(&transcode(four));
+        let marker = self.is_marker_codeword();
+        // The message at constant shifts where the codeword starts on a word or half word
+        // (always, from a packer that began on a word); else a slot at a time.
+        let mut out = match start {
+            0 => put_message::<0>(room, carry, marker, blocks),
+            32 => put_message::<32>(room, carry, marker, blocks),
+            _ => {
+                let mut out = WordWriter {
+                    words: room,
+                    next: 0,
+                    acc: carry,
+                    fill: start,
+                };
+                if marker {
+                    out.put_transcoded(&MARKER);
+                }
+                for group in blocks.chunks_exact(BLOCKS_PER_TRANSCODED) {
+                    if let Ok(four) = <&[Block; BLOCKS_PER_TRANSCODED]>::try_from(group) {
+                        out.put_transcoded(&transcode(four));
+                    }
+                }
+                out
             }
-        }
+        };
         out.store_part();
         let p = self
             .kernel
@@ -396,6 +406,77 @@ impl Transmitter {
         self.index = (self.index + 1) % self.period;
         out.next
     }
+}
+
+/// The 20 transcoded slots of a codeword's message (the marker in slot 0 of a marker
+/// codeword, then the groups of four of `blocks`) written to `room` from line bit `START`,
+/// after the `START` bits of `carry`: each slot written out ([`put_slot`]) at its constant
+/// word and shift. Returns the writer after the message, its part word not yet stored.
+#[inline(always)]
+fn put_message<'a, const START: usize>(
+    room: &'a mut [u64; CODEWORD_WORDS],
+    carry: u64,
+    marker: bool,
+    blocks: &[Block],
+) -> WordWriter<'a> {
+    let first = usize::from(marker);
+    let mut acc = carry;
+    macro_rules! slots {
+        ($($slot:literal)*) => {
+            $(acc = put_slot::<START, $slot>(room, acc, &slot_value::<$slot>(first, blocks));)*
+        };
+    }
+    slots!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19);
+    const _: () = assert!(TRANSCODED_PER_CODEWORD == 20, "one slot a line above");
+    let end = START + TRANSCODED_BITS * TRANSCODED_PER_CODEWORD;
+    WordWriter {
+        words: room,
+        next: end / 64,
+        acc,
+        fill: (end % 64) as u32,
+    }
+}
+
+/// The transcoded block of slot `SLOT`: the marker in slot 0 when `first` is 1, else group
+/// `SLOT - first` of `blocks` (zeros past their end).
+#[inline(always)]
+fn slot_value<const SLOT: usize>(first: usize, blocks: &[Block]) -> Transcoded257 {
+    let Some(group) = SLOT.checked_sub(first) else {
+        return MARKER;
+    };
+    blocks
+        .get(BLOCKS_PER_TRANSCODED * group..)
+        .and_then(|b| b.first_chunk::<BLOCKS_PER_TRANSCODED>())
+        .map(transcode)
+        .unwrap_or_default()
+}
+
+/// Slot `SLOT`'s 257 bits at line bit `START + 257 SLOT` of `room`: its first four words,
+/// the bits of `acc` (the part word before them) under the first, stored; returns the part
+/// word after them (the last bits of the fourth word and `t[256]`).
+#[inline(always)]
+fn put_slot<const START: usize, const SLOT: usize>(
+    room: &mut [u64; CODEWORD_WORDS],
+    acc: u64,
+    t: &Transcoded257,
+) -> u64 {
+    let bit = START + TRANSCODED_BITS * SLOT;
+    let s = (bit % 64) as u32;
+    let [t0, t1, t2, t3, t4] = *t.words();
+    // The bits of `v` above the `64 - s` that fit in its word (none when `s` is 0).
+    let above = |v: u64| (v >> 1) >> (63 - s);
+    if let Some(dst) = room
+        .get_mut(bit / 64..)
+        .and_then(|d| d.first_chunk_mut::<4>())
+    {
+        *dst = [
+            acc | t0 << s,
+            above(t0) | t1 << s,
+            above(t1) | t2 << s,
+            above(t2) | t3 << s,
+        ];
+    }
+    above(t3) | t4 << s
 }
 
 /// Appends transcoded blocks to a codeword being filled (zero from where they start), a
