@@ -4,7 +4,8 @@
 // Its ports are the DUT's with verilog-ethernet's names (the example DUT's,
 // ../rtl/conf_dut.v).
 //
-// Plusargs: +suite=DIR (default: suite), +report=DIR (per case DIR/NAME/CASE.json and .xml,
+// Plusargs: +suite=DIR (default: suite; SUITE_ARG names another plusarg, for a second DUT
+// of another suite in the same simulation), +report=DIR (per case DIR/NAME/CASE.json and .xml,
 // JUnit; default: none), +case=CASE (one case; a bench with ONLY set ignores it). ONLY: one
 // case (default "": every case of the suite, receive, transmit, then test-pattern). TX_OPTS:
 // the DUT's transmitter for the transmit verdict ("ifg=12 dic=1", the default).
@@ -29,7 +30,8 @@ module conf_bench #(
     parameter string NAME = "dut",
     parameter string ONLY = "",
     parameter string TX_OPTS = "",
-    parameter string PATTERN_OPTS = ""
+    parameter string PATTERN_OPTS = "",
+    parameter string SUITE_ARG = "suite"
 ) (
     input  logic        clk,
     output logic        rst,
@@ -68,7 +70,7 @@ module conf_bench #(
 );
     import baser_pkg::*;
 
-    string suite = "suite", report = "", only = ONLY;
+    string suite = SUITE_ARG, report = "", only = ONLY;
     string cases[$];
     int kinds[$];  // 0 receive, 1 transmit, 2 test-pattern
     int ci = 0, resetting = 0, failures = 0;
@@ -92,7 +94,7 @@ module conf_bench #(
         tx_axis_tuser = 1'b0;
         done = 1'b0;
         failed = 1'b0;
-        void'($value$plusargs("suite=%s", suite));
+        void'($value$plusargs({SUITE_ARG, "=%s"}, suite));
         void'($value$plusargs("report=%s", report));
         if (only == "") void'($value$plusargs("case=%s", only));
         for (int kind = 0; kind < 3; kind++)

@@ -2,7 +2,9 @@
 // its conf_bench (bench.sv) named N running O (a case; "": every case), and the
 // wires between them, all prefixed M; M_done and M_failed are the
 // bench's. Used by tb.sv (one DUT) and bugs.sv (the correct DUT and its planted bugs at once).
-`define CONF_TB_BODY(M, N, O) \
+// `CONF_TB_BODY_AT(M, N, O, S): the same, its bench reading the suite of plusarg +S=DIR.
+`define CONF_TB_BODY(M, N, O) `CONF_TB_BODY_AT(M, N, O, "suite")
+`define CONF_TB_BODY_AT(M, N, O, S) \
     wire        ``M``_rst, ``M``_bitslip, ``M``_done, ``M``_failed; \
     wire [63:0] ``M``_serdes_data, ``M``_tdata; \
     wire [1:0]  ``M``_serdes_hdr; \
@@ -39,7 +41,7 @@
         .rx_frames_good(``M``_good), .rx_frames_bad(``M``_bad), \
         .rx_fcs_errors(``M``_fcs_errors), .tx_frames(``M``_tx_frames) \
     ); \
-    conf_bench #(.NAME(N), .ONLY(O)) M``_bench ( \
+    conf_bench #(.NAME(N), .ONLY(O), .SUITE_ARG(S)) M``_bench ( \
         .clk(clk), .rst(``M``_rst), \
         .serdes_rx_data(``M``_serdes_data), .serdes_rx_hdr(``M``_serdes_hdr), \
         .serdes_rx_bitslip(``M``_bitslip), \

@@ -4,7 +4,8 @@
 # conf_bench (bench.sv) replays each case into the DUT (receive cases into its serdes input,
 # transmit cases into its AXI-stream input) and the model judges it. The correct DUT must pass
 # every case; each planted bug must fail the case that targets it, by name. One Verilator
-# build (bugs.sv) holds the correct DUT and the eight bug variants, each with its bench.
+# build (bugs.sv) holds the correct DUT, the same as a 25G PCS on the 25G suite, and the eight
+# bug variants, each with its bench.
 #
 #   BASER=/path/to/baser BASER_LIB_DIR=/dir/with/libbaser examples/conformance/dpi/run.sh [good BUG_...]
 #
@@ -37,25 +38,36 @@ fi
 [ -x "$BASER" ] || { echo "run.sh: no baser command at $BASER (set BASER)" >&2; echo "0 passed, 1 failed"; exit 1; }
 
 # build -> the case that must catch it (good: every case must pass)
-builds=(good BUG_GOOD_FLAG BUG_OS_MASK BUG_IFG8_DROP BUG_BER_15 BUG_NO_DIC BUG_NO_RF BUG_PRBS_HDR
-        BUG_PRBS_TX_HDR)
-declare -A target=([good]="" [BUG_GOOD_FLAG]=rx-terminate-lanes [BUG_OS_MASK]=rx-ordered-set-4b
+bugs=(BUG_GOOD_FLAG BUG_OS_MASK BUG_IFG8_DROP BUG_BER_15 BUG_NO_DIC BUG_NO_RF BUG_PRBS_HDR
+      BUG_PRBS_TX_HDR)
+builds=(good good-25g "${bugs[@]}")
+declare -A target=([good]="" [good-25g]="" [BUG_GOOD_FLAG]=rx-terminate-lanes [BUG_OS_MASK]=rx-ordered-set-4b
                    [BUG_IFG8_DROP]=rx-ifg [BUG_BER_15]=rx-hi-ber-15 [BUG_NO_DIC]=tx-dic
                    [BUG_NO_RF]=tx-link-fault [BUG_PRBS_HDR]=rx-prbs31 [BUG_PRBS_TX_HDR]=tx-prbs31)
 
 mkdir -p "$build/report"
 start=$SECONDS
 "$BASER" gen --suite "$build/suite" --quiet || { echo "0 passed, 1 failed"; exit 1; }
+# the 25G suite, for the DUT built as a 25GBASE-R PCS with a 1000-block BER window
+"$BASER" gen --suite "$build/suite25" --rate 25g --ber-window-blocks 1000 --quiet \
+    || { echo "0 passed, 1 failed"; exit 1; }
+# the 25G DUT: the RTL with its modules renamed conf_G25_ and the 25G BER monitor's parameters
+sed -e "s/\bconf_/conf_G25_/g" -e "s/BER_WINDOW = 19531,/BER_WINDOW = 1000,/" \
+    -e "s/BER_THRESHOLD = 16,/BER_THRESHOLD = 97,/" \
+    "$here/../rtl/conf_dut.v" "$here/../rtl/conf_pcs.v" "$here/../rtl/conf_mac.v" \
+    "$here/../rtl/conf_prbs31.v" >"$build/conf_G25.v"
+grep -q "BER_THRESHOLD = 97," "$build/conf_G25.v" || { echo "run.sh: no 25G parameters in conf_dut.v"; echo "0 passed, 1 failed"; exit 1; }
+variants=("$build/conf_G25.v")
+mkdir -p "$build/report/good-25g"
 # each bug: the RTL with its define set and its modules renamed conf_BUG_*_, one file
-variants=()
-for b in "${builds[@]:1}"; do
+for b in "${bugs[@]}"; do
     { echo "\`define $b"; cat "$here/../rtl/conf_dut.v" "$here/../rtl/conf_pcs.v" "$here/../rtl/conf_mac.v" "$here/../rtl/conf_prbs31.v"; echo "\`undef $b"; } \
         | sed "s/\bconf_/conf_${b}_/g" >"$build/conf_$b.v"
     variants+=("$build/conf_$b.v")
     mkdir -p "$build/report/$b"
 done
 mkdir -p "$build/report/good"
-# one build: all nine DUTs, each with its bench (bugs.sv); -O0: the C++ compile is most of it
+# one build: all ten DUTs, each with its bench (bugs.sv); -O0: the C++ compile is most of it
 if ! verilator --cc --exe --build -j "$JOBS" --top-module tb --timescale 1ns/1ps \
         -Wno-fatal -Wno-lint -Wno-style -I"$here" -Mdir "$build/obj" -o ../sim \
         -MAKEFLAGS "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
@@ -66,7 +78,7 @@ if ! verilator --cc --exe --build -j "$JOBS" --top-module tb --timescale 1ns/1ps
     echo "0 passed, 1 failed"; exit 1
 fi
 echo "(built in $((SECONDS - start)) s)"
-"$build/sim" +suite="$build/suite" +report="$build/report" >"$build/sim.log" 2>&1
+"$build/sim" +suite="$build/suite" +suite25="$build/suite25" +report="$build/report" >"$build/sim.log" 2>&1
 grep -E '%Error|%Fatal|^sim:' "$build/sim.log"
 chosen=("$@")
 [ ${#chosen[@]} -eq 0 ] && chosen=("${builds[@]}")
