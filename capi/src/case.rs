@@ -250,6 +250,21 @@ fn verdict(c: &mut baser_case) -> &[String] {
 }
 
 /// Writes a case's JSON report to `json` and its JUnit one to `junit` (`""`: none).
+/// Divergence `k` of `divs` as a C string kept in `text` (valid until it is next set); `""`
+/// past the last.
+pub(crate) fn divergence_at(
+    divs: &[String],
+    k: i64,
+    text: &mut CString,
+) -> Result<*const c_char, Fail> {
+    let k = usize::try_from(k).map_err(|_| Fail::arg("a negative index"))?;
+    let Some(d) = divs.get(k) else {
+        return Ok(EMPTY.as_ptr());
+    };
+    *text = CString::new(d.replace('\0', " ")).unwrap_or_default();
+    Ok(text.as_ptr())
+}
+
 pub(crate) fn reports(
     json: &str,
     junit: &str,
@@ -311,12 +326,8 @@ pub unsafe extern "C" fn baser_case_divergence(c: *mut baser_case, k: i64) -> *c
         || {
             // SAFETY: the caller's contract.
             let c = unsafe { handle(c)? };
-            let k = usize::try_from(k).map_err(|_| Fail::arg("a negative index"))?;
-            let Some(d) = verdict(c).get(k).cloned() else {
-                return Ok(EMPTY.as_ptr());
-            };
-            c.text = CString::new(d.replace('\0', " ")).unwrap_or_default();
-            Ok(c.text.as_ptr())
+            let divs = verdict(c).to_vec();
+            divergence_at(&divs, k, &mut c.text)
         },
     )
 }
@@ -529,12 +540,7 @@ pub unsafe extern "C" fn baser_case_tx_divergence(c: *mut baser_case_tx, k: i64)
         || {
             // SAFETY: the caller's contract.
             let c = unsafe { handle(c)? };
-            let k = usize::try_from(k).map_err(|_| Fail::arg("a negative index"))?;
-            let Some(d) = c.divergences.as_ref().and_then(|v| v.get(k)).cloned() else {
-                return Ok(EMPTY.as_ptr());
-            };
-            c.text = CString::new(d.replace('\0', " ")).unwrap_or_default();
-            Ok(c.text.as_ptr())
+            divergence_at(c.divergences.as_deref().unwrap_or_default(), k, &mut c.text)
         },
     )
 }

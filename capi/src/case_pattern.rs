@@ -4,7 +4,7 @@
 //! its test-pattern enable out, its error counter or its serdes output in; the engine's
 //! [`PatternReplay`], translated.
 
-use super::case::{reports, EMPTY};
+use super::case::{divergence_at, reports, EMPTY};
 use super::{guard, handle, put, text, Fail};
 use baser_engine::conformance::replay::PatternReplay;
 use pcs_core::{Block, SyncHeader};
@@ -203,12 +203,7 @@ pub unsafe extern "C" fn baser_case_pattern_divergence(
         || {
             // SAFETY: the caller's contract.
             let c = unsafe { handle(c)? };
-            let k = usize::try_from(k).map_err(|_| Fail::arg("a negative index"))?;
-            let Some(d) = c.divergences.as_ref().and_then(|v| v.get(k)).cloned() else {
-                return Ok(EMPTY.as_ptr());
-            };
-            c.text = CString::new(d.replace('\0', " ")).unwrap_or_default();
-            Ok(c.text.as_ptr())
+            divergence_at(c.divergences.as_deref().unwrap_or_default(), k, &mut c.text)
         },
     )
 }

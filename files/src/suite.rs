@@ -279,28 +279,41 @@ pub fn read_index(dir: &Path) -> Result<SuiteIndex, InputError> {
     serde_json::from_str(&text).map_err(|e| InputError::file(&path, e.to_string()))
 }
 
+/// The index entry of case `name` of the suite in `dir`, and the index's path.
+fn entry(dir: &Path, name: &str) -> Result<(SuiteCase, PathBuf), InputError> {
+    let index = read_index(dir)?;
+    let index_path = dir.join("index.json");
+    match index.cases.into_iter().find(|c| c.name == name) {
+        Some(e) => Ok((e, index_path)),
+        None => Err(InputError::file(
+            &index_path,
+            format!("no case `{name}` in this suite"),
+        )),
+    }
+}
+
+/// A test-pattern case is refused by the receive and transmit readers, naming its reader.
+fn not_pattern(entry: &SuiteCase, index_path: &Path) -> Result<(), InputError> {
+    if !entry.test_pattern {
+        return Ok(());
+    }
+    Err(InputError::file(
+        index_path,
+        format!(
+            "case `{}` is a test-pattern case: its replay is baser_case_pattern_open ({})",
+            entry.name,
+            entry.expected.as_deref().unwrap_or_default()
+        ),
+    ))
+}
+
 /// Reads the receive case `name` of the suite in `dir`.
 ///
 /// # Errors
 /// No such case, a transmit case, or a missing or malformed file.
 pub fn read_rx_case(dir: &Path, name: &str) -> Result<SuiteRxCase, InputError> {
-    let index = read_index(dir)?;
-    let index_path = dir.join("index.json");
-    let Some(entry) = index.cases.into_iter().find(|c| c.name == name) else {
-        return Err(InputError::file(
-            &index_path,
-            format!("no case `{name}` in this suite"),
-        ));
-    };
-    if entry.test_pattern {
-        return Err(InputError::file(
-            &index_path,
-            format!(
-                "case `{name}` is a test-pattern case: its replay is baser_case_pattern_open ({})",
-                entry.expected.as_deref().unwrap_or_default()
-            ),
-        ));
-    }
+    let (entry, index_path) = entry(dir, name)?;
+    not_pattern(&entry, &index_path)?;
     let (Some(units), Some(exp)) = (entry.units, entry.expected.clone()) else {
         return Err(InputError::file(
             &index_path,
@@ -328,14 +341,7 @@ pub fn read_pattern_case(
     dir: &Path,
     name: &str,
 ) -> Result<(SuiteCase, conformance::pattern::PatternRun), InputError> {
-    let index = read_index(dir)?;
-    let index_path = dir.join("index.json");
-    let Some(entry) = index.cases.into_iter().find(|c| c.name == name) else {
-        return Err(InputError::file(
-            &index_path,
-            format!("no case `{name}` in this suite"),
-        ));
-    };
+    let (entry, index_path) = entry(dir, name)?;
     let (true, Some(units), Some(json)) = (entry.test_pattern, entry.units, entry.expected.clone())
     else {
         return Err(InputError::file(
@@ -376,23 +382,8 @@ pub struct SuiteTxCase {
 /// # Errors
 /// No such case, a receive case, or a missing or malformed capture.
 pub fn read_tx_case(dir: &Path, name: &str) -> Result<SuiteTxCase, InputError> {
-    let index = read_index(dir)?;
-    let index_path = dir.join("index.json");
-    let Some(entry) = index.cases.into_iter().find(|c| c.name == name) else {
-        return Err(InputError::file(
-            &index_path,
-            format!("no case `{name}` in this suite"),
-        ));
-    };
-    if entry.test_pattern {
-        return Err(InputError::file(
-            &index_path,
-            format!(
-                "case `{name}` is a test-pattern case: its replay is baser_case_pattern_open ({})",
-                entry.expected.as_deref().unwrap_or_default()
-            ),
-        ));
-    }
+    let (entry, index_path) = entry(dir, name)?;
+    not_pattern(&entry, &index_path)?;
     if entry.kind != Kind::Tx {
         return Err(InputError::file(
             &index_path,

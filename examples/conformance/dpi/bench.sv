@@ -129,40 +129,35 @@ module conf_bench #(
         c.counter("fcs_errors", longint'(rx_fcs_errors));
     endtask
 
-    // the verdict of the case
-    task automatic close();
-        longint n;
-        string json = "", junit = "";
-        counters();
-        if (report != "") begin
-            json = {report, "/", NAME, "/", c.name, ".json"};
-            junit = {report, "/", NAME, "/", c.name, ".xml"};
-        end
-        n = c.finish(json, junit);
-        if (n == 0) $display("TB: %s: %s pass", NAME, c.name);
+    // a case's report file (".json", ".xml"), or "" without +report
+    function automatic string report_file(string name, string ext);
+        return report == "" ? "" : {report, "/", NAME, "/", name, ext};
+    endfunction
+
+    // the verdict's line: n divergences, the first given
+    task automatic say(string name, longint n, string first);
+        if (n == 0) $display("TB: %s: %s pass", NAME, name);
         else begin
-            $display("TB: %s: %s fail: %s%s", NAME, c.name, c.divergence(0),
+            $display("TB: %s: %s fail: %s%s", NAME, name, first,
                      n > 1 ? $sformatf(" (+%0d more)", n - 1) : "");
             failures++;
         end
+    endtask
+
+    // the verdict of the case
+    task automatic close();
+        longint n;
+        counters();
+        n = c.finish(report_file(c.name, ".json"), report_file(c.name, ".xml"));
+        say(c.name, n, c.divergence(0));
         c.free();
     endtask
 
     // the verdict of a transmit case
     task automatic close_tx();
         longint n;
-        string json = "", junit = "";
-        if (report != "") begin
-            json = {report, "/", NAME, "/", t.name, ".json"};
-            junit = {report, "/", NAME, "/", t.name, ".xml"};
-        end
-        n = t.finish(json, junit);
-        if (n == 0) $display("TB: %s: %s pass", NAME, t.name);
-        else begin
-            $display("TB: %s: %s fail: %s%s", NAME, t.name, t.divergence(0),
-                     n > 1 ? $sformatf(" (+%0d more)", n - 1) : "");
-            failures++;
-        end
+        n = t.finish(report_file(t.name, ".json"), report_file(t.name, ".xml"));
+        say(t.name, n, t.divergence(0));
         t.free();
     endtask
 
@@ -192,18 +187,8 @@ module conf_bench #(
     // the verdict of a test-pattern case
     task automatic close_pattern();
         longint n;
-        string json = "", junit = "";
-        if (report != "") begin
-            json = {report, "/", NAME, "/", p.name, ".json"};
-            junit = {report, "/", NAME, "/", p.name, ".xml"};
-        end
-        n = p.finish(json, junit);
-        if (n == 0) $display("TB: %s: %s pass", NAME, p.name);
-        else begin
-            $display("TB: %s: %s fail: %s%s", NAME, p.name, p.divergence(0),
-                     n > 1 ? $sformatf(" (+%0d more)", n - 1) : "");
-            failures++;
-        end
+        n = p.finish(report_file(p.name, ".json"), report_file(p.name, ".xml"));
+        say(p.name, n, p.divergence(0));
         p.free();
     endtask
 

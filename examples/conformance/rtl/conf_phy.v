@@ -41,8 +41,8 @@ module conf_phy #(
     wire rx_bad_block;
     wire [31:0] rx_ber_count;
     wire pcs_bitslip;
-    wire [63:0] pcs_tx_data, prbs_tx_data;
-    wire [1:0] pcs_tx_hdr, prbs_tx_hdr;
+    wire [63:0] pcs_tx_data;
+    wire [1:0] pcs_tx_hdr;
 
     conf_pcs_rx #(.BER_WINDOW(BER_WINDOW), .BER_THRESHOLD(BER_THRESHOLD)) pcs_rx (
         .clk(rx_clk), .rst(rx_rst),
@@ -58,18 +58,14 @@ module conf_phy #(
         .serdes_tx_data(pcs_tx_data), .serdes_tx_hdr(pcs_tx_hdr)
     );
 
-    // ---- the PRBS31 test pattern: block lock's slips held off while the checker runs
-    reg tx_prbs = 1'b0;
-    always @(posedge tx_clk) tx_prbs <= cfg_tx_prbs31_enable;  // the generator's output register
-    assign serdes_rx_bitslip = pcs_bitslip && !cfg_rx_prbs31_enable;
-    assign serdes_tx_data = tx_prbs ? prbs_tx_data : pcs_tx_data;
-    assign serdes_tx_hdr = tx_prbs ? prbs_tx_hdr : pcs_tx_hdr;
-    conf_prbs31_gen #(.INVERT(PRBS31_INVERT)) prbs_gen (
-        .clk(tx_clk), .rst(tx_rst), .enable(cfg_tx_prbs31_enable),
-        .data(prbs_tx_data), .hdr(prbs_tx_hdr)
-    );
-    conf_prbs31_check #(.INVERT(PRBS31_INVERT)) prbs_check (
-        .clk(rx_clk), .rst(rx_rst), .enable(cfg_rx_prbs31_enable),
-        .data(serdes_rx_data), .hdr(serdes_rx_hdr), .errors(rx_error_count)
+    // ---- the PRBS31 test pattern between the PCS and the serdes (conf_prbs31.v)
+    conf_prbs31_serdes #(.INVERT(PRBS31_INVERT)) prbs31 (
+        .rx_clk(rx_clk), .rx_rst(rx_rst), .tx_clk(tx_clk), .tx_rst(tx_rst),
+        .cfg_tx_prbs31_enable(cfg_tx_prbs31_enable), .cfg_rx_prbs31_enable(cfg_rx_prbs31_enable),
+        .serdes_rx_data(serdes_rx_data), .serdes_rx_hdr(serdes_rx_hdr),
+        .pcs_bitslip(pcs_bitslip), .serdes_rx_bitslip(serdes_rx_bitslip),
+        .pcs_tx_data(pcs_tx_data), .pcs_tx_hdr(pcs_tx_hdr),
+        .serdes_tx_data(serdes_tx_data), .serdes_tx_hdr(serdes_tx_hdr),
+        .rx_error_count(rx_error_count)
     );
 endmodule

@@ -82,3 +82,43 @@ module conf_prbs31_check #(
         errors <= (rst || !enable) ? 7'd0 : n;
     end
 endmodule
+
+// The test pattern between a PCS and its serdes: the generator's block replaces the PCS's on
+// the line while cfg_tx_prbs31_enable is high (from the clock after it rises, with the
+// generator's output register), the checker counts the received bits while
+// cfg_rx_prbs31_enable is high, and block lock's slips are held off meanwhile (49.2.12).
+module conf_prbs31_serdes #(
+    parameter integer INVERT = 0
+) (
+    input  wire        rx_clk,
+    input  wire        rx_rst,
+    input  wire        tx_clk,
+    input  wire        tx_rst,
+    input  wire        cfg_tx_prbs31_enable,
+    input  wire        cfg_rx_prbs31_enable,
+    input  wire [63:0] serdes_rx_data,
+    input  wire [1:0]  serdes_rx_hdr,
+    input  wire        pcs_bitslip,
+    output wire        serdes_rx_bitslip,
+    input  wire [63:0] pcs_tx_data,
+    input  wire [1:0]  pcs_tx_hdr,
+    output wire [63:0] serdes_tx_data,
+    output wire [1:0]  serdes_tx_hdr,
+    output wire [6:0]  rx_error_count
+);
+    wire [63:0] prbs_tx_data;
+    wire [1:0] prbs_tx_hdr;
+    reg tx_prbs = 1'b0;
+    always @(posedge tx_clk) tx_prbs <= cfg_tx_prbs31_enable;
+    assign serdes_rx_bitslip = pcs_bitslip && !cfg_rx_prbs31_enable;
+    assign serdes_tx_data = tx_prbs ? prbs_tx_data : pcs_tx_data;
+    assign serdes_tx_hdr = tx_prbs ? prbs_tx_hdr : pcs_tx_hdr;
+    conf_prbs31_gen #(.INVERT(INVERT)) prbs_gen (
+        .clk(tx_clk), .rst(tx_rst), .enable(cfg_tx_prbs31_enable),
+        .data(prbs_tx_data), .hdr(prbs_tx_hdr)
+    );
+    conf_prbs31_check #(.INVERT(INVERT)) prbs_check (
+        .clk(rx_clk), .rst(rx_rst), .enable(cfg_rx_prbs31_enable),
+        .data(serdes_rx_data), .hdr(serdes_rx_hdr), .errors(rx_error_count)
+    );
+endmodule
