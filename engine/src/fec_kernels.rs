@@ -30,8 +30,10 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::{
-    __m128i, _mm_alignr_epi8, _mm_and_si128, _mm_clmulepi64_si128, _mm_extract_epi32,
-    _mm_set_epi32, _mm_set_epi64x, _mm_setzero_si128, _mm_srli_si128, _mm_xor_si128,
+    __m128i, __m512i, _mm512_clmulepi64_epi128, _mm512_extracti32x4_epi32, _mm512_loadu_si512,
+    _mm512_maskz_permutexvar_epi8, _mm512_ternarylogic_epi64, _mm512_xor_si512, _mm_alignr_epi8,
+    _mm_and_si128, _mm_clmulepi64_si128, _mm_extract_epi32, _mm_loadu_si128, _mm_set_epi32,
+    _mm_set_epi64x, _mm_setzero_si128, _mm_srli_si128, _mm_xor_si128,
 };
 
 /// The Clause 74 parity kernel for this CPU: [`PCLMULQDQ`](parity_clmul) where it has it,
@@ -198,6 +200,11 @@ fn detect_pclmul() -> bool {
 /// Spec: IEEE 802.3 §74.7.4.4.
 fn parity_clmul(line: &[u64; FEC_BLOCK_WORDS]) -> u32 {
     #[cfg(target_arch = "x86_64")]
+    if has_parity_clmul512() {
+        // SAFETY: `has_parity_clmul512` found every feature `clmul512_parity` is compiled for.
+        return unsafe { clmul512_parity(line) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if has_pclmul() {
         // SAFETY: `has_pclmul` found every feature `clmul_parity` is compiled for.
         return unsafe { clmul_parity(line) };
@@ -231,6 +238,109 @@ fn clmul_parity(line: &[u64; FEC_BLOCK_WORDS]) -> u32 {
     let tail = last_word.first().copied().unwrap_or(0) & 0xffff_ffff;
     let last = _mm_alignr_epi8::<4>(_mm_set_epi64x(0, tail as i64), prev);
     reduce128(_mm_xor_si128(acc, last))
+}
+
+/// Whether this CPU has what [`clmul512_parity`] needs: AVX-512 `VPCLMULQDQ` and `VBMI`
+/// (asked once).
+#[must_use]
+pub fn has_parity_clmul512() -> bool {
+    static HAS: AtomicU8 = AtomicU8::new(0);
+    asked_once(&HAS, || {
+        #[cfg(target_arch = "x86_64")]
+        return has_pclmul()
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vbmi")
+            && std::arch::is_x86_feature_detected!("vpclmulqdq");
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    })
+}
+
+/// The fold keys of [`clmul_parity`] four pieces a register: lane `i` of register `j` folds
+/// piece `4j + i` to the last one (16 - 4j - i pieces ahead).
+#[cfg(target_arch = "x86_64")]
+static FOLD512: [[u64; 8]; 4] = {
+    let mut t = [[0u64; 8]; 4];
+    let mut j = 0;
+    while j < 4 {
+        let mut i = 0;
+        while i < 4 {
+            let [lo, hi] = FOLD[PIECES - 1 - (4 * j + i)];
+            t[j][2 * i] = lo;
+            t[j][2 * i + 1] = hi;
+            i += 1;
+        }
+        j += 1;
+    }
+    t
+};
+
+/// `VPERMB` indices that move a register's octets up 12 places (octet `i` from `i - 12`; the
+/// first 12 are zeroed by the mask [`UP_12_MASK`]).
+#[cfg(target_arch = "x86_64")]
+static UP_12: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 12;
+    while i < 64 {
+        t[i] = (i - 12) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The octets [`UP_12`] fills.
+#[cfg(target_arch = "x86_64")]
+const UP_12_MASK: u64 = !0xfff;
+
+/// [`clmul_parity`] four pieces an instruction (AVX-512 `VPCLMULQDQ`): pieces 0..16 (octets
+/// `16k - 12 .. 16k + 4`) are four 64-octet registers, from octets -12 (the first 12 zero:
+/// octets 0..52 moved up 12 places), 52, 116 and 180; each lane is folded straight to the
+/// last piece (octets 244..260; the parity's place, octets 260..264, is not read) by its own
+/// keys, the four lanes of the four sums are added, and the last piece is added before
+/// [`reduce128`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,vpclmulqdq,pclmulqdq,sse4.1")]
+fn clmul512_parity(line: &[u64; FEC_BLOCK_WORDS]) -> u32 {
+    let octets = line.as_ptr().cast::<u8>();
+    // SAFETY: octets 0..64, 52..116, 116..180, 180..244 and 244..260 are inside the 264 of
+    // `line`; UP_12 and the keys are 64 readable octets.
+    let (x0, x1, x2, x3, last) = unsafe {
+        let up = _mm512_loadu_si512(UP_12.as_ptr().cast());
+        (
+            _mm512_maskz_permutexvar_epi8(UP_12_MASK, up, _mm512_loadu_si512(octets.cast())),
+            _mm512_loadu_si512(octets.wrapping_add(52).cast()),
+            _mm512_loadu_si512(octets.wrapping_add(116).cast()),
+            _mm512_loadu_si512(octets.wrapping_add(180).cast()),
+            _mm_loadu_si128(octets.wrapping_add(244).cast()),
+        )
+    };
+    let fold = |x: __m512i, keys: &[u64; 8]| {
+        // SAFETY: a key row is 64 readable octets.
+        let k = unsafe { _mm512_loadu_si512(keys.as_ptr().cast()) };
+        _mm512_xor_si512(
+            _mm512_clmulepi64_epi128(x, k, 0x00),
+            _mm512_clmulepi64_epi128(x, k, 0x11),
+        )
+    };
+    let [k0, k1, k2, k3] = &FOLD512;
+    let sum = _mm512_ternarylogic_epi64(
+        _mm512_xor_si512(fold(x0, k0), fold(x1, k1)),
+        fold(x2, k2),
+        fold(x3, k3),
+        0x96,
+    );
+    let lanes = _mm_xor_si128(
+        _mm_xor_si128(
+            _mm512_extracti32x4_epi32::<0>(sum),
+            _mm512_extracti32x4_epi32::<1>(sum),
+        ),
+        _mm_xor_si128(
+            _mm512_extracti32x4_epi32::<2>(sum),
+            _mm512_extracti32x4_epi32::<3>(sum),
+        ),
+    );
+    reduce128(_mm_xor_si128(lanes, last))
 }
 
 /// The reflected CRC register from a 128-bit remainder at the last piece: to 96 bits, to 64,
@@ -283,12 +393,21 @@ mod tests {
         for bit in 0..2112 {
             let mut line = [0u64; FEC_BLOCK_WORDS];
             line[bit / 64] = 1 << (bit % 64);
-            assert_eq!(
-                k.parity_line_bits(&line),
-                ParityKernel::TABLES.parity_line_bits(&line),
-                "bit {bit}"
-            );
+            let want = ParityKernel::TABLES.parity_line_bits(&line);
+            assert_eq!(k.parity_line_bits(&line), want, "bit {bit}");
+            assert_eq!(both_clmul_parities(&line), [want, want], "bit {bit}");
         }
+    }
+
+    /// The parity by 16-octet pieces (`PCLMULQDQ`) and four pieces a register (AVX-512
+    /// `VPCLMULQDQ`, which `parity_kernel` picks on this machine).
+    fn both_clmul_parities(line: &[u64; FEC_BLOCK_WORDS]) -> [u32; 2] {
+        assert!(
+            has_pclmul() && has_parity_clmul512(),
+            "this machine has AVX-512 VPCLMULQDQ"
+        );
+        // SAFETY: both asked for above.
+        unsafe { [clmul_parity(line), clmul512_parity(line)] }
     }
 
     /// Each message bit alone, and the parity bits not read.
@@ -344,7 +463,9 @@ mod tests {
             line[..32].copy_from_slice(&words);
             line[32] = last;
             let k = parity_kernel();
-            prop_assert_eq!(k.parity_line_bits(&line), ParityKernel::TABLES.parity_line_bits(&line));
+            let want = ParityKernel::TABLES.parity_line_bits(&line);
+            prop_assert_eq!(k.parity_line_bits(&line), want);
+            prop_assert_eq!(both_clmul_parities(&line), [want, want]);
             prop_assert_eq!(k.syndrome(&line), fec_core::base_r::syndrome(&line));
         }
     }
