@@ -366,18 +366,18 @@ pub fn decode_into(
     options: DecodeOptions,
     blocks: &mut [Block; BLOCKS_PER_FEC_BLOCK],
 ) -> (DecodeOutcome, u32) {
-    decode_into_with(line, options, blocks, ParityKernel::TABLES)
+    decode_into_with(*line, options, blocks, ParityKernel::TABLES)
 }
 
 /// [`decode_into`] with the syndrome computed by `kernel`.
 #[inline]
 pub(super) fn decode_into_with(
-    line: &[u64; FEC_BLOCK_WORDS],
+    line: [u64; FEC_BLOCK_WORDS],
     options: DecodeOptions,
     blocks: &mut [Block; BLOCKS_PER_FEC_BLOCK],
     kernel: ParityKernel,
 ) -> (DecodeOutcome, u32) {
-    let mut words = *line;
+    let mut words = line;
     apply_pn2112(&mut words);
     // The blocks as received, while the syndrome is computed (independent work); redone only
     // if a correction changed the bits.

@@ -352,9 +352,23 @@ impl FecRx {
         if self.buf_bits < BLOCK_BITS {
             return false;
         }
-        let Some(line) = self.buf.first_chunk::<FEC_BLOCK_WORDS>() else {
+        let Some(&line) = self.buf.first_chunk::<FEC_BLOCK_WORDS>() else {
             return false;
         };
+        let action = self.test_fec_block(line, record);
+        self.consume(action);
+        true
+    }
+
+    /// Tests and decodes the FEC block `line` at the current boundary into `record`: steps
+    /// FEC block lock and counts; returns the lock's action (the caller drops the FEC block,
+    /// and one more bit on a slip).
+    #[inline]
+    fn test_fec_block(
+        &mut self,
+        line: [u64; FEC_BLOCK_WORDS],
+        record: &mut FecRxBlock,
+    ) -> FecLockAction {
         let options = DecodeOptions {
             correction: if self.lock.fec_block_lock() {
                 Correction::Active
@@ -374,7 +388,6 @@ impl FecRx {
             LockChange::Unchanged => {}
         }
         self.fec_blocks = self.fec_blocks.wrapping_add(1);
-        self.consume(step.action);
         record.event = FecRxEvent {
             bit_offset,
             outcome,
@@ -383,7 +396,7 @@ impl FecRx {
             lock_change: step.change,
             action: step.action,
         };
-        true
+        step.action
     }
 
     /// Drops the tested FEC block (and one more bit on a slip) from the buffer.
@@ -403,6 +416,15 @@ impl FecRx {
             self.buf_bits = 0;
             self.skip_bits += slip;
         }
+    }
+
+    /// [`FecRx::consume`] of a FEC block tested where it lay in the input, with nothing
+    /// buffered: the bit after it (two on a slip) is the next boundary.
+    #[inline]
+    fn consume_unbuffered(&mut self, action: FecLockAction) {
+        let slip = u32::from(action == FecLockAction::SlipOneBit);
+        self.next_bit = self.next_bit.wrapping_add(u64::from(BLOCK_BITS + slip));
+        self.skip_bits += slip;
     }
 
     /// Feeds `words` and writes one record per tested FEC block into `out`, stopping when
@@ -450,12 +472,19 @@ impl FecRx {
                 progress.produced += 1;
                 continue;
             }
-            // A whole FEC block of octets at once when less than a word is buffered.
+            // A whole FEC block of octets at once when less than a word is buffered; tested
+            // where it lies (not through the buffer) when none is.
             if self.buf_bits < 64 && self.skip_bits == 0 {
                 if let Some((block, rest)) = octets.split_first_chunk::<FEC_BLOCK_OCTETS>() {
-                    self.put_fec_block_of_words(&super::from_octets(block));
                     octets = rest;
                     progress.consumed += FEC_BLOCK_OCTETS;
+                    if self.buf_bits == 0 {
+                        let action = self.test_fec_block(super::from_octets(block), slot);
+                        self.consume_unbuffered(action);
+                        progress.produced += 1;
+                    } else {
+                        self.put_fec_block_of_words(&super::from_octets(block));
+                    }
                     continue;
                 }
             }
@@ -721,6 +750,36 @@ mod tests {
         assert_eq!(rx.next_fec_block_offset(), 2113);
         rx.feed(0b10).unwrap();
         assert_eq!(rx.buffered_bits(), 63);
+    }
+
+    /// FEC blocks tested where they lie in the octets (the buffer empty at a boundary: a
+    /// stream whose FEC blocks start on an octet, also after slips) give the records of the
+    /// words fed through the buffer.
+    #[test]
+    fn fec_blocks_tested_in_place_give_the_records_of_the_buffered_path() {
+        for offset in [0, 1, 8, 64, 2112, 2120, 4232] {
+            let (s, _) = stream(offset, 6, offset as u64);
+            let words = s.words();
+            let want = run(&mut FecRx::default(), &words);
+            let octets: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            for piece in [264, 265, 1000, octets.len()] {
+                let mut rx = FecRx::default();
+                let mut got = Vec::new();
+                let mut out = vec![FecRxBlock::EMPTY; 3];
+                for p in octets.chunks(piece) {
+                    let mut rest = p;
+                    loop {
+                        let n = rx.push_bytes(rest, &mut out);
+                        got.extend_from_slice(&out[..n.produced]);
+                        rest = &rest[n.consumed..];
+                        if n.produced < out.len() && rest.is_empty() {
+                            break;
+                        }
+                    }
+                }
+                assert_eq!(got, want, "offset {offset}, pieces of {piece}");
+            }
+        }
     }
 
     proptest! {
