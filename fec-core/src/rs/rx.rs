@@ -37,7 +37,9 @@ use super::status::{LiveStatus, RsFecCounters, RsFecStatus};
 use super::transcode::{
     Transcoded257, UntranscodeStatus, Untranscoder, BLOCKS_PER_TRANSCODED, TRANSCODED_BITS,
 };
-use super::tx::{BLOCKS_PER_CODEWORD, BLOCKS_PER_MARKER_CODEWORD, TRANSCODED_PER_CODEWORD};
+use super::tx::{
+    next_in_period, BLOCKS_PER_CODEWORD, BLOCKS_PER_MARKER_CODEWORD, TRANSCODED_PER_CODEWORD,
+};
 
 /// The sync header error indication gives a block.
 ///
@@ -769,7 +771,7 @@ impl Receiver {
             self.decoder.learn_history(&mut cw, is_marker);
         }
         self.discard(CODEWORD_BITS);
-        self.index = (self.index + 1) % period.max(1);
+        self.index = next_in_period(self.index, period);
     }
 }
 

@@ -34,6 +34,18 @@ pub const BLOCKS_PER_CODEWORD: usize = TRANSCODED_PER_CODEWORD * BLOCKS_PER_TRAN
 /// 66-bit blocks in a marker codeword (the marker takes one transcoded block's place).
 pub const BLOCKS_PER_MARKER_CODEWORD: usize = BLOCKS_PER_CODEWORD - BLOCKS_PER_TRANSCODED;
 
+/// The index in a marker period of the codeword after codeword `index` (`index` below
+/// `period`): `(index + 1) % period` without the division it would cost every codeword.
+#[inline]
+pub(crate) const fn next_in_period(index: u32, period: u32) -> u32 {
+    let next = index.saturating_add(1);
+    if next >= period {
+        0
+    } else {
+        next
+    }
+}
+
 /// Transcodes groups of four blocks into the message from transcoded slot `first` on, then
 /// computes the parity.
 fn fill_and_encode(cw: &mut Codeword, first: usize, blocks: &[Block]) {
@@ -186,7 +198,7 @@ impl Transmitter {
         encode_in_place_with(&mut self.codeword, self.kernel);
         self.complete = true;
         self.codewords += 1;
-        self.index = (self.index + 1) % self.period;
+        self.index = next_in_period(self.index, self.period);
         true
     }
 
@@ -209,7 +221,7 @@ impl Transmitter {
         encode_in_place_with(&mut self.codeword, self.kernel);
         self.complete = true;
         self.codewords += 1;
-        self.index = (self.index + 1) % self.period;
+        self.index = next_in_period(self.index, self.period);
         true
     }
 
@@ -292,7 +304,7 @@ impl Transmitter {
         while left >= need {
             left -= need;
             done += 1;
-            index = (index + 1).checked_rem(self.period).unwrap_or(0);
+            index = next_in_period(index, self.period);
             need = if index == 0 {
                 BLOCKS_PER_MARKER_CODEWORD
             } else {
@@ -403,7 +415,7 @@ impl Transmitter {
         // started afresh by the next block.
         self.complete = true;
         self.codewords += 1;
-        self.index = (self.index + 1) % self.period;
+        self.index = next_in_period(self.index, self.period);
         out.next
     }
 }
