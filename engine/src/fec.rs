@@ -983,6 +983,33 @@ impl FecDecoder {
     }
 }
 
+impl FecDecoder {
+    /// [`FecDecoder::push_bytes`] of an RS-FEC receiver (not read offline), each codeword's
+    /// blocks decoded straight into `blocks` from its start while it has room for them, then
+    /// handed to `out` there (their place in `blocks` known by it); `None`, and nothing done,
+    /// for any other decoder. Returns how many blocks went to `blocks`.
+    pub(crate) fn push_bytes_into(
+        &mut self,
+        bytes: &[u8],
+        blocks: &mut [Block],
+        mut out: impl FnMut(&[Block]),
+    ) -> Option<usize> {
+        let Self {
+            inner,
+            summary,
+            max_events,
+            blocks_out,
+            was_hi_ser,
+        } = self;
+        let Decoder::Rs(rx) = inner else {
+            return None;
+        };
+        Some(rx.push_bytes_into(bytes, blocks, |ev| {
+            rs_event(summary, *max_events, blocks_out, was_hi_ser, &ev, &mut out);
+        }))
+    }
+}
+
 /// One Clause 74 FEC block tested by the receiver.
 fn fc_record(
     summary: &mut FecSummary,
@@ -1153,8 +1180,48 @@ impl<K: RxSink> FecRxChain<K> {
     /// larger than the cache).
     pub fn push_bytes(&mut self, bytes: &[u8]) {
         for piece in bytes.chunks(RX_PIECE_OCTETS) {
-            self.decode(|d, blocks| d.push_bytes(piece, |b| blocks.extend_from_slice(b)));
+            if !self.decode_in_place(piece) {
+                self.decode(|d, blocks| d.push_bytes(piece, |b| blocks.extend_from_slice(b)));
+            }
         }
+    }
+
+    /// An RS-FEC receiver's piece: each codeword's blocks decoded straight into the chain's
+    /// batch (room made for every codeword the piece can complete, the batch kept at that
+    /// length between pieces: nothing cleared or copied); false, and nothing done, for any
+    /// other decoder.
+    fn decode_in_place(&mut self, piece: &[u8]) -> bool {
+        let Self {
+            decoder,
+            chain,
+            blocks,
+        } = self;
+        let room = (8 * piece.len() / rs::CODEWORD_BITS + 2) * rs::BLOCKS_PER_CODEWORD;
+        if blocks.len() < room {
+            blocks.resize(room, Block::IDLE);
+        }
+        let before = decoder.summary().uncorrectable.len();
+        // Codewords the batch had no room for (none: room was made for all), in order after
+        // those in it.
+        let mut more = Vec::new();
+        let (start, len) = (blocks.as_ptr() as usize, blocks.len());
+        let mut placed = 0;
+        let Some(n) = decoder.push_bytes_into(piece, blocks, |b| {
+            // In the batch, where the next codeword goes (the receiver wrote it there)?
+            let here = start + placed * std::mem::size_of::<Block>();
+            if b.as_ptr() as usize == here && placed + b.len() <= len && more.is_empty() {
+                placed += b.len();
+            } else {
+                more.extend_from_slice(b);
+            }
+        }) else {
+            return false;
+        };
+        // The uncorrectable units among these, before their frames reach the sink.
+        chain.sink_mut().hits.open(decoder.summary(), before);
+        chain.push_blocks(blocks.get(..n.min(placed)).unwrap_or_default());
+        chain.push_blocks(&more);
+        true
     }
 
     /// What `decode` gets from the decoder into the chain, each uncorrectable unit among it

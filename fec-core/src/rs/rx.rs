@@ -310,6 +310,27 @@ fn le_word(octets: &[u8]) -> u64 {
     u64::from_le_bytes(a)
 }
 
+/// The codeword at bit 0 of a receiver's line buffer.
+fn codeword_at_head(buf: &[u64; BUF_WORDS]) -> Codeword {
+    Codeword::from_words(buf.first_chunk().copied().unwrap_or([0; CODEWORD_WORDS]))
+}
+
+/// Where [`Receiver::push_bytes_into`] decodes blocks: `out` from `written` on.
+struct Dest<'o> {
+    out: &'o mut [Block],
+    written: usize,
+}
+
+impl Dest<'_> {
+    /// Nowhere: every codeword's blocks go to the receiver's own buffer.
+    fn none() -> Self {
+        Dest {
+            out: &mut [],
+            written: 0,
+        }
+    }
+}
+
 /// What the receiver reports. Bit positions count line bits from the first bit pushed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -452,7 +473,22 @@ impl Receiver {
 
     /// Pushes line octets (bit 0 of octet 0 first, the `.bits` convention): whole words of
     /// them straight into the line buffer, as [`Receiver::push_words`] takes words.
-    pub fn push_bytes(&mut self, bytes: &[u8], mut on_event: impl FnMut(RxEvent<'_>)) {
+    pub fn push_bytes(&mut self, bytes: &[u8], on_event: impl FnMut(RxEvent<'_>)) {
+        let _ = self.push_bytes_into(bytes, &mut [], on_event);
+    }
+
+    /// [`Receiver::push_bytes`], the blocks of each codeword decoded while locked written
+    /// straight to `out`, one codeword after another from its start, while it has room for
+    /// all of them (each [`RxEvent::Codeword`]'s `blocks` then lie there; once it has none,
+    /// they come from the receiver's own buffer, as without `out`). Returns how many blocks
+    /// it wrote to `out`.
+    pub fn push_bytes_into(
+        &mut self,
+        bytes: &[u8],
+        out: &mut [Block],
+        mut on_event: impl FnMut(RxEvent<'_>),
+    ) -> usize {
+        let mut dest = Dest { out, written: 0 };
         let mut rest = bytes;
         while rest.len() >= 8 {
             let take = self.words_to_take(rest.len() / 8);
@@ -461,17 +497,20 @@ impl Receiver {
                 let Some((word, later)) = rest.split_first_chunk::<8>() else {
                     break;
                 };
-                self.push_bits(u64::from_le_bytes(*word), 64, &mut on_event);
+                self.put_bits(u64::from_le_bytes(*word), 64);
+                self.process(&mut on_event, &mut dest);
                 rest = later;
                 continue;
             };
             self.append_octets(now);
             rest = later;
-            self.process(&mut on_event);
+            self.process(&mut on_event, &mut dest);
         }
         for &b in rest {
-            self.push_bits(u64::from(b), 8, &mut on_event);
+            self.put_bits(u64::from(b), 8);
+            self.process(&mut on_event, &mut dest);
         }
+        dest.written
     }
 
     /// Whole words to append next, of `available`: aligned, just enough to complete the
@@ -503,12 +542,18 @@ impl Receiver {
             let (now, later) = rest.split_at(take);
             self.append_words(now);
             rest = later;
-            self.process(&mut on_event);
+            self.process(&mut on_event, &mut Dest::none());
         }
     }
 
     /// Pushes the low `n` (0..=64) bits of `value`, bit 0 first.
     pub fn push_bits(&mut self, value: u64, n: u32, mut on_event: impl FnMut(RxEvent<'_>)) {
+        self.put_bits(value, n);
+        self.process(&mut on_event, &mut Dest::none());
+    }
+
+    /// Appends the low `n` (0..=64) bits of `value`, bit 0 first (not yet processed).
+    fn put_bits(&mut self, value: u64, n: u32) {
         let n = n.min(64);
         let v = value & bits::low_mask(n);
         let w = self.fill / 64;
@@ -520,7 +565,6 @@ impl Receiver {
             *x = (v >> 1) >> (63 - s);
         }
         self.fill = (self.fill + n as usize).min(BUF_WORDS * 64);
-        self.process(&mut on_event);
     }
 
     /// Appends whole words at `fill` (the caller leaves room): each buffer word is stored
@@ -679,12 +723,7 @@ impl Receiver {
 
     /// The codeword at buffer bit 0 (the caller knows it is all buffered).
     fn head_codeword(&self) -> Codeword {
-        Codeword::from_words(
-            self.buf
-                .first_chunk()
-                .copied()
-                .unwrap_or([0; CODEWORD_WORDS]),
-        )
+        codeword_at_head(&self.buf)
     }
 
     /// Whether `cw`, corrected by the RS decoder, carries the marker: the marker is inside
@@ -701,7 +740,7 @@ impl Receiver {
         }
     }
 
-    fn process(&mut self, on_event: &mut impl FnMut(RxEvent<'_>)) {
+    fn process(&mut self, on_event: &mut impl FnMut(RxEvent<'_>), dest: &mut Dest<'_>) {
         loop {
             if !self.lock.is_aligned() {
                 if !self.hunt() {
@@ -718,13 +757,14 @@ impl Receiver {
             if self.fill < CODEWORD_BITS {
                 return;
             }
-            self.aligned_codeword(on_event);
+            self.aligned_codeword(on_event, dest);
         }
     }
 
-    /// Handles the codeword at buffer bit 0 while aligned. When the lock goes back to the
-    /// search, the codeword is left in the buffer for it.
-    fn aligned_codeword(&mut self, on_event: &mut impl FnMut(RxEvent<'_>)) {
+    /// Handles the codeword at buffer bit 0 while aligned, its blocks decoded into `dest` when
+    /// it has room for them. When the lock goes back to the search, the codeword is left in
+    /// the buffer for it.
+    fn aligned_codeword(&mut self, on_event: &mut impl FnMut(RxEvent<'_>), dest: &mut Dest<'_>) {
         let bit = self.consumed;
         let is_marker = self.index == 0;
         let mismatch = is_marker.then(|| marker_mismatch_bits(&self.buf, 0));
@@ -746,19 +786,25 @@ impl Receiver {
         self.just_found = false;
         let period = self.decoder.config.marker_period_codewords;
         if self.lock.is_locked() {
+            let room = dest
+                .out
+                .get_mut(dest.written..)
+                .and_then(|o| o.first_chunk_mut::<BLOCKS_PER_CODEWORD>());
+            let in_dest = room.is_some();
+            let target = room.unwrap_or(&mut self.blocks);
             // A clean codeword is decoded where it lies in the buffer; any other from a copy.
             let clean = self
                 .buf
                 .first_chunk()
-                .and_then(|w| self.decoder.decode_if_clean(w, is_marker, &mut self.blocks));
+                .and_then(|w| self.decoder.decode_if_clean(w, is_marker, target));
             let report = match clean {
                 Some(report) => report,
                 None => {
-                    let mut cw = self.head_codeword();
-                    self.decoder.decode(&mut cw, is_marker, &mut self.blocks)
+                    let mut cw = codeword_at_head(&self.buf);
+                    self.decoder.decode(&mut cw, is_marker, target)
                 }
             };
-            let blocks = self.blocks.get(..report.blocks()).unwrap_or(&[]);
+            let blocks = target.get(..report.blocks()).unwrap_or(&[]);
             on_event(RxEvent::Codeword {
                 bit,
                 index_in_period: self.index,
@@ -766,6 +812,9 @@ impl Receiver {
                 report,
                 blocks,
             });
+            if in_dest {
+                dest.written += report.blocks();
+            }
         } else if self.index + 1 == period {
             let mut cw = self.head_codeword();
             self.decoder.learn_history(&mut cw, is_marker);
@@ -885,6 +934,37 @@ mod tests {
                 );
                 assert_eq!(rx.bits_received(), want_rx.bits_received());
             }
+        }
+    }
+
+    /// Blocks decoded straight into the caller's slice while it has room for a whole
+    /// codeword's, then from the receiver's own buffer: the same events and blocks as
+    /// `push_bytes`, those written to the slice being the first ones handed on.
+    #[test]
+    fn push_bytes_into_a_slice_gives_what_push_bytes_gives() {
+        let blocks = pcs_blocks(76 + 3 * 80 + 2 * (76 + 3 * 80), 9);
+        let bytes = to_bytes(&line_bits(&PERIOD_4, &blocks));
+        let (_, want) = receive(&PERIOD_4, &bytes, bytes.len());
+        for room in [0, 79, 80, 156, 239, 2000] {
+            let mut rx = Receiver::new(&PERIOD_4).unwrap();
+            let mut out = vec![Block::IDLE; room];
+            let mut seen = Seen::default();
+            let written = rx.push_bytes_into(&bytes, &mut out, |e| {
+                if let RxEvent::Codeword {
+                    blocks,
+                    report,
+                    index_in_period,
+                    ..
+                } = e
+                {
+                    seen.blocks.extend_from_slice(blocks);
+                    seen.reports.push((index_in_period, report));
+                }
+            });
+            assert_eq!(seen.blocks, want.blocks, "room {room}");
+            assert_eq!(seen.reports, want.reports, "room {room}");
+            assert!(written <= room && written + BLOCKS_PER_CODEWORD > room.min(want.blocks.len()));
+            assert_eq!(&out[..written], &want.blocks[..written], "room {room}");
         }
     }
 
