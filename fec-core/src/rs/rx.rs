@@ -34,9 +34,7 @@ use super::lock::{CodewordLock, LockState, LockTransition};
 use super::marker::{marker_mismatch_bits, MARKER, MARKER_COMPARED_BITS};
 use super::ser::SerMonitor;
 use super::status::{LiveStatus, RsFecCounters, RsFecStatus};
-use super::transcode::{
-    Transcoded257, UntranscodeStatus, Untranscoder, BLOCKS_PER_TRANSCODED, TRANSCODED_BITS,
-};
+use super::transcode::{UntranscodeStatus, Untranscoder, BLOCKS_PER_TRANSCODED, TRANSCODED_BITS};
 use super::tx::{
     next_in_period, BLOCKS_PER_CODEWORD, BLOCKS_PER_MARKER_CODEWORD, TRANSCODED_PER_CODEWORD,
 };
@@ -206,8 +204,11 @@ impl CodewordDecoder {
         let Some(four) = four else {
             return 0;
         };
-        let t = Transcoded257::read_from(words, TRANSCODED_BITS * SLOT);
-        u8::from(self.untranscoder.untranscode(&t, four) != UntranscodeStatus::Ok)
+        // (A constant: the shifts below are by constants.)
+        let status = self
+            .untranscoder
+            .untranscode_at(words, TRANSCODED_BITS * SLOT, four);
+        u8::from(status != UntranscodeStatus::Ok)
     }
 
     /// Decodes one aligned codeword: corrects `codeword` in place (unless bypassed), writes

@@ -321,6 +321,43 @@ impl Untranscoder {
         status
     }
 
+    /// [`Untranscoder::untranscode`] of the 257 bits at line bit `bit` of `words` (zeros
+    /// past the end). An all-data block's four payloads are read straight from the words,
+    /// each with one shift (by a constant where `bit` is one: the function is inlined; its
+    /// whitened bits, `t[4:1]`, put right after); any other is read whole first.
+    ///
+    /// Spec: IEEE 802.3 §91.5.3.5.
+    #[inline(always)]
+    pub(crate) fn untranscode_at(
+        &mut self,
+        words: &[u64],
+        bit: usize,
+        out: &mut [Block; BLOCKS_PER_TRANSCODED],
+    ) -> UntranscodeStatus {
+        let s = (bit % 64) as u32;
+        let Some(&[a0, a1, a2, a3, a4]) = words.get(bit / 64..).and_then(|w| w.first_chunk())
+        else {
+            return self.untranscode(&Transcoded257::read_from(words, bit), out);
+        };
+        // The 64 bits from `t[1 + 64k]`: `(lo >> (s + 1)) | (hi << (63 - s))`.
+        let at = |lo: u64, hi: u64| (lo >> s >> 1) | ((hi << 1) << (62 - s.min(62)));
+        let p0 = at(a0, a1);
+        // `t[0]` whitened by `t[8]` (payload 0 bit 7): the all-data flag.
+        if ((a0 >> s) ^ (p0 >> 7)) & 1 == 0 || s >= 63 {
+            return self.untranscode(&Transcoded257::read_from(words, bit), out);
+        }
+        let payloads = [p0 ^ ((p0 >> 8) & 0xf), at(a1, a2), at(a2, a3), at(a3, a4)];
+        for (b, payload) in out.iter_mut().zip(payloads) {
+            *b = Block {
+                sync: SyncHeader::DATA,
+                payload,
+            };
+        }
+        // The descrambler's state is the last payload's top 58 bits.
+        self.history.descramble(payloads[3]);
+        UntranscodeStatus::Ok
+    }
+
     /// `t[0] = 0`: flags, then the payloads with the first control block's nibble rebuilt.
     /// Every block's field is read at both places it can start (before the first control
     /// block, from `t[5 + 64k]`; after it, 4 type bits fewer, from `t[1 + 64k]`) and the
@@ -657,6 +694,34 @@ mod tests {
     }
 
     proptest! {
+        /// Read where it lies in a word stream, at any bit, an all-data block by its
+        /// payloads' own shifts: what reading it whole and untranscoding it gives (blocks,
+        /// status and the history after it), also for every other kind of block.
+        #[test]
+        fn untranscode_at_a_bit_equals_reading_it_whole_first(
+            words in prop::collection::vec(any::<u64>(), 0..9),
+            bit in 0usize..320,
+            data in any::<bool>(),
+            state in any::<u64>(),
+        ) {
+            let mut words = words;
+            if data && bit / 64 < words.len() {
+                // Make the whitened t[0] a 1 (an all-data block) half the time.
+                let t = Transcoded257::read_from(&words, bit).whitened();
+                if t.words()[0] & 1 == 0 {
+                    words[bit / 64] ^= 1 << (bit % 64);
+                }
+            }
+            let (mut a, mut b) = (Untranscoder::new(state), Untranscoder::new(state));
+            let (mut got, mut want) = ([Block::IDLE; 4], [Block::IDLE; 4]);
+            prop_assert_eq!(
+                a.untranscode_at(&words, bit, &mut got),
+                b.untranscode(&Transcoded257::read_from(&words, bit), &mut want)
+            );
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(a.state(), b.state());
+        }
+
         /// The branch-light transcoding of four blocks with a control block among them
         /// equals the field-by-field reference, wherever the control blocks are.
         #[test]
