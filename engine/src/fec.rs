@@ -1010,6 +1010,63 @@ impl FecDecoder {
     }
 }
 
+impl FecDecoder {
+    /// [`FecDecoder::push_bytes`] of a Clause 74 receiver (not read offline), each FEC
+    /// block's blocks decoded straight into `blocks` (grown to make room, never shrunk) and
+    /// those of the FEC blocks decoded while locked left in a row at its start; `None`, and
+    /// nothing done, for any other decoder. Returns how many blocks it left there.
+    pub(crate) fn push_bytes_into_fc(
+        &mut self,
+        bytes: &[u8],
+        events: &mut [base_r::FecRxEvent],
+        blocks: &mut Vec<Block>,
+    ) -> Option<usize> {
+        let Self {
+            inner,
+            summary,
+            max_events,
+            blocks_out,
+            ..
+        } = self;
+        let Decoder::Fc(rx, _) = inner else {
+            return None;
+        };
+        let per = base_r::BLOCKS_PER_FEC_BLOCK;
+        let mut placed = 0;
+        let mut rest = bytes;
+        loop {
+            let need = placed + per * events.len();
+            if blocks.len() < need {
+                blocks.resize(need, Block::IDLE);
+            }
+            let room = blocks.get_mut(placed..need).unwrap_or_default();
+            let p = rx.push_bytes_apart(rest, events, room);
+            let base = placed;
+            for (i, e) in events.iter().take(p.produced).enumerate() {
+                if fc_event(summary, *max_events, blocks_out, e) {
+                    // Over the blocks of the FEC blocks before it not handed on.
+                    let from = base + per * i;
+                    if from != placed {
+                        blocks.copy_within(from..from + per, placed);
+                    }
+                    placed += per;
+                }
+            }
+            rest = rest.get(p.consumed..).unwrap_or_default();
+            if (rest.is_empty() && p.produced < events.len())
+                || (p.consumed == 0 && p.produced == 0)
+            {
+                break;
+            }
+        }
+        summary.lock.losses = rx.lock_losses();
+        if summary.lock.acquired_at_bit.is_none() {
+            summary.lock.acquired_at_bit = rx.lock_acquired_at();
+        }
+        Some(placed)
+    }
+}
+
 /// One Clause 74 FEC block tested by the receiver.
 fn fc_record(
     summary: &mut FecSummary,
@@ -1018,12 +1075,24 @@ fn fc_record(
     r: &base_r::FecRxBlock,
     out: &mut impl FnMut(&[Block]),
 ) {
-    let e = &r.event;
+    if fc_event(summary, max_events, blocks_out, &r.event) {
+        out(&r.blocks);
+    }
+}
+
+/// What one Clause 74 FEC block tested by the receiver adds to `summary`; true when its
+/// blocks go on to the PCS (it was decoded while locked).
+fn fc_event(
+    summary: &mut FecSummary,
+    max_events: usize,
+    blocks_out: &mut u64,
+    e: &base_r::FecRxEvent,
+) -> bool {
     if !e.fec_block_lock {
         if summary.lock.acquired_at_bit.is_none() {
             summary.bits_before_lock = e.bit_offset + base_r::FEC_BLOCK_BITS as u64;
         }
-        return;
+        return false;
     }
     if summary.lock.acquired_at_bit.is_none() {
         summary.lock.acquired_at_bit = Some(e.bit_offset);
@@ -1038,7 +1107,7 @@ fn fc_record(
         base_r::DecodeOutcome::Uncorrectable => summary.uncorrected_codewords += 1,
         base_r::DecodeOutcome::Clean | base_r::DecodeOutcome::BadParity => {}
     }
-    let n = r.blocks.len() as u32;
+    let n = base_r::BLOCKS_PER_FEC_BLOCK as u32;
     if uncorrectable && summary.uncorrectable.len() < max_events {
         summary.uncorrectable.push(Uncorrectable {
             index: summary.codewords,
@@ -1051,7 +1120,7 @@ fn fc_record(
     }
     summary.codewords += 1;
     *blocks_out += u64::from(n);
-    out(&r.blocks);
+    true
 }
 
 /// One Clause 108 receiver event.
@@ -1132,6 +1201,8 @@ pub struct FecRxChain<K: RxSink> {
     decoder: FecDecoder,
     chain: RxChain<HitSink<K>>,
     blocks: Vec<Block>,
+    /// A Clause 74 receiver's events, its FEC blocks' blocks going straight to `blocks`.
+    events: Vec<base_r::FecRxEvent>,
 }
 
 impl<K: RxSink> FecRxChain<K> {
@@ -1171,6 +1242,7 @@ impl<K: RxSink> FecRxChain<K> {
                 },
             ),
             blocks: Vec::new(),
+            events: vec![base_r::FecRxBlock::EMPTY.event; 64],
         })
     }
 
@@ -1195,12 +1267,18 @@ impl<K: RxSink> FecRxChain<K> {
             decoder,
             chain,
             blocks,
+            events,
         } = self;
+        let before = decoder.summary().uncorrectable.len();
+        if let Some(n) = decoder.push_bytes_into_fc(piece, events, blocks) {
+            chain.sink_mut().hits.open(decoder.summary(), before);
+            chain.push_blocks(blocks.get(..n).unwrap_or_default());
+            return true;
+        }
         let room = (8 * piece.len() / rs::CODEWORD_BITS + 2) * rs::BLOCKS_PER_CODEWORD;
         if blocks.len() < room {
             blocks.resize(room, Block::IDLE);
         }
-        let before = decoder.summary().uncorrectable.len();
         // Codewords the batch had no room for (none: room was made for all), in order after
         // those in it.
         let mut more = Vec::new();
@@ -1231,6 +1309,7 @@ impl<K: RxSink> FecRxChain<K> {
             decoder,
             chain,
             blocks,
+            ..
         } = self;
         let before = decoder.summary().uncorrectable.len();
         blocks.clear();

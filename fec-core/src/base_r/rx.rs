@@ -349,13 +349,23 @@ impl FecRx {
     /// Spec: IEEE 802.3 §74.7.4.7, §74.7.1.
     #[inline]
     pub fn next_fec_block_into(&mut self, record: &mut FecRxBlock) -> bool {
+        self.next_fec_block_to(&mut record.blocks, &mut record.event)
+    }
+
+    /// [`FecRx::next_fec_block_into`] writing the blocks and the event apart.
+    #[inline]
+    fn next_fec_block_to(
+        &mut self,
+        blocks: &mut [Block; BLOCKS_PER_FEC_BLOCK],
+        event: &mut FecRxEvent,
+    ) -> bool {
         if self.buf_bits < BLOCK_BITS {
             return false;
         }
         let Some(&line) = self.buf.first_chunk::<FEC_BLOCK_WORDS>() else {
             return false;
         };
-        let action = self.test_fec_block(line, record);
+        let action = self.test_fec_block(line, blocks, event);
         self.consume(action);
         true
     }
@@ -367,7 +377,8 @@ impl FecRx {
     fn test_fec_block(
         &mut self,
         line: [u64; FEC_BLOCK_WORDS],
-        record: &mut FecRxBlock,
+        blocks: &mut [Block; BLOCKS_PER_FEC_BLOCK],
+        event: &mut FecRxEvent,
     ) -> FecLockAction {
         let options = DecodeOptions {
             correction: if self.lock.fec_block_lock() {
@@ -378,7 +389,7 @@ impl FecRx {
             error_indication: self.config.error_indication,
             error_marking: self.config.error_marking,
         };
-        let (outcome, syndrome) = decode_into_with(line, options, &mut record.blocks, self.parity);
+        let (outcome, syndrome) = decode_into_with(line, options, blocks, self.parity);
         let step = self.lock.step(outcome);
         self.counters.count(outcome);
         let bit_offset = self.next_bit;
@@ -388,7 +399,7 @@ impl FecRx {
             LockChange::Unchanged => {}
         }
         self.fec_blocks = self.fec_blocks.wrapping_add(1);
-        record.event = FecRxEvent {
+        *event = FecRxEvent {
             bit_offset,
             outcome,
             syndrome,
@@ -465,10 +476,29 @@ impl FecRx {
     ///
     /// Spec: IEEE 802.3 §74.7.4.7.
     pub fn push_bytes(&mut self, octets: &[u8], out: &mut [FecRxBlock]) -> Progress {
+        self.push_bytes_to(octets, out)
+    }
+
+    /// [`FecRx::push_bytes`] writing each tested FEC block's event to `events` and its 32
+    /// blocks to `blocks` (the `i`-th's from block `32 i`: the blocks of FEC blocks in a row
+    /// lie in a row), stopping when either has no room for one more.
+    ///
+    /// Spec: IEEE 802.3 §74.7.4.7.
+    pub fn push_bytes_apart(
+        &mut self,
+        octets: &[u8],
+        events: &mut [FecRxEvent],
+        blocks: &mut [Block],
+    ) -> Progress {
+        self.push_bytes_to(octets, &mut Apart { events, blocks })
+    }
+
+    /// [`FecRx::push_bytes`] into any [`Records`].
+    fn push_bytes_to(&mut self, octets: &[u8], out: &mut (impl Records + ?Sized)) -> Progress {
         let mut progress = Progress::default();
         let mut octets = octets;
-        while let Some(slot) = out.get_mut(progress.produced) {
-            if self.next_fec_block_into(slot) {
+        while let Some((blocks, event)) = out.slot(progress.produced) {
+            if self.next_fec_block_to(blocks, event) {
                 progress.produced += 1;
                 continue;
             }
@@ -479,7 +509,8 @@ impl FecRx {
                     octets = rest;
                     progress.consumed += FEC_BLOCK_OCTETS;
                     if self.buf_bits == 0 {
-                        let action = self.test_fec_block(super::from_octets(block), slot);
+                        let line = super::from_octets(block);
+                        let action = self.test_fec_block(line, blocks, event);
                         self.consume_unbuffered(action);
                         progress.produced += 1;
                     } else {
@@ -501,6 +532,33 @@ impl FecRx {
             }
         }
         progress
+    }
+}
+
+/// Where a receiver writes the FEC blocks it tests: slot `i`'s 32 blocks and event.
+trait Records {
+    fn slot(&mut self, i: usize) -> Option<(&mut [Block; BLOCKS_PER_FEC_BLOCK], &mut FecRxEvent)>;
+}
+
+impl Records for [FecRxBlock] {
+    fn slot(&mut self, i: usize) -> Option<(&mut [Block; BLOCKS_PER_FEC_BLOCK], &mut FecRxEvent)> {
+        self.get_mut(i).map(|r| (&mut r.blocks, &mut r.event))
+    }
+}
+
+/// Events and blocks apart: event `i`, blocks `32 i .. 32 i + 32`.
+struct Apart<'a> {
+    events: &'a mut [FecRxEvent],
+    blocks: &'a mut [Block],
+}
+
+impl Records for Apart<'_> {
+    fn slot(&mut self, i: usize) -> Option<(&mut [Block; BLOCKS_PER_FEC_BLOCK], &mut FecRxEvent)> {
+        let blocks = self
+            .blocks
+            .get_mut(BLOCKS_PER_FEC_BLOCK * i..)
+            .and_then(|b| b.first_chunk_mut())?;
+        Some((blocks, self.events.get_mut(i)?))
     }
 }
 
@@ -750,6 +808,44 @@ mod tests {
         assert_eq!(rx.next_fec_block_offset(), 2113);
         rx.feed(0b10).unwrap();
         assert_eq!(rx.buffered_bits(), 63);
+    }
+
+    /// Events and blocks written apart give the records `push_bytes` gives, and it stops
+    /// when either has no room for one more FEC block.
+    #[test]
+    fn push_bytes_apart_gives_the_records_of_push_bytes() {
+        let (s, _) = stream(5, 7, 3);
+        let octets: Vec<u8> = s.words().iter().flat_map(|w| w.to_le_bytes()).collect();
+        let want = {
+            let mut rx = FecRx::default();
+            let mut out = vec![FecRxBlock::EMPTY; 20];
+            let p = rx.push_bytes(&octets, &mut out);
+            out.truncate(p.produced);
+            out
+        };
+        for (events, blocks) in [(20, 20 * 32), (3, 20 * 32), (20, 2 * 32 + 31)] {
+            let mut rx = FecRx::default();
+            let mut got = Vec::new();
+            let mut ev = vec![FecRxBlock::EMPTY.event; events];
+            let mut bl = vec![Block::IDLE; blocks];
+            let mut rest = &octets[..];
+            loop {
+                let p = rx.push_bytes_apart(rest, &mut ev, &mut bl);
+                for (i, e) in ev[..p.produced].iter().enumerate() {
+                    let b: [Block; 32] = bl[32 * i..32 * i + 32].try_into().unwrap();
+                    got.push(FecRxBlock {
+                        blocks: b,
+                        event: *e,
+                    });
+                }
+                assert!(p.produced <= events.min(blocks / 32));
+                rest = &rest[p.consumed..];
+                if p.consumed == 0 && p.produced == 0 {
+                    break;
+                }
+            }
+            assert_eq!(got, want, "{events} events, {blocks} blocks");
+        }
     }
 
     /// FEC blocks tested where they lie in the octets (the buffer empty at a boundary: a
