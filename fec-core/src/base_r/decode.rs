@@ -366,29 +366,30 @@ pub fn decode_into(
     options: DecodeOptions,
     blocks: &mut [Block; BLOCKS_PER_FEC_BLOCK],
 ) -> (DecodeOutcome, u32) {
-    decode_into_with(*line, options, blocks, ParityKernel::TABLES)
+    let mut words = *line;
+    apply_pn2112(&mut words);
+    decode_descrambled_into(&mut words, options, blocks, ParityKernel::TABLES)
 }
 
-/// [`decode_into`] with the syndrome computed by `kernel`.
+/// [`decode_into`] of a FEC block whose PN-2112 is removed already (`words`, corrected in
+/// place), the syndrome computed by `kernel`.
 #[inline]
-pub(super) fn decode_into_with(
-    line: [u64; FEC_BLOCK_WORDS],
+pub(super) fn decode_descrambled_into(
+    words: &mut [u64; FEC_BLOCK_WORDS],
     options: DecodeOptions,
     blocks: &mut [Block; BLOCKS_PER_FEC_BLOCK],
     kernel: ParityKernel,
 ) -> (DecodeOutcome, u32) {
-    let mut words = line;
-    apply_pn2112(&mut words);
     // The blocks as received, while the syndrome is computed (independent work); redone only
     // if a correction changed the bits.
-    unpack_rows_into(&words, blocks);
-    let syndrome = kernel.syndrome(&words);
+    unpack_rows_into(words, blocks);
+    let syndrome = kernel.syndrome(words);
     if syndrome == 0 {
         return (DecodeOutcome::Clean, 0);
     }
-    let outcome = correct(&mut words, syndrome, options.correction);
+    let outcome = correct(words, syndrome, options.correction);
     match outcome {
-        DecodeOutcome::Corrected(_) => unpack_rows_into(&words, blocks),
+        DecodeOutcome::Corrected(_) => unpack_rows_into(words, blocks),
         DecodeOutcome::Uncorrectable if options.error_indication == ErrorIndication::Enabled => {
             mark_errors(blocks, options.error_marking);
         }

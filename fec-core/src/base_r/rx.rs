@@ -23,10 +23,12 @@ use pcs_core::Block;
 use pcs_core::Progress;
 
 use super::decode::{
-    decode_into_with, Correction, DecodeOptions, DecodeOutcome, ErrorIndication, ErrorMarking,
+    decode_descrambled_into, Correction, DecodeOptions, DecodeOutcome, ErrorIndication,
+    ErrorMarking,
 };
 use super::lock::{FecBlockLock, FecLockAction, FecLockConfig, LockChange};
 use super::parity::ParityKernel;
+use super::pn2112::{apply_pn2112, PN2112};
 use super::status::{CounterRead, FecCounters};
 use super::transcode::{BLOCKS_PER_FEC_BLOCK, FEC_BLOCK_BITS, FEC_BLOCK_WORDS};
 
@@ -365,7 +367,9 @@ impl FecRx {
         let Some(&line) = self.buf.first_chunk::<FEC_BLOCK_WORDS>() else {
             return false;
         };
-        let action = self.test_fec_block(line, blocks, event);
+        let mut words = line;
+        apply_pn2112(&mut words);
+        let action = self.test_fec_block(&mut words, blocks, event);
         self.consume(action);
         true
     }
@@ -376,7 +380,7 @@ impl FecRx {
     #[inline]
     fn test_fec_block(
         &mut self,
-        line: [u64; FEC_BLOCK_WORDS],
+        words: &mut [u64; FEC_BLOCK_WORDS],
         blocks: &mut [Block; BLOCKS_PER_FEC_BLOCK],
         event: &mut FecRxEvent,
     ) -> FecLockAction {
@@ -389,7 +393,7 @@ impl FecRx {
             error_indication: self.config.error_indication,
             error_marking: self.config.error_marking,
         };
-        let (outcome, syndrome) = decode_into_with(line, options, blocks, self.parity);
+        let (outcome, syndrome) = decode_descrambled_into(words, options, blocks, self.parity);
         let step = self.lock.step(outcome);
         self.counters.count(outcome);
         let bit_offset = self.next_bit;
@@ -509,8 +513,8 @@ impl FecRx {
                     octets = rest;
                     progress.consumed += FEC_BLOCK_OCTETS;
                     if self.buf_bits == 0 {
-                        let line = super::from_octets(block);
-                        let action = self.test_fec_block(line, blocks, event);
+                        let mut words = descrambled_octets(block);
+                        let action = self.test_fec_block(&mut words, blocks, event);
                         self.consume_unbuffered(action);
                         progress.produced += 1;
                     } else {
@@ -533,6 +537,18 @@ impl FecRx {
         }
         progress
     }
+}
+
+/// A FEC block's octets as words with PN-2112 removed, in one pass.
+#[inline]
+fn descrambled_octets(octets: &[u8; FEC_BLOCK_OCTETS]) -> [u64; FEC_BLOCK_WORDS] {
+    let mut words = PN2112;
+    for (w, chunk) in words.iter_mut().zip(octets.chunks_exact(8)) {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(chunk);
+        *w ^= u64::from_le_bytes(eight);
+    }
+    words
 }
 
 /// Where a receiver writes the FEC blocks it tests: slot `i`'s 32 blocks and event.
