@@ -16,7 +16,7 @@ use pcs_core::Progress;
 
 use super::parity::ParityKernel;
 use super::pn2112::apply_pn2112;
-use super::transcode::{pack_rows, BLOCKS_PER_FEC_BLOCK, FEC_BLOCK_WORDS};
+use super::transcode::{pack_rows_into, BLOCKS_PER_FEC_BLOCK, FEC_BLOCK_WORDS};
 
 /// Encodes 32 scrambled blocks into one FEC block: word `k` bit `j` is line bit `64k + j`
 /// (bit 0 first on the line; as little-endian octets, the `.bits` layout).
@@ -45,7 +45,7 @@ fn encode_into_with(
     line: &mut [u64; FEC_BLOCK_WORDS],
     kernel: ParityKernel,
 ) {
-    *line = pack_rows(blocks);
+    pack_rows_into(blocks, line);
     let parity = kernel.parity_line_bits(line);
     if let Some(last) = line.last_mut() {
         *last |= u64::from(parity) << 32;

@@ -41,7 +41,7 @@
 //!   [`decode`] / [`decode_into`] (33 line words -> 32 blocks, [`DecodeOutcome`], syndrome);
 //!   [`burst_of_syndrome`]; [`parity`], [`syndrome`]; [`apply_pn2112`] and the table
 //!   [`PN2112`]; [`transcode_bit`], [`transcode`], [`untranscode`], [`sync_header`],
-//!   [`pack_rows`], [`unpack_rows`], [`unpack_rows_into`], [`mark_errors`].
+//!   [`pack_rows`], [`pack_rows_into`], [`unpack_rows`], [`unpack_rows_into`], [`mark_errors`].
 //! * [`FecTx`]: blocks in one at a time ([`FecTx::push_block`] -> `Option<[u64; 33]>`) or by
 //!   slice ([`FecTx::push_blocks`] -> whole FEC blocks into a word slice, `Progress`).
 //! * [`FecRx`]: line words ([`FecRx::feed`] + [`FecRx::next_fec_block`], or
@@ -147,8 +147,9 @@ pub use status::{
     REG_UNCORRECTED_BLOCKS_LOW,
 };
 pub use transcode::{
-    pack_rows, sync_header, transcode, transcode_bit, unpack_rows, unpack_rows_into, untranscode,
-    BLOCKS_PER_FEC_BLOCK, FEC_BLOCK_BITS, FEC_BLOCK_WORDS, MESSAGE_BITS, PARITY_BITS, ROW_BITS,
+    pack_rows, pack_rows_into, sync_header, transcode, transcode_bit, unpack_rows,
+    unpack_rows_into, untranscode, BLOCKS_PER_FEC_BLOCK, FEC_BLOCK_BITS, FEC_BLOCK_WORDS,
+    MESSAGE_BITS, PARITY_BITS, ROW_BITS,
 };
 
 /// The 264 octets of a FEC block in line order (bit 0 of octet 0 first on the line: the

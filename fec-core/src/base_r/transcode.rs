@@ -135,18 +135,31 @@ macro_rules! each_row {
 #[allow(clippy::indexing_slicing)]
 pub fn pack_rows(blocks: &[Block; BLOCKS_PER_FEC_BLOCK]) -> [u64; FEC_BLOCK_WORDS] {
     let mut words = [0u64; FEC_BLOCK_WORDS];
+    pack_rows_into(blocks, &mut words);
+    words
+}
+
+/// [`pack_rows`] writing each of the 33 words of `words` once (the parity's place, the high
+/// half of word 32, zero).
+///
+/// Spec: IEEE 802.3 §74.7.4.2.
+#[inline]
+// Constant indices below 33 into arrays of 32 and 33: checked at compile time.
+#[allow(clippy::indexing_slicing)]
+pub fn pack_rows_into(blocks: &[Block; BLOCKS_PER_FEC_BLOCK], words: &mut [u64; FEC_BLOCK_WORDS]) {
     // Row k starts at line bit 65k = 64k + k: T_k at bit k of word k, the payload from bit
-    // k + 1 on, its top k + 1 bits (from payload bit 63 - k) in word k + 1.
+    // k + 1 on, its top k + 1 bits (from payload bit 63 - k) in word k + 1 (carried).
+    let mut carry = 0;
     macro_rules! row {
         ($k:literal) => {
             let block = blocks[$k];
             let t = u64::from(transcode_bit(block));
-            words[$k] |= t << $k | block.payload << ($k + 1);
-            words[$k + 1] = block.payload >> (63 - $k);
+            words[$k] = carry | t << $k | block.payload << ($k + 1);
+            carry = block.payload >> (63 - $k);
         };
     }
     each_row!(row);
-    words
+    words[BLOCKS_PER_FEC_BLOCK] = carry;
 }
 
 /// The 32 blocks of line words whose line bits `0..2080` are the rows (after descrambling and
